@@ -1,0 +1,1 @@
+"""data package (filled by its issue)."""

@@ -1,0 +1,1 @@
+"""experiments package (filled by its issue)."""

@@ -1,0 +1,1 @@
+"""figures package (filled by its issue)."""

@@ -1,0 +1,1 @@
+"""Numba solvers for the L2-regularised linear SVM."""

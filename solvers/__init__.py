@@ -1,1 +1,40 @@
-"""Numba solvers for the L2-regularised linear SVM."""
+"""Numba solvers for the L2-regularised linear SVM, with scikit-learn's estimator API.
+
+- :class:`SDCAClassifier`: stochastic dual coordinate ascent (perm / random / cyclic
+  sampling, modified-SGD first epoch, averaged or random-iterate output, smoothed hinge,
+  exact duality-gap stopping).
+
+Shared maths (objectives, dual, gap, λ ↔ C) lives in :mod:`solvers.objectives`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import objectives
+from ._base import BaseLinearSVM, EpochInfo
+from .sdca import SDCAClassifier
+
+__all__ = ["EpochInfo", "SDCAClassifier", "objectives", "warm_up"]
+
+#: Parameter sets that together call every kernel of every solver.
+_KERNEL_CONFIGS: list[tuple[type[BaseLinearSVM], dict]] = [
+    (SDCAClassifier, {"sgd_init": False, "average": True, "tol": 1e-3}),
+    (SDCAClassifier, {"sgd_init": True, "average": "random", "tol": 1e-3}),
+]
+
+
+def warm_up(dtypes=(np.float64, np.float32), readonly: bool = True) -> None:
+    """Compile every kernel for every dtype (and for read-only inputs) before any timing.
+
+    Kernels are cached on disk (``cache=True``), so after the first process this costs
+    milliseconds. ``fit`` also warms up its own kernels for its input's exact type, so
+    calling this is an optimisation (e.g. once per worker), never a requirement.
+    """
+    rng = np.random.default_rng(0)
+    for dtype in dtypes:
+        for writeable in (True, False) if readonly else (True,):
+            X = rng.standard_normal((8, 3)).astype(dtype)
+            X.setflags(write=writeable)
+            for cls, params in _KERNEL_CONFIGS:
+                cls(**params)._warm_up_for(X)

@@ -1,0 +1,335 @@
+"""What every solver shares: validation, label mapping, the timed epoch loop, warm-up, callback.
+
+A solver subclasses :class:`BaseLinearSVM` and provides four hooks:
+
+``_init_state(problem, rng)``
+    allocate the state (never timed);
+``_setup(state)``
+    per-fit precomputation that the algorithm needs (e.g. squared row norms): timed and
+    reported as ``setup_time_``;
+``_epoch_indices(state, rng, epoch)``
+    draw the index array of one epoch from ``rng`` (not timed);
+``_run_epoch(state, indices, epoch)``
+    call the kernel(s) of one epoch: the only code inside the timer;
+``_output(state)``
+    the returned ``(w, dual_coef)`` (last iterate, averaged, ...).
+
+Only the kernel calls of ``_run_epoch`` are inside ``time.process_time()``; index drawing,
+objectives, gaps and the user callback all run after the clock stops.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, _fit_context
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import objectives
+
+# (estimator class, dtype, writeable, kernel-selecting params) already compiled in this process.
+_WARMED: set[tuple] = set()
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A validated training problem as the kernels see it.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features), float32 or float64, C-contiguous
+    y : ndarray of shape (n_samples,), float64 in {-1, +1}
+    lmbd : float
+    bias : float
+        Bias multiplier B (0: no bias feature).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    lmbd: float
+    bias: float
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.X.shape[1]
+
+
+class EpochInfo:
+    """State handed to the per-epoch ``callback``, after the epoch's clock has stopped.
+
+    Attributes
+    ----------
+    epoch : int
+        Number of epochs completed (1 after the first).
+    n_samples_seen : int
+        Samples processed so far (``epoch * n_samples`` for every solver here).
+    cpu_time, wall_time : float
+        Update-loop CPU (``time.process_time``) and wall seconds of this epoch only.
+    setup_time : float
+        CPU seconds of the per-fit precomputation (counted once, before epoch 1).
+    w : ndarray of shape (n_features + 1,)
+        Current iterate, full vector (last entry: bias weight). A live view: copy it to keep.
+    dual_coef : ndarray of shape (n_samples,) or None
+        Current dual point (signed, ``y_i * alpha_i`` in [0, 1]), None for primal solvers.
+    gap : float or None
+        Duality gap of (w, dual_coef) when the solver computed it for its stopping test.
+    bias : float
+        Bias multiplier.
+    """
+
+    __slots__ = (
+        "_output",
+        "bias",
+        "cpu_time",
+        "dual_coef",
+        "epoch",
+        "gap",
+        "n_samples_seen",
+        "setup_time",
+        "w",
+        "wall_time",
+    )
+
+    def __init__(self, *, output: Callable[[], np.ndarray], **fields):
+        self._output = output
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    @property
+    def coef(self) -> np.ndarray:
+        """Current coefficients, shape (n_features,)."""
+        return self.w[:-1]
+
+    @property
+    def intercept(self) -> float:
+        return float(self.bias * self.w[-1])
+
+    def output_w(self) -> np.ndarray:
+        """What ``fit`` would return if it stopped now (e.g. the running average), full vector."""
+        return self._output()
+
+
+class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
+    """Shared driver of the linear SVM solvers (see module docstring for the hooks)."""
+
+    _parameter_constraints: dict = {
+        "lmbd": [Interval(Real, 0, None, closed="neither")],
+        "max_epochs": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "bias_multiplier": [Interval(Real, 0, None, closed="left")],
+        "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
+        "callback": [callable, None],
+    }
+
+    #: Whether the solver keeps a dual point (SDCA, ASDCA) or not (Pegasos).
+    _has_dual = True
+
+    # ---------------------------------------------------------------- hooks for subclasses
+    def _loss_gamma(self) -> float:
+        """Smoothing of the loss the solver optimises (0: hinge); defines its dual and gap."""
+        return 0.0
+
+    def _check_problem(self, problem: Problem) -> None:
+        """Cross-checks of parameters against the data (e.g. batch_size <= n_samples)."""
+
+    def _init_state(self, problem: Problem, rng: np.random.Generator):
+        raise NotImplementedError
+
+    def _setup(self, state) -> None:
+        """Timed per-fit precomputation; default: none."""
+
+    def _epoch_indices(self, state, rng: np.random.Generator, epoch: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _run_epoch(self, state, indices: np.ndarray, epoch: int) -> None:
+        raise NotImplementedError
+
+    def _output(self, state) -> tuple[np.ndarray, np.ndarray | None]:
+        raise NotImplementedError
+
+    def _current(self, state) -> tuple[np.ndarray, np.ndarray | None]:
+        """The current iterate ``(w, dual_coef)`` (views)."""
+        return state.w, getattr(state, "dual_coef", None)
+
+    def _kernel_key(self) -> tuple:
+        """Parameters that select which kernels a fit calls (for warm-up bookkeeping)."""
+        return ()
+
+    # ---------------------------------------------------------------- public API
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the SVM.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Dense data; float32 and float64 are kept, other numeric types become float64;
+            Fortran-ordered or strided input is copied to C order once.
+        y : array-like of shape (n_samples,)
+            Exactly two classes, of any type; ``classes_[1]`` is the positive class (+1).
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(
+            self, X, y, dtype=[np.float64, np.float32], order="C", ensure_min_samples=2
+        )
+        y_pm = self._encode_labels(y)
+        problem = Problem(X, y_pm, float(self.lmbd), float(self.bias_multiplier))
+        self._check_problem(problem)
+        self._warm_up_for(X)
+        self._fit_problem(problem)
+        return self
+
+    def duality_gap(self, X, y) -> float:
+        """Exact duality gap ``P(w) - D(α)`` of the fitted (output) pair on ``(X, y)``.
+
+        Only for solvers with a dual; ``X, y`` must be the training data.
+        """
+        check_is_fitted(self)
+        if self.dual_coef_ is None:
+            raise AttributeError(f"{type(self).__name__} has no dual point")
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32], order="C")
+        y_pm = self._encode_labels(np.asarray(y), refit=False)
+        w = objectives.full_weights(self.coef_, self.intercept_[0], float(self.bias_multiplier))
+        return objectives.duality_gap(
+            X,
+            y_pm,
+            w,
+            self.dual_coef_,
+            float(self.lmbd),
+            self._loss_gamma(),
+            float(self.bias_multiplier),
+        )[2]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = False
+        return tags
+
+    # ---------------------------------------------------------------- internals
+    def _encode_labels(self, y: np.ndarray, refit: bool = True) -> np.ndarray:
+        if refit:
+            check_classification_targets(y)
+            classes = np.unique(y)
+            if classes.shape[0] == 1:
+                raise ValueError(
+                    f"Classifier can't train when only one class is present: every label is "
+                    f"{classes[0]!r}. Pass samples of exactly two classes."
+                )
+            y_type = type_of_target(y, input_name="y", raise_unknown=True)
+            if y_type != "binary":
+                raise ValueError(
+                    "Only binary classification is supported. The type of the target is "
+                    f"{y_type} ({classes.shape[0]} classes); train one-vs-rest yourself."
+                )
+            self.classes_ = classes
+        elif not np.all(np.isin(y, self.classes_)):
+            raise ValueError(f"y has labels outside the fitted classes {self.classes_}")
+        return np.where(y == self.classes_[1], 1.0, -1.0)
+
+    def _warm_up_for(self, X: np.ndarray) -> None:
+        """Compile, before any timing, every kernel this fit will call for X's exact type.
+
+        Numba specialises on dtype and on writeability (read-only arrays, e.g. joblib
+        memmaps, are a distinct type): a tiny fit with the same parameters on an array of
+        the same dtype and flags triggers exactly those compilations.
+        """
+        key = (type(self), X.dtype.str, X.flags.writeable, self._kernel_key())
+        if key in _WARMED:
+            return
+        rng = np.random.default_rng(0)
+        Xt = rng.standard_normal((8, 3)).astype(X.dtype)
+        Xt[0] = 0.0  # exercise the zero-row branch too
+        if not X.flags.writeable:
+            Xt.setflags(write=False)
+        yt = np.array([1.0, -1.0] * 4)
+        tiny = self.__class__(**{**self.get_params(), "max_epochs": 2, "callback": None})
+        tiny.set_params(random_state=0, **tiny._warm_up_overrides())
+        tiny._fit_problem(Problem(Xt, yt, float(self.lmbd), float(self.bias_multiplier)))
+        _WARMED.add(key)
+
+    def _warm_up_overrides(self) -> dict:
+        """Parameter changes that keep a warm-up fit valid on an 8-sample problem."""
+        return {}
+
+    def _fit_problem(self, problem: Problem) -> None:
+        rng = np.random.default_rng(self.random_state)
+        state = self._init_state(problem, rng)
+        tol = self.tol if self.tol else 0.0
+        gamma = self._loss_gamma()
+
+        t_cpu = time.process_time()
+        self._setup(state)
+        setup_time = time.process_time() - t_cpu
+
+        cpu_times: list[float] = []
+        wall_times: list[float] = []
+        gap = None
+        converged = False
+        for epoch in range(1, self.max_epochs + 1):
+            indices = self._epoch_indices(state, rng, epoch)
+            t_wall = time.perf_counter()
+            t_cpu = time.process_time()
+            self._run_epoch(state, indices, epoch)
+            cpu = time.process_time() - t_cpu
+            wall = time.perf_counter() - t_wall
+            cpu_times.append(cpu)
+            wall_times.append(wall)
+            # ---- clock stopped: monitoring only below this line
+            w, dual_coef = self._current(state)
+            if tol > 0.0 and self._has_dual:
+                gap = objectives.duality_gap(
+                    problem.X, problem.y, w, dual_coef, problem.lmbd, gamma, problem.bias
+                )[2]
+                converged = gap <= tol
+            if self.callback is not None:
+                self.callback(
+                    EpochInfo(
+                        output=lambda s=state: self._output(s)[0],
+                        epoch=epoch,
+                        n_samples_seen=epoch * problem.n_samples,
+                        cpu_time=cpu,
+                        wall_time=wall,
+                        setup_time=setup_time,
+                        w=w,
+                        dual_coef=dual_coef,
+                        gap=gap,
+                        bias=problem.bias,
+                    )
+                )
+            if converged:
+                break
+
+        w_out, dual_out = self._output(state)
+        self.coef_ = w_out[None, :-1].copy()
+        self.intercept_ = np.array([problem.bias * w_out[-1]])
+        self.dual_coef_ = None if dual_out is None else dual_out.copy()
+        self.n_epochs_ = len(cpu_times)
+        self.n_iter_ = self.n_epochs_
+        self.epoch_times_ = np.array(cpu_times)
+        self.epoch_wall_times_ = np.array(wall_times)
+        self.setup_time_ = setup_time
+        self.converged_ = converged
+        self.duality_gap_ = np.nan
+        if tol > 0.0 and self._has_dual:
+            w_cur, dual_cur = self._current(state)
+            if w_out is w_cur and dual_out is dual_cur:
+                self.duality_gap_ = gap
+            else:  # an averaged / sampled output: certify what is returned
+                self.duality_gap_ = objectives.duality_gap(
+                    problem.X, problem.y, w_out, dual_out, problem.lmbd, gamma, problem.bias
+                )[2]

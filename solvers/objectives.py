@@ -1,0 +1,288 @@
+r"""Shared mathematics of the L2-regularised linear SVM, used by every solver and experiment.
+
+Problem
+-------
+With labels :math:`y_i \in \{-1, +1\}`, an optional bias feature of constant value
+:math:`B \ge 0` (``bias``) appended to every sample, :math:`\tilde x_i = (x_i, B)`, and the full
+weight vector :math:`\tilde w = (w, w_b) \in \mathbb{R}^{d+1}`:
+
+.. math::
+
+    P(\tilde w) = \frac{\lambda}{2}\|\tilde w\|^2
+        + \frac{1}{n}\sum_{i=1}^n \phi(y_i \tilde x_i^\top \tilde w),
+
+with :math:`\phi` the hinge :math:`\max(0, 1 - z)` (``gamma = 0``) or the
+:math:`\gamma`-smoothed hinge of Shalev-Shwartz & Zhang (2013)
+
+.. math::
+
+    \phi_\gamma(z) = 0 \ (z \ge 1), \quad 1 - z - \gamma/2 \ (z \le 1 - \gamma), \quad
+    (1 - z)^2 / (2\gamma) \ \text{otherwise},
+
+which is :math:`1/\gamma`-smooth. The dual variables are stored signed,
+:math:`\alpha_i = y_i a_i` with :math:`a_i \in [0, 1]`, and
+
+.. math::
+
+    D(\alpha) = \frac{1}{n}\sum_i \left(a_i - \frac{\gamma}{2} a_i^2\right)
+        - \frac{\lambda}{2}\|\tilde w(\alpha)\|^2, \qquad
+    \tilde w(\alpha) = \frac{1}{\lambda n}\sum_i \alpha_i \tilde x_i
+
+(seeds/000 §2.1, seeds/001 §2.1). Weak duality :math:`D(\alpha) \le P(w^*) \le P(\tilde w)`
+holds for every :math:`\tilde w` and every feasible :math:`\alpha`, so
+:math:`P(\tilde w) - D(\alpha)` certifies the suboptimality of :math:`\tilde w`.
+
+Conventions
+-----------
+``w`` is the *full* weight vector of length ``n_features + 1`` whose last entry is the bias
+weight :math:`w_b` (the intercept is :math:`B w_b`); a vector of length ``n_features`` is
+accepted and means :math:`w_b = 0`. ``X`` may be float32 or float64; every reduction here
+accumulates in float64 and never copies ``X``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = [
+    "C_to_lmbd",
+    "dual",
+    "dual_weights",
+    "duality_gap",
+    "error_rate",
+    "full_weights",
+    "lmbd_to_C",
+    "loss_values",
+    "margins",
+    "primal",
+    "row_sq_norms",
+]
+
+#: Fast-math flags for the Numba kernels: reassociation lets LLVM vectorise reductions; no
+#: ``nnan``/``ninf`` so that non-finite values are never assumed away.
+FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
+
+#: Dual feasibility slack tolerated before :func:`dual` declares ``a_i`` outside ``[0, 1]``
+#: (round-off of convex combinations in ASDCA).
+_FEASIBILITY_SLACK = 1e-9
+
+
+def lmbd_to_C(lmbd: float, n_samples: int) -> float:
+    r"""Map the regulariser :math:`\lambda` to liblinear's :math:`C = 1 / (\lambda n)`.
+
+    ``min_w λ/2‖w‖² + (1/n) Σ φ`` and ``min_w ½‖w‖² + C Σ φ`` have the same minimiser when
+    ``C = 1/(λn)``; the objectives differ by the factor ``λ`` (VLFeat SDCA docs, seeds/004).
+    """
+    if not lmbd > 0 or not n_samples > 0:
+        raise ValueError(f"need lmbd > 0 and n_samples > 0, got {lmbd=} and {n_samples=}")
+    return 1.0 / (lmbd * n_samples)
+
+
+def C_to_lmbd(C: float, n_samples: int) -> float:
+    r"""Inverse of :func:`lmbd_to_C`: :math:`\lambda = 1 / (C n)`."""
+    if not C > 0 or not n_samples > 0:
+        raise ValueError(f"need C > 0 and n_samples > 0, got {C=} and {n_samples=}")
+    return 1.0 / (C * n_samples)
+
+
+def full_weights(coef: np.ndarray, intercept: float = 0.0, bias: float = 0.0) -> np.ndarray:
+    """Build the full weight vector ``(coef, intercept / bias)`` used by this module.
+
+    Parameters
+    ----------
+    coef : ndarray of shape (n_features,) or (1, n_features)
+    intercept : float
+        Must be 0 when ``bias`` is 0 (no bias feature, no intercept).
+    bias : float
+        The bias multiplier :math:`B`.
+    """
+    coef = np.asarray(coef, dtype=np.float64).ravel()
+    intercept = float(np.asarray(intercept).ravel()[0]) if np.ndim(intercept) else float(intercept)
+    if bias == 0.0 and intercept != 0.0:
+        raise ValueError("a non-zero intercept needs a bias multiplier > 0")
+    out = np.empty(coef.shape[0] + 1)
+    out[:-1] = coef
+    out[-1] = intercept / bias if bias != 0.0 else 0.0
+    return out
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _margins(X, y, w, bias, out):
+    """out[i] = y[i] * (X[i] · w[:d] + bias * w[d]), float64 accumulation.
+
+    X : (n, d) float32/float64, y : (n,) float64, w : (d + 1,) float64, out : (n,) float64.
+    """
+    d = X.shape[1]
+    wb = bias * w[d]
+    for i in range(X.shape[0]):
+        xi = X[i]
+        s = 0.0
+        for k in range(d):
+            s += xi[k] * w[k]
+        out[i] = y[i] * (s + wb)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _dual_weights(X, dual_coef, bias, scale, out):
+    """out = scale * Σ_i dual_coef[i] * (X[i], bias); out : (d + 1,) float64, zeroed here."""
+    d = X.shape[1]
+    out[:] = 0.0
+    total = 0.0
+    for i in range(X.shape[0]):
+        c = dual_coef[i]
+        if c != 0.0:
+            xi = X[i]
+            for k in range(d):
+                out[k] += c * xi[k]
+            total += c
+    out[d] = total * bias
+    for k in range(d + 1):
+        out[k] *= scale
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _row_sq_norms(X, bias, out):
+    """out[i] = ||X[i]||² + bias², float64 accumulation; out : (n,) float64."""
+    b2 = bias * bias
+    for i in range(X.shape[0]):
+        xi = X[i]
+        s = 0.0
+        for k in range(X.shape[1]):
+            v = np.float64(xi[k])  # float32 * float32 would round the product to float32
+            s += v * v
+        out[i] = s + b2
+
+
+def row_sq_norms(X: np.ndarray, bias: float = 0.0) -> np.ndarray:
+    r"""Squared norms :math:`\|\tilde x_i\|^2 = \|x_i\|^2 + B^2`, shape (n_samples,)."""
+    X = _as_data(X)
+    out = np.empty(X.shape[0])
+    _row_sq_norms(X, float(bias), out)
+    return out
+
+
+def _as_full(w: np.ndarray, n_features: int) -> np.ndarray:
+    w = np.ascontiguousarray(w, dtype=np.float64).ravel()
+    if w.shape[0] == n_features:
+        return np.append(w, 0.0)
+    if w.shape[0] != n_features + 1:
+        raise ValueError(
+            f"w has {w.shape[0]} entries; expected n_features ({n_features}) or n_features + 1"
+        )
+    return w
+
+
+def _as_labels(y: np.ndarray, n_samples: int) -> np.ndarray:
+    y = np.ascontiguousarray(y, dtype=np.float64).ravel()
+    if y.shape[0] != n_samples:
+        raise ValueError(f"y has {y.shape[0]} labels for {n_samples} samples")
+    if not np.all(np.abs(y) == 1.0):
+        raise ValueError("labels must be -1 or +1 here; map classes first")
+    return y
+
+
+def _as_data(X: np.ndarray) -> np.ndarray:
+    if X.dtype not in (np.float32, np.float64):
+        X = X.astype(np.float64)
+    return np.ascontiguousarray(X)
+
+
+def margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> np.ndarray:
+    r"""Signed margins :math:`z_i = y_i \tilde x_i^\top \tilde w`, shape (n_samples,), float64."""
+    X = _as_data(X)
+    y = _as_labels(y, X.shape[0])
+    out = np.empty(X.shape[0])
+    _margins(X, y, _as_full(w, X.shape[1]), float(bias), out)
+    return out
+
+
+def loss_values(z: np.ndarray, gamma: float = 0.0) -> np.ndarray:
+    r"""Pointwise loss :math:`\phi_\gamma(z)`; ``gamma = 0`` is the hinge."""
+    z = np.asarray(z, dtype=np.float64)
+    if gamma < 0:
+        raise ValueError(f"gamma must be >= 0, got {gamma}")
+    if gamma == 0.0:
+        return np.maximum(0.0, 1.0 - z)
+    u = 1.0 - z
+    return np.where(u <= 0.0, 0.0, np.where(u >= gamma, u - 0.5 * gamma, u * u / (2.0 * gamma)))
+
+
+def primal(
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    lmbd: float,
+    gamma: float = 0.0,
+    bias: float = 0.0,
+) -> float:
+    r"""Primal objective :math:`P(\tilde w)` (hinge when ``gamma = 0``)."""
+    w = _as_full(w, X.shape[1])
+    z = margins(X, y, w, bias)
+    return float(0.5 * lmbd * np.dot(w, w) + loss_values(z, gamma).mean())
+
+
+def dual_weights(
+    X: np.ndarray, dual_coef: np.ndarray, lmbd: float, bias: float = 0.0
+) -> np.ndarray:
+    r"""Primal point of a dual point, :math:`\tilde w(\alpha) = (\lambda n)^{-1}\sum_i
+    \alpha_i \tilde x_i`, recomputed from scratch (length ``n_features + 1``)."""
+    X = _as_data(X)
+    dual_coef = np.ascontiguousarray(dual_coef, dtype=np.float64)
+    if dual_coef.shape != (X.shape[0],):
+        raise ValueError(f"dual_coef has shape {dual_coef.shape}; expected ({X.shape[0]},)")
+    out = np.empty(X.shape[1] + 1)
+    _dual_weights(X, dual_coef, float(bias), 1.0 / (lmbd * X.shape[0]), out)
+    return out
+
+
+def dual(
+    X: np.ndarray,
+    y: np.ndarray,
+    dual_coef: np.ndarray,
+    lmbd: float,
+    gamma: float = 0.0,
+    bias: float = 0.0,
+) -> float:
+    r"""Dual objective :math:`D(\alpha)`, with :math:`\tilde w(\alpha)` recomputed from
+    ``dual_coef`` (never taken from a solver's running iterate).
+
+    Raises
+    ------
+    ValueError
+        If some :math:`a_i = y_i\alpha_i` lies outside :math:`[0, 1]` (the dual is
+        :math:`-\infty` there): that is a solver bug, not a rounding matter.
+    """
+    y = _as_labels(y, X.shape[0])
+    a = np.asarray(dual_coef, dtype=np.float64) * y
+    lo, hi = a.min(initial=0.0), a.max(initial=0.0)
+    if lo < -_FEASIBILITY_SLACK or hi > 1.0 + _FEASIBILITY_SLACK:
+        raise ValueError(f"dual point is infeasible: y*alpha spans [{lo}, {hi}], not [0, 1]")
+    a = np.clip(a, 0.0, 1.0)
+    w = dual_weights(X, dual_coef, lmbd, bias)
+    return float(np.mean(a - 0.5 * gamma * a * a) - 0.5 * lmbd * np.dot(w, w))
+
+
+def duality_gap(
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    dual_coef: np.ndarray,
+    lmbd: float,
+    gamma: float = 0.0,
+    bias: float = 0.0,
+) -> tuple[float, float, float]:
+    r"""Return ``(P(w), D(α), P(w) - D(α))`` for the problem with loss :math:`\phi_\gamma`."""
+    p = primal(X, y, w, lmbd, gamma, bias)
+    d = dual(X, y, dual_coef, lmbd, gamma, bias)
+    return p, d, p - d
+
+
+def error_rate(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> float:
+    """Misclassification rate of the rule ``+1 if score > 0 else -1`` (as ``predict``).
+
+    A zero score predicts the negative class, so at ``w = 0`` the error is the share of +1.
+    """
+    y = _as_labels(y, X.shape[0])
+    z = margins(X, y, w, bias)
+    return float(np.mean((z < 0.0) | ((z == 0.0) & (y > 0.0))))

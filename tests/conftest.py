@@ -1,0 +1,79 @@
+"""Small shared problems with fixed seeds (STYLE.md, practice 8)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_digits, load_iris
+from sklearn.preprocessing import StandardScaler
+
+
+def _standardised(X, y):
+    X = StandardScaler().fit_transform(X)
+    return np.ascontiguousarray(X), np.where(y == np.unique(y)[1], 1.0, -1.0)
+
+
+def real_problem(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Small real datasets shipped with scikit-learn, standardised, labels ±1."""
+    if name == "cancer":  # 569 x 30
+        return _standardised(*load_breast_cancer(return_X_y=True))
+    if name == "digits38":  # 357 x 64, digits 3 vs 8
+        X, y = load_digits(return_X_y=True)
+        keep = (y == 3) | (y == 8)
+        return _standardised(X[keep], y[keep])
+    if name == "iris":  # 100 x 4, versicolor vs virginica (not separable)
+        X, y = load_iris(return_X_y=True)
+        return _standardised(X[y > 0], y[y > 0])
+    raise KeyError(name)
+
+
+def gaussian_problem(n=60, d=5, seed=0, zero_rows=(), dtype=np.float64):
+    """Noisy linear labels; rows listed in ``zero_rows`` are set to 0."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.where(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    X[list(zero_rows)] = 0.0
+    return X.astype(dtype), y
+
+
+@pytest.fixture
+def small():
+    """60 x 5 Gaussian problem with two zero rows."""
+    return gaussian_problem(zero_rows=(3, 17))
+
+
+class FitRecord:
+    """What one ``fit`` handed to its kernels: the epoch index arrays and the state."""
+
+    def __init__(self):
+        self.indices: list[np.ndarray] = []
+        self.state = None
+
+
+@pytest.fixture
+def record_fit(monkeypatch):
+    """``record_fit(cls)`` -> FitRecord filled by the next fits of ``cls``.
+
+    The record is reset at each ``_init_state``, so after ``fit`` it describes that fit (a
+    warm-up fit, which runs first, is overwritten).
+    """
+
+    def install(cls):
+        record = FitRecord()
+        init, draw = cls._init_state, cls._epoch_indices
+
+        def _init_state(self, problem, rng):
+            record.indices = []
+            record.state = init(self, problem, rng)
+            return record.state
+
+        def _epoch_indices(self, state, rng, epoch):
+            idx = draw(self, state, rng, epoch)
+            record.indices.append(np.array(idx, copy=True))
+            return idx
+
+        monkeypatch.setattr(cls, "_init_state", _init_state)
+        monkeypatch.setattr(cls, "_epoch_indices", _epoch_indices)
+        return record
+
+    return install

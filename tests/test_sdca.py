@@ -1,0 +1,453 @@
+"""SDCA: agreement with liblinear, duality certificates, NumPy twin, determinism, bad input."""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.optimize import minimize
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import solvers
+from solvers import SDCAClassifier, objectives
+from solvers import sdca as sdca_module
+from tests.conftest import gaussian_problem, real_problem
+from tests.reference import augment, dual_reference, primal_reference, sdca_reference
+
+SAMPLINGS = ["perm", "random", "cyclic"]
+
+
+def liblinear(X, y, lmbd):
+    """scikit-learn's liblinear, hinge loss, no intercept, at C = 1/(λn)."""
+    svc = LinearSVC(
+        loss="hinge",
+        dual=True,
+        fit_intercept=False,
+        C=objectives.lmbd_to_C(lmbd, X.shape[0]),
+        tol=1e-12,
+        max_iter=1_000_000,
+        random_state=0,  # liblinear shuffles: whether it stalls depends on this seed
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning: the stall is what we test below
+        return svc.fit(X, y).coef_.ravel()
+
+
+def certified_fit(X, y, lmbd, **params):
+    est = SDCAClassifier(lmbd=lmbd, tol=1e-10, max_epochs=200_000, random_state=0, **params)
+    est.fit(X, y)
+    assert est.converged_ and est.duality_gap_ <= 1e-10
+    return est
+
+
+# ------------------------------------------------------------------ the λ <-> C helper
+def test_lmbd_C_mapping_is_the_liblinear_scaling():
+    X, y = gaussian_problem(n=40, d=3)
+    n, lmbd = X.shape[0], 0.037
+    C = objectives.lmbd_to_C(lmbd, n)
+    assert objectives.C_to_lmbd(C, n) == pytest.approx(lmbd, rel=1e-15)
+    w = np.random.default_rng(1).standard_normal(3)
+    # liblinear's objective ½‖w‖² + C Σ hinge equals P(w) / λ for every w
+    liblinear_objective = 0.5 * w @ w + C * np.maximum(0, 1 - y * (X @ w)).sum()
+    assert liblinear_objective == pytest.approx(objectives.primal(X, y, w, lmbd) / lmbd, rel=1e-13)
+    for bad in [(0.0, n), (lmbd, 0)]:
+        with pytest.raises(ValueError, match="lmbd > 0"):
+            objectives.lmbd_to_C(*bad)
+
+
+# ------------------------------------------------------------------ 1. agreement with liblinear
+# (dataset, λ) pairs where liblinear converges at tol=1e-12 ...
+AGREE = [
+    ("cancer", 1e-1),
+    ("cancer", 1e-3),
+    ("cancer", "1/n"),
+    ("digits38", 1e-1),
+    ("iris", 1e-2),
+    ("iris", 1e-3),
+]
+# ... and where it stalls above the optimum (scikit-learn issue 22283)
+STALL = [("digits38", 1e-2), ("digits38", 1e-3)]
+
+
+def _lmbd(X, lmbd):
+    return 1.0 / X.shape[0] if lmbd == "1/n" else lmbd
+
+
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize(("name", "lmbd"), AGREE)
+def test_agrees_with_liblinear(name, lmbd, sampling):
+    X, y = real_problem(name)
+    lmbd = _lmbd(X, lmbd)
+    ours = certified_fit(X, y, lmbd, sampling=sampling)
+    ref = liblinear(X, y, lmbd)
+    p_ours = objectives.primal(X, y, ours.coef_.ravel(), lmbd)
+    p_ref = objectives.primal(X, y, ref, lmbd)
+    assert p_ours == pytest.approx(p_ref, rel=1e-6)
+    assert_allclose(ours.coef_.ravel(), ref, atol=1e-5)
+
+
+@pytest.mark.parametrize(("name", "lmbd"), STALL)
+def test_certified_where_liblinear_stalls(name, lmbd):
+    """liblinear stops above the optimum here; our gap certifies that our objective is lower.
+
+    D(α) <= P* <= P(w_ours) <= D(α) + 1e-10, so any P(w_liblinear) above P(w_ours) + 1e-10 is
+    provably suboptimal. No tolerance is loosened: the claim is exactly the certificate.
+    """
+    X, y = real_problem(name)
+    ours = certified_fit(X, y, lmbd)
+    p_ours, d_ours, gap = objectives.duality_gap(X, y, ours.coef_.ravel(), ours.dual_coef_, lmbd)
+    p_ref = objectives.primal(X, y, liblinear(X, y, lmbd), lmbd)
+    assert gap <= 1e-10
+    assert d_ours <= p_ref  # weak duality, whatever liblinear returns
+    assert p_ours <= p_ref + 1e-10  # ours is the lower objective, certified
+
+
+def test_smoothed_hinge_agrees_with_lbfgs():
+    """The smoothed primal is differentiable: an independent quasi-Newton solve must agree."""
+    X, y = real_problem("cancer")
+    lmbd, gamma = 1e-2, 0.5
+    # λ-strong convexity: ‖w - w*‖² <= 2 gap / λ. Coefficients to 1e-5 need gap <= 5e-13,
+    # which the (linearly convergent) smoothed dual reaches cheaply.
+    ours = SDCAClassifier(
+        lmbd=lmbd, loss="smooth_hinge", gamma=gamma, tol=1e-13, max_epochs=100_000, random_state=0
+    ).fit(X, y)
+    assert ours.converged_ and np.sqrt(2 * ours.duality_gap_ / lmbd) < 1e-5
+
+    def fun(w):
+        z = y * (X @ w)
+        u = 1 - z
+        loss = np.where(u <= 0, 0, np.where(u >= gamma, u - gamma / 2, u * u / (2 * gamma)))
+        dloss = np.where(u <= 0, 0, np.where(u >= gamma, -1.0, -u / gamma))
+        return 0.5 * lmbd * w @ w + loss.mean(), lmbd * w + X.T @ (dloss * y) / len(y)
+
+    ref = minimize(
+        fun,
+        np.zeros(X.shape[1]),
+        jac=True,
+        method="L-BFGS-B",
+        options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10_000},
+    ).x
+    p_ours = objectives.primal(X, y, ours.coef_.ravel(), lmbd, gamma)
+    assert p_ours == pytest.approx(fun(ref)[0], rel=1e-8)
+    assert_allclose(ours.coef_.ravel(), ref, atol=1e-5)
+
+
+# ------------------------------------------------------------------ 2. certificates
+@pytest.mark.parametrize("sgd_init", [False, True])
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("smooth_hinge", 0.5)])
+def test_weak_duality_and_monotone_dual(small, loss, gamma, sampling, sgd_init):
+    X, y = small
+    lmbd = 0.02
+    trace = []
+
+    def callback(info):
+        trace.append(
+            (
+                primal_reference(X, y, info.w, lmbd, gamma),
+                dual_reference(X, y, info.dual_coef, lmbd, gamma),
+            )
+        )
+
+    SDCAClassifier(
+        lmbd=lmbd,
+        loss=loss,
+        gamma=gamma,
+        sampling=sampling,
+        sgd_init=sgd_init,
+        max_epochs=30,
+        tol=0,
+        random_state=3,
+        callback=callback,
+    ).fit(X, y)
+    P, D = np.array(trace).T
+    assert len(P) == 30
+    assert np.all(P >= D - 1e-14), "weak duality"
+    if not sgd_init:
+        assert D[0] >= 0.0  # D(0) = 0 and each SDCA step maximises D along a coordinate
+    assert np.all(np.diff(D) >= -1e-14), "SDCA never decreases the dual"
+    assert P[-1] - D[-1] < 0.1 * (P[0] - D[0]), "the gap closes"
+
+
+def test_reported_gap_is_an_independent_recomputation(small):
+    X, y = small
+    lmbd = 0.05
+    seen = []
+
+    def callback(info):
+        ref = primal_reference(X, y, info.w, lmbd) - dual_reference(X, y, info.dual_coef, lmbd)
+        seen.append((info.gap, ref))
+
+    est = SDCAClassifier(
+        lmbd=lmbd, tol=1e-9, max_epochs=10_000, random_state=0, callback=callback
+    ).fit(X, y)
+    gaps = np.array(seen)
+    assert_allclose(gaps[:, 0], gaps[:, 1], rtol=1e-9, atol=1e-15)
+    assert est.duality_gap_ == gaps[-1, 0] <= 1e-9
+    assert np.all(gaps[:-1, 0] > 1e-9), "stops at the first epoch below tol"
+    assert est.duality_gap(X, y) == pytest.approx(est.duality_gap_, rel=1e-9, abs=1e-15)
+
+
+@pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("smooth_hinge", 1.0)])
+def test_gap_goes_to_zero(small, loss, gamma):
+    X, y = small
+    est = SDCAClassifier(
+        lmbd=0.01, loss=loss, gamma=gamma, tol=1e-10, max_epochs=50_000, random_state=0
+    ).fit(X, y)
+    assert est.converged_
+    p = primal_reference(X, y, np.append(est.coef_.ravel(), 0), 0.01, gamma)
+    d = dual_reference(X, y, est.dual_coef_, 0.01, gamma)
+    assert 0 <= p - d < 1e-8
+
+
+@pytest.mark.parametrize(
+    ("loss", "gamma", "a_zero"), [("hinge", 0, 1.0), ("smooth_hinge", 2.0, 0.5)]
+)
+def test_zero_rows_take_their_exact_dual_optimum(loss, gamma, a_zero):
+    """A zero row has no quadratic term: its coordinate optimum is a = min(1, 1/γ) (hinge: 1)."""
+    X, y = gaussian_problem(zero_rows=(3, 17))
+    with np.errstate(all="raise"):
+        est = SDCAClassifier(
+            lmbd=0.05, loss=loss, gamma=gamma, tol=1e-10, max_epochs=50_000, random_state=0
+        ).fit(X, y)
+    assert est.converged_ and np.all(np.isfinite(est.coef_))
+    assert_allclose(y[[3, 17]] * est.dual_coef_[[3, 17]], a_zero, rtol=0, atol=0)
+
+
+def test_tol_zero_computes_no_gap(small, monkeypatch):
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a duality gap was computed with tol=0")
+
+    monkeypatch.setattr(objectives, "duality_gap", forbidden)
+    monkeypatch.setattr(objectives, "dual", forbidden)
+    X, y = small
+    for tol in (0, None):
+        est = SDCAClassifier(lmbd=0.05, tol=tol, max_epochs=5, random_state=0).fit(X, y)
+        assert est.n_epochs_ == 5 and np.isnan(est.duality_gap_)
+
+
+def test_averaged_output_is_a_consistent_primal_dual_pair(small):
+    """w is linear in α, so the mean of the w iterates must equal w(mean of the α iterates)."""
+    X, y = small
+    lmbd = 0.05
+    est = SDCAClassifier(lmbd=lmbd, average=True, max_epochs=6, tol=1e-12, random_state=0)
+    est.fit(X, y)
+    assert_allclose(
+        est.coef_.ravel(),
+        objectives.dual_weights(X, est.dual_coef_, lmbd)[:-1],
+        rtol=0,
+        atol=1e-12,
+    )
+    p = primal_reference(X, y, np.append(est.coef_.ravel(), 0), lmbd)
+    assert est.duality_gap_ == pytest.approx(
+        p - dual_reference(X, y, est.dual_coef_, lmbd), rel=1e-9
+    )
+
+
+# ------------------------------------------------------------------ 3. the NumPy twin
+@pytest.mark.parametrize("bias", [0.0, 1.5])
+@pytest.mark.parametrize("average", [False, True, "random"])
+@pytest.mark.parametrize("sgd_init", [False, True])
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("smooth_hinge", 0.7)])
+def test_kernel_equals_numpy_twin(
+    small, record_fit, loss, gamma, sampling, sgd_init, average, bias
+):
+    X, y = small
+    lmbd = 0.03
+    record = record_fit(SDCAClassifier)
+    est = SDCAClassifier(
+        lmbd=lmbd,
+        loss=loss,
+        gamma=gamma,
+        sampling=sampling,
+        sgd_init=sgd_init,
+        average=average,
+        avg_start=70,
+        max_epochs=3,
+        tol=0,
+        bias_multiplier=bias,
+        random_state=11,
+    ).fit(X, y)
+    state = record.state
+    assert len(record.indices) == 3
+    w_ref, a_ref, w_last, a_last = sdca_reference(
+        X,
+        y,
+        lmbd,
+        record.indices,
+        gamma=gamma,
+        bias=bias,
+        sgd_init=sgd_init,
+        average=average,
+        t0=state.t0,
+        snap=state.snap,
+    )
+    assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)
+    assert_allclose(est.intercept_[0], bias * w_ref[-1], rtol=0, atol=1e-10)
+    assert_allclose(est.dual_coef_, a_ref, rtol=0, atol=1e-10)
+    assert_allclose(state.w, w_last, rtol=0, atol=1e-10)
+    assert_allclose(state.dual_coef, a_last, rtol=0, atol=1e-10)
+
+
+def test_float32_data_gives_the_float64_iterates(small, record_fit):
+    """float32 X is read as is (no copy) with float64 state: same iterates as the twin on the
+    float32 values."""
+    X, y = small
+    X32 = X.astype(np.float32)
+    record = record_fit(SDCAClassifier)
+    est = SDCAClassifier(lmbd=0.03, max_epochs=3, tol=0, random_state=2).fit(X32, y)
+    w_ref, a_ref, _, _ = sdca_reference(X32.astype(np.float64), y, 0.03, record.indices)
+    assert est.coef_.dtype == np.float64
+    assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)
+    assert_allclose(est.dual_coef_, a_ref, rtol=0, atol=1e-10)
+
+
+# ------------------------------------------------------------------ 4. determinism
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize("average", [False, True, "random"])
+def test_same_seed_same_bits(small, sampling, average):
+    X, y = small
+
+    def fit(seed):
+        return SDCAClassifier(
+            lmbd=0.03, sampling=sampling, average=average, max_epochs=4, tol=0, random_state=seed
+        ).fit(X, y)
+
+    a, b, c = fit(5), fit(5), fit(6)
+    assert_array_equal(a.coef_, b.coef_)
+    assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert not np.array_equal(a.coef_, c.coef_)
+
+
+def test_golden_index_sequence_for_seed_0(record_fit):
+    """Pinned: an upgrade that changes NumPy's random stream must fail loudly here."""
+    X, y = gaussian_problem(n=10, d=2)
+    expected = {
+        "perm": [[4, 6, 2, 7, 3, 5, 9, 0, 8, 1], [2, 9, 3, 6, 0, 4, 8, 7, 5, 1]],
+        "random": [[8, 6, 5, 2, 3, 0, 0, 0, 1, 8], [6, 9, 5, 6, 9, 7, 6, 5, 5, 9]],
+        "cyclic": [[4, 6, 2, 7, 3, 5, 9, 0, 8, 1], [4, 6, 2, 7, 3, 5, 9, 0, 8, 1]],
+    }
+    for sampling, indices in expected.items():
+        record = record_fit(SDCAClassifier)
+        SDCAClassifier(sampling=sampling, max_epochs=2, tol=0, random_state=0).fit(X, y)
+        assert [list(i) for i in record.indices] == indices, sampling
+
+
+# ------------------------------------------------------------------ 5. bad and odd input
+@pytest.mark.parametrize(
+    ("X", "y", "match"),
+    [
+        ([[np.nan, 1.0], [1.0, 2.0]], [0, 1], "NaN"),
+        ([[np.inf, 1.0], [1.0, 2.0]], [0, 1], "infinity"),
+        ([[1.0, 1.0], [1.0, 2.0]], [1, 1], "only one class"),
+        ([[1.0], [2.0], [3.0]], [0, 1, 2], "Only binary classification"),
+        (np.empty((0, 2)), [], "0 sample"),
+        ([[1.0, 2.0], [3.0, 4.0]], [0, 1, 1], "inconsistent numbers of samples"),
+        ([[1.0], [2.0]], [0.5, 1.5], "Unknown label type"),
+    ],
+)
+def test_bad_data_raises_a_clear_error(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        SDCAClassifier().fit(np.asarray(X, dtype=float) if len(X) else X, y)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"lmbd": 0.0}, "'lmbd' parameter"),
+        ({"lmbd": -1.0}, "'lmbd' parameter"),
+        ({"lmbd": np.nan}, "'lmbd' parameter"),
+        ({"gamma": -0.1}, "'gamma' parameter"),
+        ({"sampling": "shuffle"}, "'sampling' parameter"),
+        ({"loss": "log"}, "'loss' parameter"),
+        ({"max_epochs": 0}, "'max_epochs' parameter"),
+        ({"tol": -1e-3}, "'tol' parameter"),
+        ({"average": "median"}, "'average' parameter"),
+        ({"bias_multiplier": -1.0}, "'bias_multiplier' parameter"),
+    ],
+)
+def test_bad_parameters_raise_a_clear_error(small, params, match):
+    with pytest.raises(ValueError, match=match):
+        SDCAClassifier(**params).fit(*small)
+
+
+def test_legitimate_odd_inputs_give_the_same_model(small):
+    """int X, Fortran order, strided views, string labels, read-only: same answer as float64."""
+    X, y = small
+    Xi = np.round(X * 4)
+    params = dict(lmbd=0.05, max_epochs=5, tol=0, random_state=0)
+    ref = SDCAClassifier(**params).fit(Xi, y).coef_
+    big = np.zeros((2 * X.shape[0], 2 * X.shape[1]))
+    big[::2, ::2] = Xi
+    ro = Xi.copy()
+    ro.setflags(write=False)
+    labels = np.where(y > 0, "spam", "ham")  # classes_ = [ham, spam]: spam is +1
+    for variant, yy in [
+        (Xi.astype(np.int64), y),
+        (np.asfortranarray(Xi), y),
+        (big[::2, ::2], y),
+        (ro, y),
+        (Xi, labels),
+    ]:
+        est = SDCAClassifier(**params).fit(variant, yy)
+        assert_array_equal(est.coef_, ref)
+    assert list(est.classes_) == ["ham", "spam"]
+    assert set(est.predict(Xi)) <= {"ham", "spam"}
+
+
+def test_float32_input_is_accepted_and_not_upcast_in_memory(small):
+    X, y = small
+    est = SDCAClassifier(lmbd=0.05, tol=1e-8, max_epochs=10_000, random_state=0)
+    est.fit(X.astype(np.float32), y)
+    assert est.converged_
+    ref = SDCAClassifier(lmbd=0.05, tol=1e-8, max_epochs=10_000, random_state=0).fit(X, y)
+    assert_allclose(est.coef_, ref.coef_, atol=1e-3)  # float32 rounding of X moves the optimum
+
+
+# ------------------------------------------------------------------ timing contract
+def test_callback_time_is_not_in_epoch_times(small):
+    def busy(info):
+        end = time.process_time() + 0.05
+        while time.process_time() < end:
+            pass
+
+    est = SDCAClassifier(lmbd=0.05, max_epochs=4, tol=0, random_state=0, callback=busy)
+    est.fit(*small)
+    assert est.epoch_times_.shape == (4,)
+    assert np.all(est.epoch_times_ >= 0) and est.epoch_times_.sum() < 0.05
+
+
+def test_no_compilation_inside_a_fit_after_warm_up(small):
+    """Every kernel signature a fit needs exists before the fit: nothing compiles in a timer."""
+    solvers.warm_up()
+    kernels = [sdca_module._sdca_epoch, sdca_module._sgd_init_epoch, objectives._row_sq_norms]
+    before = [len(k.signatures) for k in kernels]
+    X, y = small
+    for dtype in (np.float64, np.float32):
+        for writeable in (True, False):
+            Xd = X.astype(dtype)
+            Xd.setflags(write=writeable)
+            for params in ({}, {"sgd_init": True}, {"average": True}, {"average": "random"}):
+                SDCAClassifier(max_epochs=2, tol=0, random_state=0, **params).fit(Xd, y)
+    assert [len(k.signatures) for k in kernels] == before
+
+
+# ------------------------------------------------------------------ 6. scikit-learn conventions
+@parametrize_with_checks([SDCAClassifier(tol=1e-4, max_epochs=50, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_coef_shape_and_decision_function(small):
+    X, y = small
+    est = SDCAClassifier(lmbd=0.05, bias_multiplier=2.0, max_epochs=5, tol=0, random_state=0)
+    est.fit(X, y)
+    assert est.coef_.shape == (1, X.shape[1]) and est.intercept_.shape == (1,)
+    assert_allclose(est.decision_function(X), X @ est.coef_.ravel() + est.intercept_[0])
+    w = objectives.full_weights(est.coef_, est.intercept_[0], 2.0)
+    assert_allclose(augment(X, 2.0) @ w, est.decision_function(X), rtol=1e-12)

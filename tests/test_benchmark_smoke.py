@@ -1,0 +1,18 @@
+"""The benchmark script keeps working (its numbers are read by people, never asserted here)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+
+def test_epoch_cost_benchmark_runs_on_a_tiny_problem(capsys):
+    path = Path(__file__).parents[1] / "benchmarks" / "epoch_cost.py"
+    spec = importlib.util.spec_from_file_location("epoch_cost", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    rows = module.main(["--n", "64", "--d", "16", "--epochs", "3", "--repeats", "1"])
+    names = [row.name for row in rows]
+    assert "SDCA-Perm, hinge" in names and len(set(names)) == len(names)
+    assert all(row.seconds >= 0 for row in rows)
+    assert "one-pass bound" in capsys.readouterr().out

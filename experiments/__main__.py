@@ -1,0 +1,94 @@
+"""Command line: ``python -m experiments {list,run,optima} ...``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from . import optima
+from .catalogue import CATALOGUE
+from .runner import run_experiment
+
+# the dataset folder each loader needs (data.available(name) tells whether it is there)
+DATA_OF = {"blood": "blood-cells", "skin": "skin", "genomic": "genomic", "simulated": None}
+
+
+def _names(requested: list[str]) -> list[str]:
+    if requested == ["all"]:
+        return list(CATALOGUE)
+    unknown = [n for n in requested if n not in CATALOGUE]
+    if unknown:
+        raise SystemExit(f"unknown experiment(s) {unknown}; `python -m experiments list`")
+    return requested
+
+
+def _missing_data(name: str) -> str | None:
+    folder = DATA_OF.get(CATALOGUE[name].dataset)
+    if folder is None:
+        return None
+    import data
+
+    return None if data.available(folder) else folder
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m experiments", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="list the catalogue")
+    run = sub.add_parser("run", help="run experiments (resumes; skips finished runs)")
+    run.add_argument("names", nargs="+", help="experiment names, or 'all'")
+    run.add_argument("--seeds", type=int, default=None, help="runs per config (default: 100)")
+    run.add_argument("--n-jobs", type=int, default=os.cpu_count(), help="worker processes")
+    run.add_argument("--backend", choices=("loky", "dask"), default="loky")
+    run.add_argument("--scheduler", default=None, help="dask scheduler address")
+    run.add_argument("--no-optima", action="store_true", help="skip the certified optima")
+    run.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="skip experiments whose dataset is missing instead of failing",
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+
+    if args.command == "list":
+        for name, exp in CATALOGUE.items():
+            print(
+                f"{name:<28} {exp.dataset:<10} {len(exp.configs):>3} configs x {exp.seeds} "
+                f"seeds, {exp.epochs} epochs  {exp.description}"
+            )
+        return 0
+
+    skipped = []
+    for name in _names(args.names):
+        missing = _missing_data(name)
+        if missing:
+            if not args.allow_missing:
+                raise SystemExit(
+                    f"{name}: dataset folder '{missing}' is missing: run `make data` "
+                    f"(or `python -m data fetch {missing}`)"
+                )
+            skipped.append((name, missing))
+            continue
+        exp = CATALOGUE[name] if args.seeds is None else CATALOGUE[name].with_seeds(args.seeds)
+        start = time.perf_counter()
+        if not args.no_optima:
+            optima.ensure(exp, n_jobs=args.n_jobs)
+        run_experiment(
+            exp,
+            n_jobs=args.n_jobs,
+            backend=args.backend,
+            scheduler=args.scheduler,
+            progress=not args.quiet,
+        )
+        print(f"{name}: done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    if skipped:
+        print("\nSkipped (dataset missing; see `python -m data fetch all`):", file=sys.stderr)
+        for name, folder in skipped:
+            print(f"  {name:<28} needs data/raw/{folder}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

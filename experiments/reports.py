@@ -1,0 +1,161 @@
+"""Where reports live and how they are written: atomically, one file per finished run.
+
+Layout under the reports directory (``$SVM_REPORTS_DIR`` or ``<repo>/reports``)::
+
+    <name>.parquet              every run's every epoch, long format (the report)
+    <name>_coef.parquet         final coefficients of every run (experiments with store_coef)
+    <name>.json                 sidecar: versions, git commit, CPU, workers, start/end time
+    runs/<name>/<key>-s<r>.parquet        one finished run (key = Experiment.run_key)
+    runs/<name>/<key>-s<r>.coef.parquet   its coefficients, written before the run file
+    optima/<dataset key>_<λ>_<γ>.json     certified optimum P* (see experiments.optima)
+
+A run file is the unit of durability: it is written to a temporary name and renamed, so it
+exists completely or not at all, and its name is fixed by (key, seed), so it can never be
+duplicated. The report is rebuilt from the run files of the current definition only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def reports_dir() -> Path:
+    return Path(os.environ.get("SVM_REPORTS_DIR", REPO / "reports"))
+
+
+def report_path(name: str) -> Path:
+    return reports_dir() / f"{name}.parquet"
+
+
+def coef_path(name: str) -> Path:
+    return reports_dir() / f"{name}_coef.parquet"
+
+
+def sidecar_path(name: str) -> Path:
+    return reports_dir() / f"{name}.json"
+
+
+def runs_dir(name: str) -> Path:
+    return reports_dir() / "runs" / name
+
+
+def run_path(name: str, key: str, seed_index: int) -> Path:
+    return runs_dir(name) / f"{key}-s{seed_index:04d}.parquet"
+
+
+def coef_run_path(name: str, key: str, seed_index: int) -> Path:
+    return runs_dir(name) / f"{key}-s{seed_index:04d}.coef.parquet"
+
+
+def atomic_write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    """Write ``frame`` to ``path`` so that the file is either complete or absent."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    frame.to_parquet(tmp, index=False)
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def atomic_write_text(text: str, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def remove_stale_temporaries(directory: Path) -> int:
+    """Delete temporary files left by a killed writer; returns how many."""
+    if not directory.exists():
+        return 0
+    stale = list(directory.glob(".*.tmp"))
+    for tmp in stale:
+        tmp.unlink(missing_ok=True)
+    return len(stale)
+
+
+def consolidate(
+    files: Iterable[Path], out: Path, order: Callable[[list[str]], list[str]] | None = None
+) -> pd.DataFrame:
+    """Concatenate run files (in the given order) into the report ``out``."""
+    frames = [pd.read_parquet(f) for f in files]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if order is not None and len(frame.columns):
+        frame = frame[order(list(frame.columns))]
+    atomic_write_parquet(frame, out)
+    return frame
+
+
+def load_report(name: str, make_target: str | None = None) -> pd.DataFrame:
+    """Read a report; a missing one is an error naming the command that builds it."""
+    path = report_path(name)
+    if not path.exists():
+        target = (
+            make_target or f"make {path.relative_to(REPO) if path.is_relative_to(REPO) else path}"
+        )
+        raise FileNotFoundError(
+            f"report {path} does not exist: run `{target}` (or `python -m experiments run {name}`)"
+        )
+    return pd.read_parquet(path)
+
+
+def _git_commit() -> str:
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        return commit + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def environment() -> dict:
+    """Versions, commit and machine, for the sidecar."""
+    import numba
+    import numpy
+    import sklearn
+
+    return {
+        "python": sys.version.split()[0],
+        "numpy": numpy.__version__,
+        "numba": numba.__version__,
+        "scikit-learn": sklearn.__version__,
+        "pandas": pd.__version__,
+        "git_commit": _git_commit(),
+        "cpu_model": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+    }
+
+
+def write_sidecar(name: str, info: dict) -> None:
+    atomic_write_text(
+        json.dumps(info, indent=2, sort_keys=True, default=str) + "\n", sidecar_path(name)
+    )

@@ -1,0 +1,251 @@
+"""Execute an experiment: every (configuration, seed) run, resumable, in parallel.
+
+Each run happens in a worker (a joblib/loky process, a dask worker, or this process for
+``n_jobs=1``): it loads the dataset (once per worker), limits BLAS to one thread, fits the
+estimator with a :class:`experiments.metrics.Recorder` callback and returns its rows. The
+parent writes every finished run atomically as soon as it arrives (so a kill loses only the
+runs in flight), then rebuilds the report from the run files of the current definition.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
+
+import solvers
+
+from . import datasets, reports
+from .metrics import METRIC_COLUMNS, Recorder
+from .spec import SOLVER_CLASSES, Config, Experiment, canonical, derive_seed
+
+#: Columns that change between two runs of the same seed (everything else is bit-identical).
+TIMING_COLUMNS = ("cpu_time", "wall_time", "cpu_time_cum", "wall_time_cum")
+
+
+@dataclass(frozen=True)
+class RunTask:
+    experiment: Experiment
+    config: Config
+    seed_index: int
+
+    @property
+    def seed(self) -> int:
+        return derive_seed(self.experiment.base_seed, self.seed_index)
+
+    @property
+    def key(self) -> str:
+        return self.experiment.run_key(self.config)
+
+
+@dataclass
+class RunResult:
+    rows: pd.DataFrame
+    coef: pd.DataFrame | None
+
+
+def make_estimator(task: RunTask, lmbd: float):
+    """The configured estimator: fixed number of epochs, no gap stopping (threshold 0)."""
+    cls = getattr(solvers, SOLVER_CLASSES[task.config.solver])
+    est = cls(**{**task.config.params, "lmbd": lmbd})
+    fixed = {"max_epochs": task.experiment.epochs, "random_state": task.seed}
+    if "tol" in est.get_params():
+        fixed["tol"] = 0
+    return est.set_params(**fixed)
+
+
+def run_one(task: RunTask) -> RunResult:
+    """One run, start to finish (runs in a worker)."""
+    exp, cfg = task.experiment, task.config
+    with threadpool_limits(limits=1):  # metrics must not spread over the timed core's sibling
+        split = datasets.load(exp.dataset, exp.dataset_options)
+        lmbd = datasets.resolve_lmbd(exp.config_lmbd(cfg), split.n_train)
+        est = make_estimator(task, lmbd)
+        recorder = Recorder(
+            split, lmbd, est._loss_gamma(), float(est.bias_multiplier), est._has_dual
+        )
+        recorder.initial(split.X_train.shape[1])
+        est.set_params(callback=recorder)
+        est.fit(split.X_train, split.y_train)
+
+    rows = pd.DataFrame(recorder.rows)
+    identity = {
+        "experiment": exp.name,
+        "study": exp.study,
+        "dataset": exp.dataset,
+        "dataset_key": datasets.dataset_key(exp.dataset, exp.dataset_options),
+        "dataset_title": split.meta.get("title", exp.dataset),
+        "substitute": bool(split.meta.get("substitute", False)),
+        "config": cfg.label,
+        "solver": cfg.solver,
+        "tags": ",".join(cfg.tags),
+        "seed_index": task.seed_index,
+        "seed": task.seed,
+        "lmbd": lmbd,
+        "n_train": split.n_train,
+        "n_features": split.X_train.shape[1],
+        "run_key": task.key,
+        "params": json.dumps(canonical(cfg.params), sort_keys=True),
+    }
+    for name, value in sorted(cfg.params.items()):
+        identity[f"param_{name}"] = json.dumps(canonical(value))
+    for col, value in reversed(identity.items()):
+        rows.insert(0, col, value)
+
+    coef = None
+    if exp.store_coef:
+        d = split.X_train.shape[1]
+        beta = split.beta if split.beta is not None else np.full(d, np.nan)
+        coef = pd.DataFrame(
+            {
+                "experiment": exp.name,
+                "config": cfg.label,
+                "solver": cfg.solver,
+                "tags": ",".join(cfg.tags),
+                "seed_index": task.seed_index,
+                "seed": task.seed,
+                "feature": np.arange(d),
+                "coef": est.coef_.ravel(),
+                "intercept": float(est.intercept_[0]),
+                "beta": np.asarray(beta, dtype=float),
+            }
+        )
+    return RunResult(rows=rows, coef=coef)
+
+
+def column_order(columns: list[str]) -> list[str]:
+    """Identity columns, then the solver parameters (sorted), then the metrics."""
+    params = sorted(c for c in columns if c.startswith("param_"))
+    metrics = [c for c in METRIC_COLUMNS if c in columns]
+    identity = [c for c in columns if c not in params and c not in metrics]
+    return identity + params + metrics
+
+
+def _indexed(i: int, task: RunTask) -> tuple[int, RunResult]:
+    return i, run_one(task)
+
+
+def execute(
+    tasks: list[RunTask], n_jobs: int = 1, backend: str = "loky", scheduler: str | None = None
+) -> Iterator[tuple[int, RunResult]]:
+    """Yield ``(index into tasks, result)`` as runs finish, in completion order."""
+    if not tasks:
+        return
+    if backend == "dask":
+        from distributed import Client, as_completed
+
+        client = Client(scheduler) if isinstance(scheduler, str) else scheduler
+        if client is None:
+            raise ValueError("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
+        futures = [client.submit(_indexed, i, t, pure=False) for i, t in enumerate(tasks)]
+        for future in as_completed(futures):
+            yield future.result()
+        return
+    if backend != "loky":
+        raise ValueError(f"unknown backend {backend!r}; expected 'loky' or 'dask'")
+    if n_jobs == 1:
+        for i, task in enumerate(tasks):
+            yield _indexed(i, task)
+        return
+    from joblib import Parallel, delayed
+
+    parallel = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")
+    yield from parallel(delayed(_indexed)(i, t) for i, t in enumerate(tasks))
+
+
+def _write_run(task: RunTask, result: RunResult) -> None:
+    name = task.experiment.name
+    if result.coef is not None:  # first: the run file is the completion marker
+        reports.atomic_write_parquet(
+            result.coef, reports.coef_run_path(name, task.key, task.seed_index)
+        )
+    reports.atomic_write_parquet(result.rows, reports.run_path(name, task.key, task.seed_index))
+
+
+def plan(exp: Experiment) -> tuple[list[RunTask], list[RunTask]]:
+    """All runs of ``exp`` and those still missing on disk."""
+    tasks = [RunTask(exp, cfg, r) for cfg in exp.configs for r in range(exp.seeds)]
+    missing = [t for t in tasks if not reports.run_path(exp.name, t.key, t.seed_index).exists()]
+    return tasks, missing
+
+
+def prune_stale_runs(exp: Experiment) -> int:
+    """Delete run files of definitions that no longer exist (changed configs, epochs...)."""
+    keys = {exp.run_key(cfg) for cfg in exp.configs}
+    directory = reports.runs_dir(exp.name)
+    if not directory.exists():
+        return 0
+    stale = [f for f in directory.glob("*.parquet") if f.name.split("-s")[0] not in keys]
+    for f in stale:
+        f.unlink()
+    return len(stale)
+
+
+def run_experiment(
+    exp: Experiment,
+    n_jobs: int = 1,
+    backend: str = "loky",
+    scheduler=None,
+    progress: bool = True,
+) -> pd.DataFrame:
+    """Run every missing run of ``exp``, then (re)build its report; returns the report.
+
+    A failing run raises after the runs finished before it have been saved; running again
+    resumes from there. The report is only written when every run exists.
+    """
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
+    reports.remove_stale_temporaries(reports.runs_dir(exp.name))
+    pruned = prune_stale_runs(exp)
+    tasks, missing = plan(exp)
+    bar = tqdm(
+        total=len(tasks),
+        initial=len(tasks) - len(missing),
+        desc=exp.name,
+        unit="run",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    try:
+        for i, result in execute(missing, n_jobs=n_jobs, backend=backend, scheduler=scheduler):
+            _write_run(missing[i], result)
+            bar.update(1)
+    finally:
+        bar.close()
+
+    run_files = [reports.run_path(exp.name, t.key, t.seed_index) for t in tasks]
+    report = reports.consolidate(run_files, reports.report_path(exp.name), order=column_order)
+    if exp.store_coef:
+        coef_files = [reports.coef_run_path(exp.name, t.key, t.seed_index) for t in tasks]
+        reports.consolidate(coef_files, reports.coef_path(exp.name))
+    reports.write_sidecar(
+        exp.name,
+        {
+            "experiment": exp.name,
+            "study": exp.study,
+            "description": exp.description,
+            "dataset": exp.dataset,
+            "dataset_options": canonical(exp.dataset_options),
+            "epochs": exp.epochs,
+            "seeds": exp.seeds,
+            "configs": [c.label for c in exp.configs],
+            "runs_total": len(tasks),
+            "runs_computed_now": len(missing),
+            "runs_reused": len(tasks) - len(missing),
+            "stale_runs_pruned": pruned,
+            "backend": backend,
+            "n_jobs": n_jobs,
+            "started": started.isoformat(),
+            "finished": datetime.now(UTC).isoformat(),
+            "wall_seconds": round(time.perf_counter() - t0, 3),
+            **reports.environment(),
+        },
+    )
+    return report

@@ -1,0 +1,322 @@
+"""The experiment engine on tiny versions of real experiments."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+
+import solvers
+from experiments import CATALOGUE, Config, Experiment, optima, reports, run_experiment
+from experiments import runner as runner_module
+from experiments.metrics import METRIC_COLUMNS, Recorder
+from experiments.runner import TIMING_COLUMNS
+from solvers import objectives
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def tiny_configs() -> tuple[Config, ...]:
+    configs = [
+        Config("SDCA perm", "sdca", {"sampling": "perm"}, ("algorithms",)),
+        Config("SDCA random averaged", "sdca", {"sampling": "random", "average": True}),
+        Config("SDCA smoothed", "sdca", {"loss": "smooth_hinge", "gamma": 1.0}),
+    ]
+    if hasattr(solvers, "PegasosClassifier"):
+        configs.append(Config("Pegasos k=8", "pegasos", {"batch_size": 8, "sampling": "iid"}))
+    if hasattr(solvers, "ASDCAClassifier"):
+        configs.append(Config("ASDCA", "asdca", {"batch_size": 8, "theta": 0.15}))
+    return tuple(configs)
+
+
+def tiny(name="tiny", epochs=3, seeds=3, **kw) -> Experiment:
+    """A real experiment (study 001's simulated data, λ = 1/n) at a tiny size."""
+    return Experiment(
+        name=name,
+        study="test",
+        dataset="simulated",
+        lmbd="1/n",
+        epochs=epochs,
+        configs=kw.pop("configs", tiny_configs()),
+        seeds=seeds,
+        store_coef=True,
+        **kw,
+    )
+
+
+@pytest.fixture
+def reports_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "reports"))
+    return tmp_path / "reports"
+
+
+def without_timing(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.drop(columns=list(TIMING_COLUMNS)).reset_index(drop=True)
+
+
+# ------------------------------------------------------------------ schema and content
+def test_rows_schema_and_epoch_zero(reports_dir):
+    exp = tiny()
+    report = run_experiment(exp, progress=False)
+    n_train = report["n_train"].iloc[0]
+    assert len(report) == len(exp.configs) * exp.seeds * (exp.epochs + 1)
+    assert not report.duplicated(["config", "seed_index", "epoch"]).any()
+    assert set(METRIC_COLUMNS) <= set(report.columns)
+    for col in (
+        "experiment",
+        "study",
+        "dataset",
+        "dataset_title",
+        "config",
+        "solver",
+        "seed_index",
+        "seed",
+        "lmbd",
+        "run_key",
+        "param_sampling",
+    ):
+        assert col in report.columns, col
+    assert_allclose(report["lmbd"], 1 / n_train)
+    assert (report["samples_seen"] == report["epoch"] * n_train).all()
+
+    start = report[report.epoch == 0]
+    assert (start.primal == 1.0).all() and (start.cpu_time == 0).all()
+    sdca = start[start.solver == "sdca"]
+    assert (sdca.dual == 0.0).all()
+    hinge = sdca[sdca.config != "SDCA smoothed"]
+    assert (hinge.gap == 1.0).all()
+    smooth = sdca[sdca.config == "SDCA smoothed"]
+    assert_allclose(smooth.primal_smooth, 0.5)  # φ_γ(0) = 1 - γ/2 at γ = 1
+    assert (report[report.solver == "pegasos"].dual.isna()).all()
+
+    later = report[report.epoch > 0]
+    assert (later.cpu_time > 0).all() and (later.wall_time > 0).all()
+    assert np.all(later.primal >= later.dual - 1e-12)  # weak duality, for every row
+    # the cumulative columns are the running sums of the per-epoch ones
+    for _, run in report.groupby(["config", "seed_index"]):
+        assert_allclose(run.cpu_time_cum, run.cpu_time.cumsum(), rtol=1e-12)
+
+
+def test_final_rows_match_the_stored_coefficients(reports_dir):
+    """The report's last primal/test error are those of the stored output coefficients."""
+    import data
+
+    exp = tiny(seeds=2)
+    report = run_experiment(exp, progress=False)
+    coef = pd.read_parquet(reports.coef_path(exp.name))
+    ds = data.load("simulated")
+    last = report[report.epoch == exp.epochs].set_index(["config", "seed_index"])
+    for (config, seed), run in coef.groupby(["config", "seed_index"]):
+        w = np.append(run.sort_values("feature").coef.to_numpy(), 0.0)
+        lmbd = last.loc[(config, seed), "lmbd"]
+        assert last.loc[(config, seed), "primal_output"] == pytest.approx(
+            objectives.primal(ds.X_train, ds.y_train, w, lmbd), rel=1e-12
+        )
+        assert last.loc[(config, seed), "test_error_output"] == pytest.approx(
+            objectives.error_rate(ds.X_test, ds.y_test, w)
+        )
+        assert_allclose(run.beta, ds.beta)
+
+
+def test_metric_time_is_not_update_time(reports_dir, monkeypatch):
+    """Metrics that burn 30 ms of CPU per epoch must not show in the update-loop CPU time."""
+    original = Recorder._row
+
+    def slow_row(self, *args):
+        end = time.process_time() + 0.03
+        while time.process_time() < end:
+            pass
+        return original(self, *args)
+
+    monkeypatch.setattr(Recorder, "_row", slow_row)
+    report = run_experiment(tiny(seeds=1, epochs=4), progress=False)
+    assert report[report.epoch > 0].cpu_time.max() < 0.01
+
+
+# ------------------------------------------------------------------ resume and invalidation
+def test_resume_after_a_failing_run_gives_the_uninterrupted_table(
+    reports_dir, tmp_path, monkeypatch
+):
+    exp = tiny()
+    original = runner_module.run_one
+
+    def failing(task):
+        if task.config.label == "SDCA smoothed" and task.seed_index == 1:
+            raise RuntimeError("simulated crash")
+        return original(task)
+
+    monkeypatch.setattr(runner_module, "run_one", failing)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        run_experiment(exp, progress=False)
+    assert not reports.report_path(exp.name).exists(), "no partial report"
+    done = list(reports.runs_dir(exp.name).glob("*-s*.parquet"))
+    assert 0 < len([f for f in done if ".coef" not in f.name]) < len(exp.configs) * exp.seeds
+
+    calls = []
+    monkeypatch.setattr(runner_module, "run_one", lambda t: calls.append(t) or original(t))
+    resumed = run_experiment(exp, progress=False)
+    finished_before = len([f for f in done if ".coef" not in f.name])
+    assert len(calls) == len(exp.configs) * exp.seeds - finished_before, "nothing recomputed"
+
+    monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "clean"))
+    clean = run_experiment(exp, progress=False)
+    pd.testing.assert_frame_equal(without_timing(resumed), without_timing(clean))
+
+
+def test_rerun_skips_everything_and_more_seeds_reuse_runs(reports_dir, monkeypatch):
+    exp = tiny(seeds=2)
+    first = run_experiment(exp, progress=False)
+    calls = []
+    original = runner_module.run_one
+    monkeypatch.setattr(runner_module, "run_one", lambda t: calls.append(t) or original(t))
+    again = run_experiment(exp, progress=False)
+    assert calls == []
+    pd.testing.assert_frame_equal(first, again)  # identical, timing included: nothing rerun
+    more = run_experiment(exp.with_seeds(3), progress=False)
+    assert len(calls) == len(exp.configs) and {t.seed_index for t in calls} == {2}
+    pd.testing.assert_frame_equal(
+        more[more.seed_index < 2].reset_index(drop=True), first.reset_index(drop=True)
+    )
+
+
+def test_changed_definition_invalidates_old_runs(reports_dir):
+    run_experiment(tiny(epochs=2, seeds=2), progress=False)
+    changed = run_experiment(tiny(epochs=3, seeds=2), progress=False)
+    assert changed.epoch.max() == 3
+    assert len(changed) == len(tiny_configs()) * 2 * 4, "old 2-epoch runs are not mixed in"
+    files = [f for f in reports.runs_dir("tiny").glob("*.parquet") if ".coef" not in f.name]
+    assert len(files) == len(tiny_configs()) * 2, "stale runs were pruned"
+
+
+KILL_SCRIPT = textwrap.dedent(
+    """
+    import sys
+    from experiments import Config, Experiment, run_experiment
+    configs = tuple(Config(f"SDCA {i}", "sdca", {"sampling": "perm", "lmbd": 1e-3 * (i + 1)})
+                    for i in range(4))
+    exp = Experiment(name="killme", study="test", dataset="simulated", lmbd="1/n",
+                     epochs=400, configs=configs, seeds=int(sys.argv[1]))
+    run_experiment(exp, n_jobs=1, progress=False)
+    """
+)
+
+
+def test_kill_9_loses_only_runs_in_flight(reports_dir, tmp_path):
+    """SIGKILL in the middle of an experiment: every stored run is complete and readable,
+    none is duplicated, and a rerun completes the same table as an uninterrupted run."""
+    env = {**os.environ, "SVM_REPORTS_DIR": str(reports_dir), "PYTHONPATH": str(REPO)}
+    cmd = [sys.executable, "-c", KILL_SCRIPT, "8"]
+    proc = subprocess.Popen(cmd, env=env, cwd=REPO)
+    runs = reports_dir / "runs" / "killme"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(runs.glob("*.parquet"))) < 3:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    stored = sorted(runs.glob("*.parquet"))
+    assert 3 <= len(stored) < 32, "killed mid-experiment"
+    for f in stored:
+        assert len(pd.read_parquet(f)) == 401  # complete, never partial
+    assert not (reports_dir / "killme.parquet").exists()
+
+    subprocess.run(cmd, env=env, cwd=REPO, check=True)
+    resumed = pd.read_parquet(reports_dir / "killme.parquet")
+    assert not list(runs.glob(".*.tmp")), "temporaries of the killed writer were removed"
+    env["SVM_REPORTS_DIR"] = str(tmp_path / "clean")
+    subprocess.run(cmd, env=env, cwd=REPO, check=True)
+    clean = pd.read_parquet(tmp_path / "clean" / "killme.parquet")
+    pd.testing.assert_frame_equal(without_timing(resumed), without_timing(clean))
+
+
+# ------------------------------------------------------------------ determinism and backends
+def test_same_rows_across_runs_and_worker_counts(reports_dir, tmp_path, monkeypatch):
+    exp = tiny()
+    one = run_experiment(exp, n_jobs=1, progress=False)
+    monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "two"))
+    two = run_experiment(exp, n_jobs=2, progress=False)
+    monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "again"))
+    again = run_experiment(exp, n_jobs=1, progress=False)
+    pd.testing.assert_frame_equal(without_timing(one), without_timing(two))
+    pd.testing.assert_frame_equal(without_timing(one), without_timing(again))
+    seeds = one.groupby("seed_index").seed.first()
+    assert seeds.nunique() == exp.seeds, "each run index has its own derived seed"
+
+
+def test_dask_local_cluster_gives_the_same_rows(reports_dir, tmp_path, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    exp = tiny(seeds=2)
+    reference = run_experiment(exp, n_jobs=1, progress=False)
+    monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "dask"))
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        via_dask = run_experiment(exp, backend="dask", scheduler=client, progress=False)
+    pd.testing.assert_frame_equal(without_timing(reference), without_timing(via_dask))
+
+
+# ------------------------------------------------------------------ optima, sidecar, errors
+def test_certified_optimum_is_below_every_run(reports_dir):
+    exp = tiny(configs=(Config("SDCA perm", "sdca", {"sampling": "perm"}),), epochs=5)
+    (opt,) = optima.ensure(exp)
+    assert opt["certified"] and opt["gap"] <= 1e-10
+    assert opt["dual"] <= opt["primal"] <= opt["dual"] + 1e-10
+    report = run_experiment(exp, progress=False)
+    assert (report.primal >= opt["dual"]).all()
+    assert optima.load_all() == [opt]
+
+
+def test_sidecar_records_the_environment(reports_dir):
+    import json
+
+    exp = tiny(seeds=1)
+    run_experiment(exp, progress=False)
+    side = json.loads(reports.sidecar_path(exp.name).read_text())
+    for key in (
+        "numpy",
+        "numba",
+        "scikit-learn",
+        "git_commit",
+        "cpu_model",
+        "n_jobs",
+        "started",
+        "finished",
+        "runs_total",
+    ):
+        assert key in side, key
+    assert side["runs_total"] == len(exp.configs)
+
+
+def test_missing_report_names_the_command(reports_dir):
+    with pytest.raises(FileNotFoundError, match="python -m experiments run nothing_here"):
+        reports.load_report("nothing_here")
+
+
+def test_catalogue_is_complete_and_well_formed():
+    names = set(CATALOGUE)
+    assert {
+        "000_blood_raw",
+        "000_blood_pca40",
+        "001_simulated",
+        "001_genomic",
+        "001_genomic_lambda",
+        "001_skin",
+        "001_skin_20ep",
+    } <= names
+    for exp in CATALOGUE.values():
+        assert exp.seeds == 100
+        keys = [exp.run_key(c) for c in exp.configs]
+        assert len(set(keys)) == len(keys), f"{exp.name}: two configs would share runs"
+    assert len(CATALOGUE["001_simulated"].configs) == 18  # 9 variants x {plain, averaged}
+    assert CATALOGUE["000_blood_raw"].lmbd == 1.6 and CATALOGUE["000_blood_raw"].epochs == 10

@@ -67,7 +67,8 @@ def _load_cached(name: str, _frozen: tuple, items: tuple) -> Split:
         X_test=ds.X_test,
         y_test=None if ds.y_test is None else np.asarray(ds.y_test, dtype=np.float64),
         meta=dict(ds.meta),
-        beta=getattr(ds, "beta", None),
+        # the coefficients live in the standardised feature space: compare them with β there
+        beta=ds.meta.get("beta_standardised", getattr(ds, "beta", None)),
     )
 
 

@@ -233,6 +233,7 @@ def run_experiment(
             "description": exp.description,
             "dataset": exp.dataset,
             "dataset_options": canonical(exp.dataset_options),
+            "dataset_meta": canonical(datasets.load(exp.dataset, exp.dataset_options).meta),
             "epochs": exp.epochs,
             "seeds": exp.seeds,
             "configs": [c.label for c in exp.configs],

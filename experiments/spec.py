@@ -36,6 +36,8 @@ def canonical(value: Any) -> Any:
         return [canonical(v) for v in value]
     if isinstance(value, np.generic):
         return value.item()
+    if isinstance(value, np.ndarray):
+        return canonical(value.tolist())
     return value
 
 

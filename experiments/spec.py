@@ -3,7 +3,8 @@
 An :class:`Experiment` names a dataset (and loader options), a regulariser, a number of
 epochs and seeds, and a list of solver :class:`Config` s. Every (configuration, seed) pair is
 one *run*. A run is identified by a hash of exactly what determines its rows (dataset and
-options, λ, epochs, solver and parameters, base seed, engine version), so that changing an
+options, λ, epochs, solver and parameters, base seed, and the source code of the solvers,
+loaders and metrics), so that changing an
 experiment invalidates only the runs it changes, and adding seeds or configurations reuses
 every finished run.
 """
@@ -13,6 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,6 +29,29 @@ SOLVER_CLASSES = {
     "pegasos": "PegasosClassifier",
     "asdca": "ASDCAClassifier",
 }
+
+
+#: Source files whose content determines report rows: a change to any of them invalidates
+#: every stored run (a bug fix in a solver must never be hidden by reused runs).
+_ROWS_DEPEND_ON = (
+    "solvers/*.py",
+    "data/*.py",
+    "experiments/metrics.py",
+    "experiments/runner.py",
+    "experiments/datasets.py",
+)
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """Hash of the sources that determine report rows (see ``_ROWS_DEPEND_ON``)."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for pattern in _ROWS_DEPEND_ON:
+        for path in sorted(root.glob(pattern)):
+            h.update(path.relative_to(root).as_posix().encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:12]
 
 
 def canonical(value: Any) -> Any:
@@ -137,6 +163,7 @@ class Experiment:
         return digest(
             {
                 "engine": ENGINE_VERSION,
+                "code": code_digest(),
                 "dataset": self.dataset,
                 "options": self.dataset_options,
                 "epochs": self.epochs,

@@ -48,6 +48,7 @@ from typing import Any, NamedTuple
 
 import cv2
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from . import fetch
 from .errors import DataError
@@ -636,7 +637,8 @@ def pca_reconstructions(
     c = crops(params)
     pca = fit_pca(n_components, params)
     images = (c.X_train if split == "TRAIN" else c.X_test)[np.asarray(indices, dtype=np.intp)]
-    rebuilt = pca.inverse_transform(pca.transform(_unit(images)))
+    with threadpool_limits(limits=1):  # same bits whatever the caller's thread pool
+        rebuilt = pca.inverse_transform(pca.transform(_unit(images)))
     s = c.params.crop_size
     return np.asarray(rebuilt, dtype=np.float32).reshape(len(images), s, s)
 
@@ -692,8 +694,11 @@ def load_blood(
     extra: dict[str, Any] = {"pca": pca}
     if pca is not None:
         model = fit_pca(pca, params, n_jobs, progress)
-        Xtr = np.ascontiguousarray(model.transform(Xtr), dtype=np.float64)
-        Xte = np.ascontiguousarray(model.transform(Xte), dtype=np.float64)
+        # one BLAS thread: a threaded GEMM rounds differently with the thread count, and
+        # every process (workers, optima, figures) must see the same bits
+        with threadpool_limits(limits=1):
+            Xtr = np.ascontiguousarray(model.transform(Xtr), dtype=np.float64)
+            Xte = np.ascontiguousarray(model.transform(Xte), dtype=np.float64)
         extra["pca_explained_variance_ratio"] = model.explained_variance_ratio_.copy()
         notes.append(f"whitened PCA-{pca} fit on the training crops only (sklearn, svd full)")
         title = f"blood cells (neutrophil vs lymphocyte), whitened PCA-{pca} of {s}×{s} crops"

@@ -27,9 +27,9 @@ def optimum_path(dataset: str, options: dict, lmbd: float):
 
 def certify(dataset: str, options: dict, lmbd: float, max_epochs: int = 20_000) -> dict:
     """Solve the hinge problem with SDCA to gap <= 1e-10 and return the certificate."""
-    split = datasets.load(dataset, options)
     start = time.process_time()
-    with threadpool_limits(limits=1):
+    with threadpool_limits(limits=1):  # the same thread limit as the runs (same data bits)
+        split = datasets.load(dataset, options)
         est = SDCAClassifier(lmbd=lmbd, tol=TARGET_GAP, max_epochs=max_epochs, random_state=0)
         est.fit(split.X_train, split.y_train)
         primal, dual, gap = objectives.duality_gap(

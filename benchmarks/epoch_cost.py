@@ -29,7 +29,7 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 import solvers
-from solvers import SDCAClassifier, objectives
+from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
 from solvers import sdca as sdca_module
 from solvers.objectives import FASTMATH
 
@@ -113,7 +113,9 @@ def sdca_arithmetic_in_cache(X, y, lmbd, repeats: int) -> float:
 
 def own_epoch(make: Callable[[], solvers.BaseLinearSVM], X, y, epochs: int) -> float:
     est = make()
-    est.set_params(max_epochs=epochs, tol=0)
+    est.set_params(max_epochs=epochs)
+    if "tol" in est.get_params():  # Pegasos has no stopping test
+        est.set_params(tol=0)
     est.fit(X, y)
     return float(np.median(est.epoch_times_[1:]))
 
@@ -154,6 +156,49 @@ def rows_for(X, y, lmbd, args) -> list[Row]:
             "  (SDCA arithmetic alone, rows in cache)",
             sdca_arithmetic_in_cache(X, y, lmbd, args.repeats),
             note="diagnostic: compute floor, no DRAM traffic",
+        )
+    )
+    k_big = min(100, n)
+    pegasos = [
+        ("Pegasos k=1 (iid)", {}, 1.5, ""),
+        (
+            "Pegasos k=1, averaged output",
+            {"average": True, "avg_start": 0},
+            None,
+            "avg every step",
+        ),
+        ("Pegasos k=1, projection", {"projection": True}, None, ""),
+        (
+            f"Pegasos k={k_big} (epoch sampling)",
+            {"batch_size": k_big, "sampling": "epoch"},
+            1.5,
+            "",
+        ),
+    ]
+    for name, params, target, note in pegasos:
+        rows.append(
+            Row(
+                name,
+                own_epoch(
+                    lambda p=params: PegasosClassifier(lmbd=lmbd, random_state=seed, **p),
+                    X,
+                    y,
+                    args.epochs,
+                ),
+                target=target,
+                note=note,
+            )
+        )
+    m = min(8, n)
+    rows.append(
+        Row(
+            f"ASDCA m={m}, smoothed hinge (gamma=1)",
+            own_epoch(
+                lambda: ASDCAClassifier(lmbd=lmbd, batch_size=m, random_state=seed),
+                X,
+                y,
+                args.epochs,
+            ),
         )
     )
     C = objectives.lmbd_to_C(lmbd, n)

@@ -3,6 +3,10 @@
 - :class:`SDCAClassifier`: stochastic dual coordinate ascent (perm / random / cyclic
   sampling, modified-SGD first epoch, averaged or random-iterate output, smoothed hinge,
   exact duality-gap stopping).
+- :class:`PegasosClassifier`: Pegasos, mini-batch stochastic sub-gradient descent on the
+  primal (i.i.d. or epoch sampling, projection, uniform or Lacoste-Julien weighted average).
+- :class:`ASDCAClassifier`: accelerated mini-batch SDCA on the smoothed hinge, with
+  duality-gap stopping.
 
 Shared maths (objectives, dual, gap, λ ↔ C) lives in :mod:`solvers.objectives`.
 """
@@ -13,14 +17,26 @@ import numpy as np
 
 from . import objectives
 from ._base import BaseLinearSVM, EpochInfo
+from .asdca import ASDCAClassifier
+from .pegasos import PegasosClassifier
 from .sdca import SDCAClassifier
 
-__all__ = ["EpochInfo", "SDCAClassifier", "objectives", "warm_up"]
+__all__ = [
+    "ASDCAClassifier",
+    "EpochInfo",
+    "PegasosClassifier",
+    "SDCAClassifier",
+    "objectives",
+    "warm_up",
+]
 
 #: Parameter sets that together call every kernel of every solver.
 _KERNEL_CONFIGS: list[tuple[type[BaseLinearSVM], dict]] = [
     (SDCAClassifier, {"sgd_init": False, "average": True, "tol": 1e-3}),
     (SDCAClassifier, {"sgd_init": True, "average": "random", "tol": 1e-3}),
+    (PegasosClassifier, {"batch_size": 1, "projection": True, "average": True}),
+    (PegasosClassifier, {"batch_size": 2, "projection": True, "average": "weighted"}),
+    (ASDCAClassifier, {"tol": 1e-3, "average": True}),
 ]
 
 

@@ -269,7 +269,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     def _fit_problem(self, problem: Problem) -> None:
         rng = np.random.default_rng(self.random_state)
         state = self._init_state(problem, rng)
-        tol = self.tol if self.tol else 0.0
+        tol = getattr(self, "tol", None) or 0.0  # solvers without a dual have no `tol`
         gamma = self._loss_gamma()
 
         t_cpu = time.process_time()

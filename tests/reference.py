@@ -93,3 +93,94 @@ def dual_reference(X, y, alpha, lmbd, gamma=0.0, bias=0.0):
     assert np.all((a >= -1e-12) & (a <= 1 + 1e-12))
     w = Xt.T @ alpha / (lmbd * len(y))
     return np.mean(a - gamma / 2 * a * a) - 0.5 * lmbd * w @ w
+
+
+def batches(index_arrays, batch_size):
+    """The batches of a list of epoch index arrays: consecutive runs of ``batch_size``."""
+    for indices in index_arrays:
+        for start in range(0, len(indices), batch_size):
+            yield np.asarray(indices[start : start + batch_size])
+
+
+def pegasos_reference(
+    X,
+    y,
+    lmbd,
+    index_arrays,
+    *,
+    batch_size=1,
+    projection=False,
+    average=False,
+    t0=0,
+    bias=0.0,
+):
+    """Mini-batch Pegasos written as seeds/001 algorithm 4, with the plain (unscaled) update.
+
+    Returns ``(w_out, w_last, iterates)``; ``iterates[t]`` is the iterate after t iterations.
+    average : False, True (mean of iterates t0..T) or "weighted" (step 2/(λ(t+1)) and
+    weights t for t >= max(t0, 1)).
+    """
+    Xt = augment(X, bias)
+    w = np.zeros(Xt.shape[1])
+    iterates = [w.copy()]
+    t = 0
+    for batch in batches(index_arrays, batch_size):
+        t += 1
+        eta = 2 / (lmbd * (t + 1)) if average == "weighted" else 1 / (lmbd * t)
+        plus = [i for i in batch if y[i] * (Xt[i] @ w) < 1]  # all margins at w_t
+        w = (1 - eta * lmbd) * w + eta / len(batch) * sum(
+            (y[i] * Xt[i] for i in plus), np.zeros_like(w)
+        )
+        if projection:
+            w = min(1.0, (1 / np.sqrt(lmbd)) / max(np.linalg.norm(w), 1e-300)) * w
+        iterates.append(w.copy())
+    T = t
+    if average is True and t0 <= T:
+        return np.mean(iterates[t0:], axis=0), w, iterates
+    if average == "weighted" and t0 <= T:
+        ts = np.arange(max(t0, 1), T + 1)
+        return (ts[:, None] * np.array(iterates)[ts]).sum(axis=0) / ts.sum(), w, iterates
+    return w, w, iterates
+
+
+def smooth_hinge_derivative(z, gamma):
+    """φ_γ'(z): -1 below 1 - γ, -(1 - z)/γ in between, 0 from 1 on."""
+    if z >= 1:
+        return 0.0
+    if z <= 1 - gamma:
+        return -1.0
+    return -(1 - z) / gamma
+
+
+def asdca_reference(
+    X, y, lmbd, gamma, theta, index_arrays, *, batch_size=8, bias=0.0, average=False, t0=0
+):
+    """Accelerated mini-batch SDCA literally as seeds/001 §2.5 (vector dual variables α_i).
+
+    g(w) = λ/2‖w‖², ∇g*(ᾱ) = ᾱ/λ, φ_i(w) = φ_γ(y_i x̃_iᵀw). Returns ``(w, a)`` with the
+    signed scalars a_i such that α_i = a_i x̃_i (checked on the way); with ``average``, the
+    means of the iterates t0..T (iterate t: after t iterations) instead, when t0 <= T.
+    """
+    Xt = augment(X, bias)
+    n, d1 = Xt.shape
+    alpha = np.zeros((n, d1))  # α_i ∈ R^{d+1}, the paper's dual variables
+    a = np.zeros(n)
+    alpha_bar = np.zeros(d1)
+    w = np.zeros(d1)
+    iterates = [(w.copy(), a.copy())]
+    for batch in batches(index_arrays, batch_size):
+        assert len(set(batch.tolist())) == len(batch), "a batch is a set of distinct samples"
+        u = (1 - theta) * w + theta * alpha_bar / lmbd
+        for i in batch:
+            dphi = smooth_hinge_derivative(y[i] * (Xt[i] @ u), gamma)
+            new = (1 - theta) * alpha[i] - theta * dphi * y[i] * Xt[i]
+            alpha_bar = alpha_bar + (new - alpha[i]) / n
+            alpha[i] = new
+            a[i] = (1 - theta) * a[i] - theta * dphi * y[i]
+        w = (1 - theta) * w + theta * alpha_bar / lmbd
+        iterates.append((w.copy(), a.copy()))
+    np.testing.assert_allclose(alpha, a[:, None] * Xt, rtol=0, atol=1e-12)
+    if average and t0 < len(iterates):
+        ws, As = zip(*iterates[t0:], strict=True)
+        return np.mean(ws, axis=0), np.mean(As, axis=0)
+    return w, a

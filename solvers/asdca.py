@@ -1,0 +1,515 @@
+r"""Accelerated mini-batch SDCA (Shalev-Shwartz & Zhang, NIPS 2013) for the smoothed-hinge SVM.
+
+Minimises the :math:`\gamma`-smoothed primal :math:`P_\gamma(\tilde w)` of
+:mod:`solvers.objectives` (:math:`\gamma > 0`), with the dual :math:`D_\gamma(\alpha)` of the
+same module. Written as in seeds/001 §2.5 with :math:`g(w) = \frac\lambda2\|w\|^2`,
+:math:`\nabla g^*(\bar\alpha) = \bar\alpha/\lambda` and
+:math:`\phi_i(w) = \phi_\gamma(y_i\tilde x_i^\top w)`, iteration :math:`t` draws a set
+:math:`I` of :math:`m` distinct samples and does
+
+.. math::
+
+    u &= (1-\theta)\,w + \theta\,\nabla g^*(\bar\alpha), \\
+    \alpha_i &\leftarrow (1-\theta)\,\alpha_i - \theta\,\nabla\phi_i(u) \quad (i \in I), \\
+    \bar\alpha &\leftarrow \bar\alpha + \tfrac1n \textstyle\sum_{i\in I}\Delta\alpha_i, \\
+    w &\leftarrow (1-\theta)\,w + \theta\,\nabla g^*(\bar\alpha),
+
+from :math:`\alpha = 0, w = 0`. Each :math:`\alpha_i \in \mathbb{R}^{d+1}` stays a multiple
+of :math:`\tilde x_i`, as :math:`\nabla\phi_i(u) = \phi_\gamma'(y_i\tilde x_i^\top u)\,y_i
+\tilde x_i`, so the solver stores one scalar per sample, :math:`\alpha_i = a_i\tilde x_i`, with
+:math:`a_i` the signed dual coefficient of :mod:`solvers.sdca` (:math:`y_i a_i \in [0, 1]`):
+
+.. math::
+
+    y_i a_i \leftarrow (1-\theta)\,y_i a_i + \theta\,(-\phi_\gamma'(y_i\tilde x_i^\top u)),
+    \qquad -\phi_\gamma'(z) = 1\ (z \le 1-\gamma),\ \ (1-z)/\gamma\ (1-\gamma < z < 1),\ \ 0\
+    (z \ge 1),
+
+a convex combination of two numbers of :math:`[0, 1]`; the kernel clips the result to
+:math:`[0, 1]`, which only ever removes round-off (one ulp of :math:`1 - \theta + \theta`).
+Then :math:`\nabla g^*(\bar\alpha) = \tilde w(\alpha) = \frac{1}{\lambda n}\sum_i a_i\tilde x_i`,
+and ``dual_coef_`` :math:`= a` gives :math:`D_\gamma(\alpha)` through
+:func:`solvers.objectives.dual`; :math:`P_\gamma(w) - D_\gamma(\alpha)` bounds the
+suboptimality of :math:`w` and is the stopping test (``tol``).
+
+Efficient form
+--------------
+Write :math:`z = \tilde w(\alpha)` and :math:`e = w - z`. With
+:math:`\delta = \frac{1}{\lambda n}\sum_{i\in I}\Delta a_i\,\tilde x_i` the iteration is
+
+.. math::
+
+    u = z + (1-\theta)\,e, \qquad z \leftarrow z + \delta, \qquad
+    e \leftarrow (1-\theta)(e - \delta)
+
+(from :math:`w_{\text{new}} = (1-\theta)(z + e) + \theta(z + \delta) = z_{\text{new}} +
+(1-\theta)(e - \delta)`). The kernel keeps :math:`e = s_e v_e` with a scalar :math:`s_e`:
+:math:`v_e \mathrel{-}= \delta/s_e`, :math:`s_e \leftarrow (1-\theta)s_e`, and
+:math:`v_e \leftarrow s_e v_e, s_e \leftarrow 1` when :math:`s_e <` 1e-6 (every
+:math:`\approx 14/\theta` iterations; :math:`\theta = 1` makes :math:`e = 0` each time). An
+iteration thus costs :math:`O(md)`, not :math:`O(d)` more: per sample two dot products
+:math:`\tilde x_i^\top z` and :math:`\tilde x_i^\top v_e` (one read of the row, four rows per
+pass), :math:`\tilde x_i^\top u = \tilde x_i^\top z + (1-\theta)s_e\,\tilde x_i^\top v_e`, and
+the batch's rows, still in cache, are added to :math:`z` and :math:`v_e` in one pass per four
+rows. The primal iterate :math:`w = z + s_e v_e` is formed only outside the timer (callback,
+stopping test, output).
+
+Averaged output (``average=True``) is lazy too: :math:`\sum_t z_t` through
+:math:`\sum_t (t - t_0)\,\delta_t` as in :mod:`solvers.sdca`, and :math:`\sum_t e_t` as
+:math:`U + \sigma v_e` (:math:`\sigma \mathrel{+}= s_e` per iteration,
+:math:`U \mathrel{-}= \sigma\,\Delta v_e` with the same rows, :math:`U \mathrel{+}=
+\sigma v_e, \sigma \leftarrow 0` at a renormalisation), so it costs :math:`O(md)` per
+iteration, nothing before :math:`t_0`.
+
+Step :math:`\theta`
+-------------------
+The paper proves convergence for :math:`\theta = \frac14\min\{1, \sqrt{\gamma\lambda n/m},
+\gamma\lambda n, (\gamma\lambda n)^{2/3}/m^{1/3}\}` when the loss is :math:`(1/\gamma)`-smooth
+and :math:`\|x_i\| \le 1`. As a function of :math:`w`,
+:math:`\phi_\gamma(y_i\tilde x_i^\top w)` is :math:`(\|\tilde x_i\|^2/\gamma)`-smooth, so on
+unnormalised data the assumption holds with :math:`\gamma' = \gamma/R^2`,
+:math:`R^2 = \max_i\|\tilde x_i\|^2`; ``theta=None`` uses the formula with :math:`\gamma'`
+(with plain :math:`\gamma` and :math:`R \gg 1` the iteration does not converge: the objective
+jumps to several times its starting value and oscillates there). The study (seeds/001)
+hand-tuned :math:`\theta` = 0.15 and 0.75; a float overrides the formula.
+
+In this form each sampled :math:`a_i` moves a fraction :math:`\theta` towards
+:math:`-\phi_\gamma'`, i.e. the dual moves about :math:`\theta` per epoch while :math:`w`
+relaxes towards :math:`z` at :math:`\theta` per *iteration*; measured
+(``benchmarks/asdca_theta.py``), the epochs to a given accuracy scale like :math:`1/\theta`
+up to a stability limit, where :math:`\theta\,\|\tilde x_i\|^2/(\gamma\lambda n)` becomes of
+order one for typical rows (lower with correlated rows), beyond which the run stalls. The
+default :math:`\theta` is far inside that limit, hence safe but slow.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from numba import njit
+from sklearn.utils._param_validation import Interval
+
+from . import objectives
+from ._base import BaseLinearSVM, Problem
+from ._sampling import distinct_batches
+from .objectives import FASTMATH
+
+#: Renormalise e = s_e·v_e (v_e ← s_e·v_e, s_e ← 1) when s_e falls below this.
+_S_MIN = 1e-6
+
+
+def paper_theta(gamma: float, lmbd: float, n_samples: int, batch_size: int) -> float:
+    r"""The paper's :math:`\theta = \frac14\min\{1, \sqrt{\gamma\lambda n/m}, \gamma\lambda n,
+    (\gamma\lambda n)^{2/3}/m^{1/3}\}` for a :math:`(1/\gamma)`-smooth loss and
+    :math:`\|x_i\| \le 1`; pass :math:`\gamma/R^2` for data of radius :math:`R`."""
+    if math.isinf(gamma):
+        return 0.25
+    q = gamma * lmbd * n_samples
+    m = float(batch_size)
+    return 0.25 * min(1.0, math.sqrt(q / m), q, q ** (2.0 / 3.0) / m ** (1.0 / 3.0))
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _two_scores(X, z, ve, bias, indices, start, size, gz, ge):
+    """gz[b] = x̃_iᵀz, ge[b] = x̃_iᵀv_e for i = indices[start + b], four rows per pass."""
+    d = X.shape[1]
+    zb, eb = bias * z[d], bias * ve[d]
+    b = 0
+    while b + 4 <= size:
+        r0, r1 = X[indices[start + b]], X[indices[start + b + 1]]
+        r2, r3 = X[indices[start + b + 2]], X[indices[start + b + 3]]
+        a0 = a1 = a2 = a3 = 0.0
+        e0 = e1 = e2 = e3 = 0.0
+        for k in range(d):
+            zk, ek = z[k], ve[k]
+            x0, x1, x2, x3 = r0[k], r1[k], r2[k], r3[k]
+            a0 += x0 * zk
+            a1 += x1 * zk
+            a2 += x2 * zk
+            a3 += x3 * zk
+            e0 += x0 * ek
+            e1 += x1 * ek
+            e2 += x2 * ek
+            e3 += x3 * ek
+        gz[b], gz[b + 1], gz[b + 2], gz[b + 3] = a0 + zb, a1 + zb, a2 + zb, a3 + zb
+        ge[b], ge[b + 1], ge[b + 2], ge[b + 3] = e0 + eb, e1 + eb, e2 + eb, e3 + eb
+        b += 4
+    while b < size:
+        xi = X[indices[start + b]]
+        a = e = 0.0
+        for k in range(d):
+            a += xi[k] * z[k]
+            e += xi[k] * ve[k]
+        gz[b], ge[b] = a + zb, e + eb
+        b += 1
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _asdca_epoch(
+    X,
+    y,
+    z,
+    ve,
+    dual_coef,
+    scal,
+    indices,
+    batch_size,
+    lmbd_n,
+    gamma,
+    theta,
+    bias,
+    s_min,
+    t_start,
+    average,
+    t0,
+    acc_z,
+    acc_e,
+    acc_a,
+    gz,
+    ge,
+    coef,
+):
+    """One ASDCA epoch over ``indices``, in place (see the module docstring for the algebra).
+
+    Parameters
+    ----------
+    X : (n, d) float32/float64 ; y : (n,) float64 ±1
+    z : (d + 1,) float64, w(α) ; ve : (d + 1,) float64, e / s_e with e = w − w(α)
+    dual_coef : (n,) float64, signed a_i (y_i a_i in [0, 1])
+    scal : (2,) float64, ``[s_e, σ]``, updated in place
+    indices : (m,) int64, read as consecutive batches of ``batch_size`` distinct samples
+        (the last one smaller when ``batch_size`` does not divide m)
+    lmbd_n : float, λn ; gamma : float > 0 ; theta : float in (0, 1] ; bias : float, B
+    s_min : float, renormalisation threshold of s_e
+    t_start : int, iterations done before this epoch
+    average : bool ; t0 : int, first averaged iterate
+    acc_z, acc_e : (d + 1,) float64 ; acc_a : (n,) float64 (length 1 when not averaging)
+        Σ_{t>t0} (t − t0) Δz_t and the same for a, so that the mean of z over the iterates
+        t0..T is z_T − acc_z / (T − t0 + 1) (as in :func:`solvers.sdca._sdca_epoch`); and U
+        with Σ_{t>=t0} e_t = U + σ v_e (a change v_e += Δ is compensated by U −= σΔ).
+    gz, ge, coef : (batch_size,) float64 scratch space
+    """
+    d = X.shape[1]
+    m = indices.shape[0]
+    inv = 1.0 / lmbd_n
+    keep = 1.0 - theta
+    inv_gamma = 1.0 / gamma
+    se, sigma = scal[0], scal[1]
+    t = t_start
+    j = 0
+    while j < m:
+        size = min(batch_size, m - j)
+        t += 1
+        weight = float(max(0, t - t0)) if average else 0.0
+        _two_scores(X, z, ve, bias, indices, j, size, gz, ge)
+        ce = keep * se
+        moved = False
+        for b in range(size):
+            i = indices[j + b]
+            yi = y[i]
+            zi = yi * (gz[b] + ce * ge[b])  # y_i x̃_iᵀu
+            if zi >= 1.0:
+                g = 0.0
+            elif zi <= 1.0 - gamma:
+                g = 1.0
+            else:
+                g = (1.0 - zi) * inv_gamma
+            a_old = yi * dual_coef[i]
+            a_new = min(1.0, max(0.0, keep * a_old + theta * g))  # clip: round-off only
+            dual_coef[i] = yi * a_new
+            coef[b] = yi * (a_new - a_old) * inv
+            if coef[b] != 0.0:
+                moved = True
+                if weight != 0.0:
+                    acc_a[i] += weight * yi * (a_new - a_old)
+        if moved:  # z += δ, v_e −= δ / s_e, δ = Σ coef_b x̃_b, four rows per pass
+            _add_batch(
+                X, z, ve, indices, j, size, coef, bias, 1.0 / se, weight, sigma, acc_z, acc_e
+            )
+        se *= keep
+        if average and t >= t0:
+            sigma += se
+        if se < s_min:  # θ = 1 gives s_e = 0: e = 0
+            if sigma != 0.0:  # keep U + σ v_e: fold σ v_e into U
+                for k in range(d + 1):
+                    acc_e[k] += sigma * ve[k]
+                sigma = 0.0
+            for k in range(d + 1):
+                ve[k] *= se
+            se = 1.0
+        j += size
+    scal[0], scal[1] = se, sigma
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _add_batch(X, z, ve, indices, start, size, coef, bias, inv_se, weight, sigma, acc_z, acc_e):
+    """z += δ, v_e −= δ/s_e with δ = Σ_b coef[b] x̃_{indices[start + b]}, four rows per pass;
+    when averaging also acc_z += weight·δ and acc_e += σ·δ/s_e (U −= σ·Δv_e)."""
+    d = X.shape[1]
+    avg = weight != 0.0 or sigma != 0.0
+    cs = sigma * inv_se
+    total = 0.0
+    b = 0
+    while b < size:
+        if size - b >= 4:
+            r0, r1 = X[indices[start + b]], X[indices[start + b + 1]]
+            r2, r3 = X[indices[start + b + 2]], X[indices[start + b + 3]]
+            c0, c1, c2, c3 = coef[b], coef[b + 1], coef[b + 2], coef[b + 3]
+            if avg:
+                for k in range(d):
+                    dk = c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                    z[k] += dk
+                    ve[k] -= dk * inv_se
+                    acc_z[k] += weight * dk
+                    acc_e[k] += cs * dk
+            else:
+                for k in range(d):
+                    dk = c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                    z[k] += dk
+                    ve[k] -= dk * inv_se
+            total += c0 + c1 + c2 + c3
+            b += 4
+        else:
+            xi = X[indices[start + b]]
+            c = coef[b]
+            if avg:
+                for k in range(d):
+                    dk = c * xi[k]
+                    z[k] += dk
+                    ve[k] -= dk * inv_se
+                    acc_z[k] += weight * dk
+                    acc_e[k] += cs * dk
+            else:
+                for k in range(d):
+                    dk = c * xi[k]
+                    z[k] += dk
+                    ve[k] -= dk * inv_se
+            total += c
+            b += 1
+    db = total * bias
+    z[d] += db
+    ve[d] -= db * inv_se
+    if avg:
+        acc_z[d] += weight * db
+        acc_e[d] += cs * db
+
+
+@dataclass
+class _State:
+    problem: Problem
+    z: np.ndarray
+    ve: np.ndarray
+    dual_coef: np.ndarray
+    scal: np.ndarray  # [s_e, σ]
+    w: np.ndarray  # materialised z + s_e v_e (outside the timer)
+    sq_norms: np.ndarray
+    theta: float
+    average: bool
+    t0: int
+    iters_per_epoch: int
+    acc_z: np.ndarray
+    acc_e: np.ndarray
+    acc_a: np.ndarray
+    gz: np.ndarray
+    ge: np.ndarray
+    coef: np.ndarray
+    t: int = 0  # iterations done
+
+
+class ASDCAClassifier(BaseLinearSVM):
+    r"""Linear SVM (smoothed hinge) by accelerated mini-batch SDCA (Shalev-Shwartz & Zhang 2013).
+
+    Minimises :math:`P_\gamma(\tilde w) = \frac{\lambda}{2}\|\tilde w\|^2 + \frac1n\sum_i
+    \phi_\gamma(y_i\tilde x_i^\top\tilde w)` with the :math:`\gamma`-smoothed hinge; see
+    :mod:`solvers.asdca` for the update, its :math:`O(md)` form and the default
+    :math:`\theta`. An epoch is ``n_samples`` samples, :math:`\lceil n/m\rceil` iterations of
+    :math:`m` distinct uniformly drawn samples each (the last one smaller when
+    :math:`m \nmid n`).
+
+    Parameters
+    ----------
+    lmbd : float, default=1e-3
+        Regularisation :math:`\lambda > 0`.
+    gamma : float, default=1.0
+        Smoothing :math:`\gamma > 0` of the hinge (the acceleration needs a smooth loss).
+    batch_size : int, default=8
+        :math:`m`, at most ``n_samples``.
+    theta : float in (0, 1] or None, default=None
+        Momentum/step :math:`\theta`. None: the paper's value with :math:`\gamma/R^2` in place
+        of :math:`\gamma`, :math:`R^2 = \max_i\|\tilde x_i\|^2` (see module docstring).
+    average : bool, default=False
+        Output the mean of the iterates :math:`t_0 \dots T` (iterations, the iterate after
+        :math:`t` iterations being number :math:`t`), for :math:`w` and :math:`\alpha` alike
+        (seeds/001 averaged every solver's output). :math:`\bar w \ne w(\bar\alpha)` here,
+        but :math:`\bar\alpha` is feasible, so :math:`P_\gamma(\bar w) - D_\gamma(\bar\alpha)`
+        still bounds the suboptimality. If ``tol`` stops the run before :math:`t_0`, the last
+        iterate is returned.
+    avg_start : int or None, default=None
+        :math:`t_0` in iterations, clipped to the total; None: half of all iterations.
+    max_epochs : int, default=100
+    tol : float or None, default=1e-5
+        Stop when :math:`P_\gamma(w) - D_\gamma(\alpha) \le` ``tol`` (exact, after each epoch,
+        outside the timer). 0 or None: run all epochs, compute no gap.
+    bias_multiplier : float, default=0.0
+        :math:`B \ge 0`: intercept :math:`B w_b` through a constant feature :math:`B`.
+    random_state : int, numpy Generator or None, default=None
+    callback : callable or None, default=None
+        ``callback(info)`` with an :class:`solvers.EpochInfo` after every epoch, outside the
+        timer. ``info.w`` is the primal iterate :math:`w` (materialised), ``info.dual_coef``
+        the dual point: ``objectives.primal(X, y, info.w, lmbd, gamma, B)`` is the smoothed
+        objective it optimises, the same with ``gamma=0`` the hinge objective.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    dual_coef_ : ndarray of shape (n_samples,)
+        Signed :math:`a_i` (:math:`\alpha_i = a_i\tilde x_i`), :math:`y_i a_i \in [0, 1]`.
+    theta_ : float
+        The :math:`\theta` used.
+    objective_ : float
+        :math:`P_\gamma` (smoothed primal) of the returned weights.
+    hinge_objective_ : float
+        The hinge primal :math:`P_0` of the returned weights (what the study compares).
+    duality_gap_ : float
+        :math:`P_\gamma(w) - D_\gamma(\alpha)` of the returned pair when ``tol > 0``, else NaN.
+    classes_, n_epochs_, n_iter_, converged_, epoch_times_, epoch_wall_times_, setup_time_
+        As in :class:`solvers.SDCAClassifier` (``setup_time_``: the :math:`R^2` pass when
+        ``theta`` is None).
+    """
+
+    _parameter_constraints: dict = {
+        **BaseLinearSVM._parameter_constraints,
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "theta": [Interval(Real, 0, 1, closed="right"), None],
+        "average": ["boolean"],
+        "avg_start": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
+    def __init__(
+        self,
+        lmbd=1e-3,
+        *,
+        gamma=1.0,
+        batch_size=8,
+        theta=None,
+        average=False,
+        avg_start=None,
+        max_epochs=100,
+        tol=1e-5,
+        bias_multiplier=0.0,
+        random_state=None,
+        callback=None,
+    ):
+        self.lmbd = lmbd
+        self.gamma = gamma
+        self.batch_size = batch_size
+        self.theta = theta
+        self.average = average
+        self.avg_start = avg_start
+        self.max_epochs = max_epochs
+        self.tol = tol
+        self.bias_multiplier = bias_multiplier
+        self.random_state = random_state
+        self.callback = callback
+
+    def _loss_gamma(self) -> float:
+        return float(self.gamma)
+
+    def _warm_up_overrides(self) -> dict:
+        return {"batch_size": min(self.batch_size, 3), "avg_start": None}
+
+    def _check_problem(self, problem: Problem) -> None:
+        if self.batch_size > problem.n_samples:
+            raise ValueError(f"batch_size={self.batch_size} exceeds n_samples={problem.n_samples}")
+
+    def _init_state(self, problem: Problem, rng: np.random.Generator) -> _State:
+        n, d = problem.n_samples, problem.n_features
+        m = int(self.batch_size)
+        avg = bool(self.average)
+        iters = -(-n // m)
+        total = self.max_epochs * iters
+        t0 = total // 2 if self.avg_start is None else min(int(self.avg_start), total)
+        return _State(
+            problem=problem,
+            z=np.zeros(d + 1),
+            ve=np.zeros(d + 1),
+            dual_coef=np.zeros(n),
+            scal=np.array([1.0, 0.0]),
+            w=np.zeros(d + 1),
+            sq_norms=np.empty(n if self.theta is None else 0),
+            theta=np.nan if self.theta is None else float(self.theta),
+            average=avg,
+            t0=t0,
+            iters_per_epoch=iters,
+            acc_z=np.zeros(d + 1 if avg else 1),
+            acc_e=np.zeros(d + 1 if avg else 1),
+            acc_a=np.zeros(n if avg else 1),
+            gz=np.empty(m),
+            ge=np.empty(m),
+            coef=np.empty(m),
+        )
+
+    def _setup(self, state: _State) -> None:
+        if self.theta is None:
+            p = state.problem
+            objectives._row_sq_norms(p.X, p.bias, state.sq_norms)
+            r2 = float(state.sq_norms.max())
+            gamma = float(self.gamma) / r2 if r2 > 0.0 else math.inf
+            state.theta = paper_theta(gamma, p.lmbd, p.n_samples, int(self.batch_size))
+        self.theta_ = state.theta
+
+    def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
+        return distinct_batches(rng, state.problem.n_samples, int(self.batch_size))
+
+    def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
+        p = state.problem
+        _asdca_epoch(
+            p.X,
+            p.y,
+            state.z,
+            state.ve,
+            state.dual_coef,
+            state.scal,
+            indices,
+            int(self.batch_size),
+            p.lmbd * p.n_samples,
+            float(self.gamma),
+            float(state.theta),
+            p.bias,
+            _S_MIN,
+            state.t,
+            state.average,
+            state.t0,
+            state.acc_z,
+            state.acc_e,
+            state.acc_a,
+            state.gz,
+            state.ge,
+            state.coef,
+        )
+        state.t += state.iters_per_epoch
+
+    def _current(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
+        np.multiply(state.ve, state.scal[0], out=state.w)
+        state.w += state.z
+        return state.w, state.dual_coef
+
+    def _output(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
+        if not state.average or state.t < state.t0:
+            return self._current(state)
+        count = state.t - state.t0 + 1.0
+        w = state.z - state.acc_z / count + (state.acc_e + state.scal[1] * state.ve) / count
+        return w, state.dual_coef - state.acc_a / count
+
+    def _fit_problem(self, problem: Problem) -> None:
+        super()._fit_problem(problem)
+        w = objectives.full_weights(self.coef_, self.intercept_[0], problem.bias)
+        z = objectives.margins(problem.X, problem.y, w, problem.bias)
+        reg = 0.5 * problem.lmbd * float(w @ w)
+        self.objective_ = reg + float(objectives.loss_values(z, float(self.gamma)).mean())
+        self.hinge_objective_ = reg + float(objectives.loss_values(z).mean())

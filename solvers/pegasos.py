@@ -1,0 +1,683 @@
+r"""Pegasos: primal estimated sub-gradient solver for the linear SVM (Shalev-Shwartz et al. 2011).
+
+Minimises the hinge primal :math:`P(\tilde w)` of :mod:`solvers.objectives` by stochastic
+sub-gradient steps (seeds/001 algorithms 3–4, seeds/002). Iteration :math:`t = 1, 2, \dots`
+(counted across epochs) takes a batch :math:`A_t` of :math:`|A_t| \le k` samples and, with every
+margin taken at the current iterate :math:`\tilde w^{(t-1)}`,
+
+.. math::
+
+    A_t^+ = \{i \in A_t : y_i \tilde x_i^\top \tilde w^{(t-1)} < 1\}, \qquad
+    \tilde w^{(t)} = (1 - \eta_t\lambda)\,\tilde w^{(t-1)}
+        + \frac{\eta_t}{|A_t|}\sum_{i \in A_t^+} y_i \tilde x_i,
+
+from :math:`\tilde w^{(0)} = 0`, with :math:`\eta_t = 1/(\lambda t)` (Pegasos) or
+:math:`\eta_t = 2/(\lambda(t+1))` (Lacoste-Julien, Schmidt & Bach 2012, seeds/002). The step
+divides by the actual batch size, so the last, smaller batch of an epoch takes the mean
+sub-gradient of its samples. With ``projection`` the iterate is then scaled onto the ball
+:math:`\|\tilde w\| \le 1/\sqrt\lambda`, which holds the optimum; :math:`\tilde w` includes the
+bias weight :math:`w_b` (the ball is that of the full vector, as the regulariser is).
+
+Bias (seeds/003, VLFeat): with ``bias_multiplier`` :math:`B > 0` every sample gets a constant
+feature :math:`B`, :math:`\tilde x_i = (x_i, B)`, and the intercept is :math:`B w_b`.
+
+Output: the last iterate :math:`\tilde w^{(T)}`; the uniform average of
+:math:`\tilde w^{(t)}, T_0 \le t \le T`; or the weighted average
+:math:`\sum_{t \ge T_0} t\,\tilde w^{(t)} / \sum_{t \ge T_0} t`, which for :math:`T_0 = 1` is
+:math:`\frac{2}{T(T+1)}\sum_{t=1}^T t\,\tilde w^{(t)}`. Here :math:`\tilde w^{(t)}` is the
+iterate *after* :math:`t` iterations, so the final iterate gets the largest weight
+:math:`T`. (Lacoste-Julien et al. weight the point at which step :math:`t` evaluates its
+sub-gradient, :math:`\tilde w^{(t-1)}`, by :math:`t`. Their proof bounds the expected
+weighted sum of suboptimalities of :math:`T+1` steps by :math:`(T+1)G^2/\lambda`, with
+:math:`G = 2R` bounding the sub-gradients; ours drops the first point and lowers every other
+weight by one, so, suboptimalities being non-negative, our average is within
+:math:`2G^2/(\lambda T) = 8R^2/(\lambda T)` in expectation, against their
+:math:`8R^2/(\lambda(T+1))`.)
+
+Efficient implementation
+------------------------
+*Scaled iterate.* The shrink :math:`(1 - \eta_t\lambda)` would cost :math:`O(d)` per
+iteration. The kernels keep :math:`\tilde w = s\,v` with a scalar :math:`s`: the shrink is
+:math:`s \leftarrow (1 - \eta_t\lambda)s`, a sample :math:`i \in A_t^+` adds
+:math:`\eta_t y_i/(|A_t| s)\,\tilde x_i` to :math:`v`, and the projection is
+:math:`s \leftarrow 1/(\sqrt\lambda\|v\|)` when :math:`\lambda s^2\|v\|^2 > 1`. At
+:math:`t = 1` the factor is 0: the kernel sets :math:`v \leftarrow 0, s \leftarrow 1` (one
+:math:`O(d)` reset). :math:`s` decays like :math:`1/t` (Pegasos step) or :math:`2/t^2`
+(weighted step); when it drops below ``_S_MIN`` = 1e-6 (checked after every block of at most
+four iterations), :math:`v \leftarrow s v, s \leftarrow 1`. The threshold keeps
+:math:`\|v\| = \|\tilde w\|/s` within six orders of magnitude of the iterate it represents,
+so nothing can overflow or underflow whatever the run length, and the running
+:math:`\|v\|^2` below, whose increments are relative to :math:`\|v\|^2`, is recomputed
+exactly at least that often. It costs one :math:`O(d)` pass per :math:`10^6` iterations
+(Pegasos step) or per ~1400 (weighted step).
+
+*Squared norm for the projection.* With one sample, :math:`\|v + c\tilde x\|^2 = \|v\|^2 +
+2c\,\tilde x^\top v + c^2\|\tilde x\|^2` uses the margin's dot product and the squared row
+norms precomputed in ``_setup`` (timed). With :math:`k > 1`, :math:`\|v\|^2` is recomputed
+once per batch (:math:`O(d/k)` per sample). It is recomputed exactly at every
+renormalisation, which stops the drift of the running value.
+
+*Lazy averaging.* The weighted sum of iterates is kept as :math:`S = U + \sigma v`
+(:math:`U` a vector, :math:`\sigma` a scalar). Adding the current iterate with weight
+:math:`\rho` is :math:`\sigma \mathrel{+}= \rho s`; a change :math:`v \mathrel{+}= \delta`
+is compensated by :math:`U \mathrel{-}= \sigma\delta` (one more axpy with the same rows); the
+:math:`t = 1` reset first does :math:`U \mathrel{+}= \sigma v`; a renormalisation sets
+:math:`\sigma \leftarrow \sigma/s`. Averaging therefore costs :math:`O(d)` per *moved*
+sample, not per iteration, and nothing before :math:`T_0` (where :math:`\sigma = U = 0`).
+:math:`U` and :math:`\sigma v` both grow like :math:`\sum_\tau \rho_\tau s_\tau / s_t` and
+cancel in part: for the uniform average from :math:`T_0 = T/2` that costs a factor
+:math:`\ln 2` of relative precision, for the weighted one about :math:`2\ln T`
+(a few ulps; the twin tests compare to 1e-10).
+
+*Memory streams.* With :math:`k = 1` consecutive iterations are taken four at a time: one
+pass over the four rows computes :math:`\tilde x_b^\top v` and the pairwise products
+:math:`\tilde x_b^\top\tilde x_c`; the four iterations then run one after the other on
+scalars, each score corrected by the earlier updates of the block
+(:math:`\tilde x_b^\top v_{\text{after}\,c} = \tilde x_b^\top v + \sum_{c<b} c_c\,\tilde x_b^\top
+\tilde x_c`; shrinks and projections only change :math:`s`), and :math:`v` gets one combined
+update. This is the same sequential algorithm (equal up to rounding) with four memory
+streams in flight instead of one, as in :func:`solvers.sdca._sdca_epoch`. With
+:math:`k > 1` the batch's margins are independent dot products with the same :math:`v`,
+computed four rows per pass, and the rows of :math:`A_t^+` are added four per pass.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral
+
+import numpy as np
+from numba import njit
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from . import objectives
+from ._base import BaseLinearSVM, Problem
+from ._sampling import distinct_batches
+from .objectives import FASTMATH
+
+# Output modes shared by the kernels.
+_LAST, _UNIFORM, _WEIGHTED = 0, 1, 2
+
+#: Renormalise w = s·v (v ← s·v, s ← 1) when s falls below this (see module docstring).
+_S_MIN = 1e-6
+
+SAMPLINGS = ("iid", "epoch")
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _step(t, weighted, lmbd):
+    """Shrink factor 1 − η_t λ and step η_t of iteration t ≥ 1 (factor 0 at t = 1)."""
+    if weighted:
+        return (t - 1.0) / (t + 1.0), 2.0 / (lmbd * (t + 1.0))
+    return (t - 1.0) / t, 1.0 / (lmbd * t)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _rho(t, mode, t0):
+    """Weight of the iterate after t iterations in the running sum (0 before t0)."""
+    if mode == 0 or t < t0:
+        return 0.0
+    return 1.0 if mode == 1 else float(t)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _one_sample(margin, p, yi, qi, f, eta, s, vn2, sigma, rho, lmbd, projection):
+    """Scalar part of one single-sample iteration.
+
+    ``margin`` = y_i x̃_iᵀw before the step; ``p`` = x̃_iᵀv for the v the update is added to;
+    ``qi`` = ‖x̃_i‖². Returns ``(c, u, s, vn2, sigma)``: the caller must add ``c x̃_i`` to v
+    and ``u x̃_i`` to the average's U.
+    """
+    s = s * f
+    c = 0.0
+    if margin < 1.0:
+        c = eta * yi / s
+        if projection:
+            vn2 += 2.0 * c * p + c * c * qi
+    u = -sigma * c
+    if projection and lmbd * s * s * vn2 > 1.0:
+        s = 1.0 / math.sqrt(lmbd * vn2)
+    sigma += rho * s
+    return c, u, s, vn2, sigma
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _renormalise(v, s, sigma, projection):
+    """v ← s v, σ ← σ / s, s ← 1; returns (s, ‖v‖², σ) with ‖v‖² exact (0 without projection)."""
+    vn2 = 0.0
+    for k in range(v.shape[0]):
+        v[k] *= s
+        vn2 += v[k] * v[k]
+    return 1.0, vn2 if projection else 0.0, sigma / s
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _reset(v, acc, sigma):
+    """t = 1: discard the starting iterate (factor 0) keeping S = U + σv; v ← 0.
+
+    ``acc`` is only touched when σ ≠ 0 (it has length 1 when nothing is averaged).
+    """
+    if sigma != 0.0:
+        for k in range(v.shape[0]):
+            acc[k] += sigma * v[k]
+    for k in range(v.shape[0]):
+        v[k] = 0.0
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _pegasos_single_epoch(
+    X,
+    y,
+    sq_norms,
+    v,
+    acc,
+    scal,
+    indices,
+    t_start,
+    lmbd,
+    bias,
+    weighted,
+    projection,
+    mode,
+    t0,
+    s_min,
+):
+    """One epoch of single-sample Pegasos over ``indices``, in place (w = s·v).
+
+    Iterations are taken four at a time (see the module docstring); iteration 1 of a fit
+    and the epoch's tail run one at a time.
+
+    Parameters
+    ----------
+    X : (n, d) float32/float64 ; y : (n,) float64 ±1
+    sq_norms : (n,) float64, ‖x̃_i‖² (read only when ``projection``; may be empty otherwise)
+    v : (d + 1,) float64, the unscaled iterate ; acc : (d + 1,) float64, the average's U
+        (length 1 and untouched when ``mode == 0``)
+    scal : (3,) float64, ``[s, ‖v‖², σ]``, updated in place
+    indices : (m,) int64, one sample per iteration, in order
+    t_start : int, iterations done before this epoch ; lmbd : float ; bias : float, B
+    weighted : bool, step 2/(λ(t+1)) instead of 1/(λt) ; projection : bool
+    mode : int, 0 last iterate, 1 uniform average, 2 weighted (ρ_t = t) ; t0 : int, T_0
+    s_min : float, renormalisation threshold
+    """
+    d = X.shape[1]
+    m = indices.shape[0]
+    b2 = bias * bias
+    s, vn2, sigma = scal[0], scal[1], scal[2]
+    j = 0
+    while j < m:
+        t = t_start + j + 1
+        if t > 1 and m - j >= 4:
+            i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
+            r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
+            g0 = g1 = g2 = g3 = 0.0
+            h10 = h20 = h21 = h30 = h31 = h32 = 0.0
+            for k in range(d):
+                # float64 before any product: float32 * float32 would round to float32
+                x0, x1 = np.float64(r0[k]), np.float64(r1[k])
+                x2, x3, vk = np.float64(r2[k]), np.float64(r3[k]), v[k]
+                g0 += x0 * vk
+                g1 += x1 * vk
+                g2 += x2 * vk
+                g3 += x3 * vk
+                h10 += x1 * x0
+                h20 += x2 * x0
+                h21 += x2 * x1
+                h30 += x3 * x0
+                h31 += x3 * x1
+                h32 += x3 * x2
+            vb = bias * v[d]
+            q0 = q1 = q2 = q3 = 0.0
+            if projection:
+                q0, q1, q2, q3 = sq_norms[i0], sq_norms[i1], sq_norms[i2], sq_norms[i3]
+            y0, y1, y2, y3 = y[i0], y[i1], y[i2], y[i3]
+
+            f, eta = _step(t, weighted, lmbd)
+            p = g0 + vb
+            c0, u0, s, vn2, sigma = _one_sample(
+                y0 * s * p, p, y0, q0, f, eta, s, vn2, sigma, _rho(t, mode, t0), lmbd, projection
+            )
+            f, eta = _step(t + 1, weighted, lmbd)
+            p = g1 + vb + c0 * (h10 + b2)
+            c1, u1, s, vn2, sigma = _one_sample(
+                y1 * s * p,
+                p,
+                y1,
+                q1,
+                f,
+                eta,
+                s,
+                vn2,
+                sigma,
+                _rho(t + 1, mode, t0),
+                lmbd,
+                projection,
+            )
+            f, eta = _step(t + 2, weighted, lmbd)
+            p = g2 + vb + c0 * (h20 + b2) + c1 * (h21 + b2)
+            c2, u2, s, vn2, sigma = _one_sample(
+                y2 * s * p,
+                p,
+                y2,
+                q2,
+                f,
+                eta,
+                s,
+                vn2,
+                sigma,
+                _rho(t + 2, mode, t0),
+                lmbd,
+                projection,
+            )
+            f, eta = _step(t + 3, weighted, lmbd)
+            p = g3 + vb + c0 * (h30 + b2) + c1 * (h31 + b2) + c2 * (h32 + b2)
+            c3, u3, s, vn2, sigma = _one_sample(
+                y3 * s * p,
+                p,
+                y3,
+                q3,
+                f,
+                eta,
+                s,
+                vn2,
+                sigma,
+                _rho(t + 3, mode, t0),
+                lmbd,
+                projection,
+            )
+
+            if c0 != 0.0 or c1 != 0.0 or c2 != 0.0 or c3 != 0.0:
+                for k in range(d):
+                    v[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                v[d] += (c0 + c1 + c2 + c3) * bias
+                if u0 != 0.0 or u1 != 0.0 or u2 != 0.0 or u3 != 0.0:
+                    for k in range(d):
+                        acc[k] += u0 * r0[k] + u1 * r1[k] + u2 * r2[k] + u3 * r3[k]
+                    acc[d] += (u0 + u1 + u2 + u3) * bias
+            j += 4
+        else:  # one sample: the first iteration of a fit, or the epoch's tail
+            i = indices[j]
+            xi = X[i]
+            p = bias * v[d]
+            for k in range(d):
+                p += xi[k] * v[k]
+            margin = y[i] * s * p
+            f, eta = _step(t, weighted, lmbd)
+            if t == 1:  # factor 0: w^(1) does not depend on w^(0)
+                _reset(v, acc, sigma)
+                s, vn2, p, f = 1.0, 0.0, 0.0, 1.0
+            qi = sq_norms[i] if projection else 0.0
+            c, u, s, vn2, sigma = _one_sample(
+                margin, p, y[i], qi, f, eta, s, vn2, sigma, _rho(t, mode, t0), lmbd, projection
+            )
+            if c != 0.0:
+                for k in range(d):
+                    v[k] += c * xi[k]
+                v[d] += c * bias
+                if u != 0.0:
+                    for k in range(d):
+                        acc[k] += u * xi[k]
+                    acc[d] += u * bias
+            j += 1
+        if s < s_min:
+            s, vn2, sigma = _renormalise(v, s, sigma, projection)
+    scal[0], scal[1], scal[2] = s, vn2, sigma
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _batch_scores(X, v, bias, indices, start, size, out):
+    """out[b] = x̃_iᵀv for i = indices[start + b], b < size, four rows per pass."""
+    d = X.shape[1]
+    vb = bias * v[d]
+    b = 0
+    while b + 4 <= size:
+        r0, r1 = X[indices[start + b]], X[indices[start + b + 1]]
+        r2, r3 = X[indices[start + b + 2]], X[indices[start + b + 3]]
+        g0 = g1 = g2 = g3 = 0.0
+        for k in range(d):
+            vk = v[k]
+            g0 += r0[k] * vk
+            g1 += r1[k] * vk
+            g2 += r2[k] * vk
+            g3 += r3[k] * vk
+        out[b], out[b + 1], out[b + 2], out[b + 3] = g0 + vb, g1 + vb, g2 + vb, g3 + vb
+        b += 4
+    while b < size:
+        xi = X[indices[start + b]]
+        g = 0.0
+        for k in range(d):
+            g += xi[k] * v[k]
+        out[b] = g + vb
+        b += 1
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _add_rows(X, v, acc, sigma, bias, rows, coef, count):
+    """v += Σ_b coef[b] x̃_{rows[b]} and, when σ ≠ 0, U −= σ · (the same), four rows per pass."""
+    d = X.shape[1]
+    total = 0.0
+    b = 0
+    while b < count:
+        if count - b >= 4:
+            r0, r1, r2, r3 = X[rows[b]], X[rows[b + 1]], X[rows[b + 2]], X[rows[b + 3]]
+            c0, c1, c2, c3 = coef[b], coef[b + 1], coef[b + 2], coef[b + 3]
+            if sigma != 0.0:
+                for k in range(d):
+                    dk = c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                    v[k] += dk
+                    acc[k] -= sigma * dk
+            else:
+                for k in range(d):
+                    v[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            total += c0 + c1 + c2 + c3
+            b += 4
+        else:
+            xi = X[rows[b]]
+            c = coef[b]
+            if sigma != 0.0:
+                for k in range(d):
+                    dk = c * xi[k]
+                    v[k] += dk
+                    acc[k] -= sigma * dk
+            else:
+                for k in range(d):
+                    v[k] += c * xi[k]
+            total += c
+            b += 1
+    v[d] += total * bias
+    if sigma != 0.0:
+        acc[d] -= sigma * total * bias
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _pegasos_batch_epoch(
+    X,
+    y,
+    v,
+    acc,
+    scal,
+    indices,
+    batch_size,
+    t_start,
+    lmbd,
+    bias,
+    weighted,
+    projection,
+    mode,
+    t0,
+    s_min,
+    score_buf,
+    coef_buf,
+    row_buf,
+):
+    """One epoch of mini-batch Pegasos over ``indices``, in place (w = s·v).
+
+    ``indices`` is read as consecutive batches of ``batch_size`` (the last one smaller when
+    ``batch_size`` does not divide its length). Shapes as in :func:`_pegasos_single_epoch`;
+    ``score_buf`` (k,) float64, ``coef_buf`` (k,) float64 and ``row_buf`` (k,) int64 are
+    scratch space, k = ``batch_size``.
+    """
+    m = indices.shape[0]
+    s, vn2, sigma = scal[0], scal[1], scal[2]
+    t = t_start
+    j = 0
+    while j < m:
+        size = min(batch_size, m - j)
+        t += 1
+        _batch_scores(X, v, bias, indices, j, size, score_buf)  # all at w^(t-1)
+        f, eta = _step(t, weighted, lmbd)
+        s_before = s
+        if t == 1:  # factor 0: w^(1) does not depend on w^(0)
+            _reset(v, acc, sigma)
+            s, f = 1.0, 1.0
+        s *= f
+        scale = eta / (size * s)
+        count = 0
+        for b in range(size):
+            i = indices[j + b]
+            if y[i] * s_before * score_buf[b] < 1.0:
+                row_buf[count] = i
+                coef_buf[count] = scale * y[i]
+                count += 1
+        _add_rows(X, v, acc, sigma, bias, row_buf, coef_buf, count)
+        if projection:
+            vn2 = 0.0
+            for k in range(v.shape[0]):
+                vn2 += v[k] * v[k]
+            if lmbd * s * s * vn2 > 1.0:
+                s = 1.0 / math.sqrt(lmbd * vn2)
+        sigma += _rho(t, mode, t0) * s
+        if s < s_min:
+            s, vn2, sigma = _renormalise(v, s, sigma, projection)
+        j += size
+    scal[0], scal[1], scal[2] = s, vn2, sigma
+
+
+@dataclass
+class _State:
+    problem: Problem
+    v: np.ndarray
+    acc: np.ndarray
+    scal: np.ndarray  # [s, ‖v‖², σ]
+    w: np.ndarray  # materialised s·v (outside the timer)
+    sq_norms: np.ndarray
+    mode: int
+    t0: int
+    iters_per_epoch: int
+    score_buf: np.ndarray
+    coef_buf: np.ndarray
+    row_buf: np.ndarray
+    t: int = 0  # iterations done
+
+
+class PegasosClassifier(BaseLinearSVM):
+    r"""Linear SVM by Pegasos, stochastic sub-gradient descent on the primal (mini-batch).
+
+    Minimises the hinge primal
+    :math:`P(\tilde w) = \frac{\lambda}{2}\|\tilde w\|^2 + \frac1n\sum_i\max(0, 1 - y_i
+    \tilde x_i^\top\tilde w)` with step :math:`\eta_t = 1/(\lambda t)` (Shalev-Shwartz,
+    Singer, Srebro & Cotter 2011; seeds/001 algorithms 3–4) or, with
+    ``average="weighted"``, :math:`2/(\lambda(t+1))` (Lacoste-Julien et al. 2012). See
+    :mod:`solvers.pegasos` for the update and its implementation. An epoch is always
+    ``n_samples`` samples, i.e. :math:`\lceil n/k\rceil` iterations, whatever ``batch_size``.
+
+    Parameters
+    ----------
+    lmbd : float, default=1e-3
+        Regularisation :math:`\lambda > 0`.
+    batch_size : int, default=1
+        :math:`k`; 1 is basic Pegasos. Must not exceed ``n_samples``.
+    sampling : {"iid", "epoch"}, default="iid"
+        ``iid``: every batch is a uniform subset of :math:`k` distinct samples, independent
+        of the others (seeds/001; :math:`k = 1`: i.i.d. draws). ``epoch``: each epoch is a
+        random partition of the samples into batches of :math:`k`, the last one smaller
+        when :math:`k \nmid n` (seeds/000 algorithm 3).
+    projection : bool, default=False
+        Project the full iterate (bias weight included) onto :math:`\|\tilde w\| \le
+        1/\sqrt\lambda` after each step.
+    average : {False, True, "weighted"}, default=False
+        Output: the last iterate; the uniform mean of the iterates :math:`\tilde w^{(t)}`,
+        :math:`T_0 \le t \le T`; or the weighted mean with weight :math:`t` (and step
+        :math:`2/(\lambda(t+1))`), :math:`\tilde w^{(t)}` being the iterate after :math:`t`
+        iterations, so that the final iterate weighs most.
+    avg_start : int or None, default=None
+        :math:`T_0`, in iterations (batches), clipped to the total :math:`T`. None: half of
+        all iterations, :math:`T/2`, for ``average=True``, and 1 (every iterate, the
+        Lacoste-Julien average :math:`\frac{2}{T(T+1)}\sum_t t\,\tilde w^{(t)}`) for
+        ``"weighted"``.
+    max_epochs : int, default=100
+        Pegasos has no stopping certificate: every fit runs all epochs.
+    bias_multiplier : float, default=0.0
+        :math:`B \ge 0`: learn an intercept :math:`B w_b` through a constant feature of value
+        :math:`B`, regularised like the other weights (VLFeat, seeds/003).
+    random_state : int, numpy Generator or None, default=None
+    callback : callable or None, default=None
+        ``callback(info)`` with an :class:`solvers.EpochInfo` after every epoch, outside the
+        timer; ``info.w`` is the current iterate, ``info.output_w()`` the current output.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+    intercept_ : ndarray of shape (1,)
+    dual_coef_ : None
+        Pegasos keeps no dual point.
+    duality_gap_ : float
+        Always NaN.
+    classes_ : ndarray of shape (2,)
+    n_epochs_, n_iter_ : int
+        Epochs run (always ``max_epochs``).
+    converged_ : bool
+        Always False (no stopping test).
+    epoch_times_, epoch_wall_times_ : ndarray of shape (n_epochs_,)
+        CPU (``time.process_time``) and wall seconds of each epoch's update loop.
+    setup_time_ : float
+        CPU seconds of the squared row norms (only with ``projection`` and ``batch_size=1``).
+    """
+
+    _parameter_constraints: dict = {
+        **{k: v for k, v in BaseLinearSVM._parameter_constraints.items() if k != "tol"},
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "sampling": [StrOptions(set(SAMPLINGS))],
+        "projection": ["boolean"],
+        "average": ["boolean", StrOptions({"weighted"})],
+        "avg_start": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
+    _has_dual = False
+
+    def __init__(
+        self,
+        lmbd=1e-3,
+        *,
+        batch_size=1,
+        sampling="iid",
+        projection=False,
+        average=False,
+        avg_start=None,
+        max_epochs=100,
+        bias_multiplier=0.0,
+        random_state=None,
+        callback=None,
+    ):
+        self.lmbd = lmbd
+        self.batch_size = batch_size
+        self.sampling = sampling
+        self.projection = projection
+        self.average = average
+        self.avg_start = avg_start
+        self.max_epochs = max_epochs
+        self.bias_multiplier = bias_multiplier
+        self.random_state = random_state
+        self.callback = callback
+
+    def _mode(self) -> int:
+        if self.average == "weighted":
+            return _WEIGHTED
+        return _UNIFORM if self.average else _LAST
+
+    def _kernel_key(self) -> tuple:
+        return (self.batch_size == 1,)
+
+    def _warm_up_overrides(self) -> dict:
+        # any k > 1 calls the batch kernel; 3 also exercises a smaller last batch of 8
+        return {"avg_start": None, "batch_size": min(self.batch_size, 3)}
+
+    def _check_problem(self, problem: Problem) -> None:
+        if self.batch_size > problem.n_samples:
+            raise ValueError(f"batch_size={self.batch_size} exceeds n_samples={problem.n_samples}")
+
+    def _init_state(self, problem: Problem, rng: np.random.Generator) -> _State:
+        n, d = problem.n_samples, problem.n_features
+        k = int(self.batch_size)
+        mode = self._mode()
+        iters = -(-n // k)
+        total = self.max_epochs * iters
+        if self.avg_start is not None:
+            t0 = min(int(self.avg_start), total)
+        else:
+            t0 = 1 if mode == _WEIGHTED else total // 2
+        return _State(
+            problem=problem,
+            v=np.zeros(d + 1),
+            acc=np.zeros(d + 1 if mode else 1),
+            scal=np.array([1.0, 0.0, 0.0]),
+            w=np.zeros(d + 1),
+            sq_norms=np.empty(n if (self.projection and k == 1) else 0),
+            mode=mode,
+            t0=t0,
+            iters_per_epoch=iters,
+            score_buf=np.empty(k),
+            coef_buf=np.empty(k),
+            row_buf=np.empty(k, dtype=np.int64),
+        )
+
+    def _setup(self, state: _State) -> None:
+        if state.sq_norms.shape[0]:
+            objectives._row_sq_norms(state.problem.X, state.problem.bias, state.sq_norms)
+
+    def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
+        n = state.problem.n_samples
+        if self.sampling == "epoch":
+            return rng.permutation(n)
+        return distinct_batches(rng, n, int(self.batch_size))
+
+    def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
+        p = state.problem
+        weighted = state.mode == _WEIGHTED
+        projection = bool(self.projection)
+        if self.batch_size == 1:
+            _pegasos_single_epoch(
+                p.X,
+                p.y,
+                state.sq_norms,
+                state.v,
+                state.acc,
+                state.scal,
+                indices,
+                state.t,
+                p.lmbd,
+                p.bias,
+                weighted,
+                projection,
+                state.mode,
+                state.t0,
+                _S_MIN,
+            )
+        else:
+            _pegasos_batch_epoch(
+                p.X,
+                p.y,
+                state.v,
+                state.acc,
+                state.scal,
+                indices,
+                int(self.batch_size),
+                state.t,
+                p.lmbd,
+                p.bias,
+                weighted,
+                projection,
+                state.mode,
+                state.t0,
+                _S_MIN,
+                state.score_buf,
+                state.coef_buf,
+                state.row_buf,
+            )
+        state.t += state.iters_per_epoch
+
+    def _current(self, state: _State) -> tuple[np.ndarray, None]:
+        np.multiply(state.v, state.scal[0], out=state.w)
+        return state.w, None
+
+    def _output(self, state: _State) -> tuple[np.ndarray, None]:
+        T, t0 = state.t, state.t0
+        if state.mode == _LAST or t0 > T:
+            return self._current(state)
+        if state.mode == _UNIFORM:
+            weight = T - t0 + 1.0
+        else:  # Σ_{t = max(t0, 1)}^{T} t
+            lo = max(t0, 1)
+            weight = (T * (T + 1.0) - (lo - 1.0) * lo) / 2.0
+        return (state.acc + state.scal[2] * state.v) / weight, None

@@ -36,8 +36,11 @@ def distinct_batches(rng: np.random.Generator, n_samples: int, batch_size: int) 
     The result has ``n_samples`` entries, read as consecutive batches of ``batch_size`` (the
     last one smaller when ``batch_size`` does not divide ``n_samples``). Batches are
     independent of each other; inside a batch, indices are distinct (a subset ``A_t`` of
-    size ``k``, as seeds/001 algorithm 4). Rows with a repeat are redrawn (rejection
-    sampling), which leaves each batch uniform over subsets.
+    size ``k``, as seeds/001 algorithm 4). While ``k² <= n`` a batch with a repeat is
+    redrawn (rejection sampling, accepted with probability about exp(-k²/2n) >= 0.6),
+    which leaves each batch uniform over subsets; for larger batches, where rejection would
+    almost never accept, each batch is drawn directly without replacement (fewer than √n
+    batches then).
     """
     if batch_size > n_samples:
         raise ValueError(f"batch_size={batch_size} exceeds n_samples={n_samples}")
@@ -45,6 +48,8 @@ def distinct_batches(rng: np.random.Generator, n_samples: int, batch_size: int) 
         return rng.integers(0, n_samples, size=n_samples)
     n_full, rest = divmod(n_samples, batch_size)
     sizes = [batch_size] * n_full + ([rest] if rest else [])
+    if batch_size * batch_size > n_samples:
+        return np.concatenate([rng.choice(n_samples, size, replace=False) for size in sizes])
     out = np.empty(n_samples, dtype=np.int64)
     pos = 0
     for size in sorted(set(sizes), reverse=True):

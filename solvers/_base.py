@@ -68,6 +68,8 @@ class Problem:
 class EpochInfo:
     """State handed to the per-epoch ``callback``, after the epoch's clock has stopped.
 
+    A callback that returns ``True`` stops the fit after this epoch (e.g. a time budget).
+
     Attributes
     ----------
     epoch : int
@@ -297,7 +299,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 )[2]
                 converged = gap <= tol
             if self.callback is not None:
-                self.callback(
+                stop = self.callback(
                     EpochInfo(
                         output=lambda s=state: self._output(s)[0],
                         epoch=epoch,
@@ -311,6 +313,8 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                         bias=problem.bias,
                     )
                 )
+                if stop is True:  # the caller's budget (scipy's convention): stop here
+                    break
             if converged:
                 break
 

@@ -360,7 +360,8 @@ class ASDCAClassifier(BaseLinearSVM):
         ``callback(info)`` with an :class:`solvers.EpochInfo` after every epoch, outside the
         timer. ``info.w`` is the primal iterate :math:`w` (materialised), ``info.dual_coef``
         the dual point: ``objectives.primal(X, y, info.w, lmbd, gamma, B)`` is the smoothed
-        objective it optimises, the same with ``gamma=0`` the hinge objective.
+        objective it optimises, the same with ``gamma=0`` the hinge objective. Returning
+        ``True`` stops the fit.
 
     Attributes
     ----------

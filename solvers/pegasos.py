@@ -515,6 +515,7 @@ class PegasosClassifier(BaseLinearSVM):
     callback : callable or None, default=None
         ``callback(info)`` with an :class:`solvers.EpochInfo` after every epoch, outside the
         timer; ``info.w`` is the current iterate, ``info.output_w()`` the current output.
+        Returning ``True`` stops the fit.
 
     Attributes
     ----------

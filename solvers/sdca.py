@@ -286,7 +286,7 @@ class SDCAClassifier(BaseLinearSVM):
         Seed of ``numpy.random.default_rng``, the only source of randomness.
     callback : callable or None, default=None
         Called as ``callback(info)`` with an :class:`solvers.EpochInfo` after every epoch,
-        after the epoch's clock has stopped.
+        after the epoch's clock has stopped; returning ``True`` stops the fit.
 
     Attributes
     ----------

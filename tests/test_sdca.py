@@ -451,3 +451,15 @@ def test_coef_shape_and_decision_function(small):
     assert_allclose(est.decision_function(X), X @ est.coef_.ravel() + est.intercept_[0])
     w = objectives.full_weights(est.coef_, est.intercept_[0], 2.0)
     assert_allclose(augment(X, 2.0) @ w, est.decision_function(X), rtol=1e-12)
+
+
+def test_a_callback_returning_true_stops_the_fit(small):
+    seen = []
+
+    def budget(info):
+        seen.append(info.epoch)
+        return info.epoch == 3
+
+    est = SDCAClassifier(lmbd=0.05, max_epochs=50, tol=0, random_state=0, callback=budget)
+    est.fit(*small)
+    assert seen == [1, 2, 3] and est.n_epochs_ == 3 and est.epoch_times_.shape == (3,)

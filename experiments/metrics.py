@@ -1,10 +1,10 @@
 """Per-epoch metrics of one run, computed after each epoch's clock has stopped.
 
 Every quantity comes from :mod:`solvers.objectives` (one copy of the maths): the primal
-objectives and the training error share one pass over X (the margins), the dual costs one
-more pass (w(α) is recomputed from α, never taken from the solver), the test error a pass
-over the test set, and the output iterate (running average) is evaluated only when it
-differs from the current iterate.
+objectives and the training error share one pass over X (the margins); for solvers with a
+dual the same pass also recomputes w(α) from α (never taken from the solver); the test
+error costs a pass over the test set, and the output iterate (running average) is
+evaluated only when it differs from the current iterate.
 """
 
 from __future__ import annotations
@@ -68,8 +68,9 @@ class Recorder:
         self._wall = 0.0
 
     # --------------------------------------------------------------------------- helpers
-    def _primal_side(self, w: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple:
-        z = objectives.margins(X, y, w, self.bias)
+    def _primal_side(self, w: np.ndarray, X: np.ndarray, y: np.ndarray, z=None) -> tuple:
+        if z is None:
+            z = objectives.margins(X, y, w, self.bias)
         reg = 0.5 * self.lmbd * float(np.dot(w, w))
         primal = reg + float(objectives.loss_values(z, 0.0).mean())
         smooth = (
@@ -85,12 +86,14 @@ class Recorder:
 
     def _row(self, epoch, samples, cpu, wall, w, dual_coef, w_out) -> dict:
         s = self.split
-        primal, smooth, train_error = self._primal_side(w, s.X_train, s.y_train)
+        z = None
         dual = gap = math.nan
-        if self.has_dual:
-            dual = objectives.dual(
-                s.X_train, s.y_train, dual_coef, self.lmbd, self.gamma, self.bias
+        if self.has_dual:  # margins and w(α) in one pass over X
+            z, dual = objectives.margins_and_dual(
+                s.X_train, s.y_train, w, dual_coef, self.lmbd, self.gamma, self.bias
             )
+        primal, smooth, train_error = self._primal_side(w, s.X_train, s.y_train, z)
+        if self.has_dual:
             gap = (smooth if self.gamma else primal) - dual
         test_error = self._test_error(w)
         if w_out is w or np.array_equal(w_out, w):

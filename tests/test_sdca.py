@@ -463,3 +463,23 @@ def test_a_callback_returning_true_stops_the_fit(small):
     est = SDCAClassifier(lmbd=0.05, max_epochs=50, tol=0, random_state=0, callback=budget)
     est.fit(*small)
     assert seen == [1, 2, 3] and est.n_epochs_ == 3 and est.epoch_times_.shape == (3,)
+
+
+def test_fused_metric_pass_equals_the_two_separate_passes(small):
+    X, y = small
+    est = SDCAClassifier(
+        lmbd=0.05,
+        loss="smooth_hinge",
+        gamma=0.5,
+        bias_multiplier=1.5,
+        max_epochs=3,
+        tol=0,
+        random_state=0,
+    ).fit(X, y)
+    w = objectives.full_weights(est.coef_, est.intercept_[0], 1.5)
+    for Xd in (X, X.astype(np.float32)):
+        z, d = objectives.margins_and_dual(Xd, y, w, est.dual_coef_, 0.05, 0.5, 1.5)
+        assert_allclose(z, objectives.margins(Xd, y, w, 1.5), rtol=1e-13, atol=1e-14)
+        assert d == pytest.approx(
+            objectives.dual(Xd, y, est.dual_coef_, 0.05, 0.5, 1.5), rel=1e-13
+        )

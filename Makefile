@@ -8,10 +8,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test lint format data bench reproduce clean
+.PHONY: help venv test lint format data bench reproduce smoke prepare experiments figures clean FORCE
 
 help:  ## list the targets
-	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z_%.-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -38,8 +38,68 @@ data: $(STAMP)  ## copy (DATA_MIRROR) or download every dataset into data/raw, c
 bench: $(STAMP)  ## CPU cost of one epoch of each solver vs the one-pass memory bound
 	$(PY) benchmarks/epoch_cost.py
 
-reproduce: $(STAMP)  ## set up, fetch data, run every experiment, build every figure and table
-	@echo "make reproduce: experiments and figures are added by later issues"
+# ------------------------------------------------------------------ reproduce
+# SEEDS empty: each experiment's own count (100; 10 for the raw-crop lambda sweep)
+SEEDS ?=
+SEEDS_FLAG = $(if $(SEEDS),--seeds $(SEEDS))
+N_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+TIMINGS := output/timings.tsv
+# deferred: evaluated by the sub-makes that `reproduce` starts after fetching the data
+EXPERIMENTS = $(shell $(PY) -m experiments list --names --available 2>/dev/null)
+FIGURE_TARGETS = $(shell $(PY) -m figures targets 2>/dev/null)
+
+# run a stage, append "<name>\t<seconds>" to $(TIMINGS)
+define stage
+	@start=$$(date +%s.%N); $(2); \
+	awk -v n="$(1)" -v s="$$start" -v e="$$(date +%s.%N)" 'BEGIN {printf "%s\t%.1f\n", n, e - s}' >> $(TIMINGS)
+endef
+
+reproduce: $(STAMP)  ## everything: data -> experiments (100 seeds) -> figures -> REPRODUCTION.md
+	@mkdir -p output && : > $(TIMINGS)
+	$(call stage,data (fetch + verify),$(PY) -m data fetch all --allow-missing)
+	$(call stage,blood crops + PCA,$(MAKE) --no-print-directory prepare)
+	$(call stage,experiments,$(MAKE) --no-print-directory experiments)
+	$(call stage,figures and tables,$(MAKE) --no-print-directory figures)
+	$(call stage,scorecard,$(MAKE) --no-print-directory REPRODUCTION.md)
+	@echo; echo "Stage timings (wall seconds, SEEDS=$(or $(SEEDS),catalogue), N_JOBS=$(N_JOBS)):"
+	@awk -F'\t' '{printf "  %-22s %8.1f\n", $$1, $$2; t += $$2} END {printf "  %-22s %8.1f\n", "total", t}' $(TIMINGS)
+	@echo; $(PY) -m data status
+	@missing="$$($(PY) -m experiments list --names --missing)"; \
+	if [ -n "$$missing" ]; then echo "Not run (dataset missing; see the table above):"; \
+	  echo "$$missing" | sed 's/^/  /'; fi
+
+smoke: $(STAMP)  ## the whole pipeline with 5 seeds per configuration (minutes)
+	$(MAKE) --no-print-directory reproduce SEEDS=5
+
+prepare: $(STAMP)  ## blood-cell crops, PCA-40 and singular values (cached; ~10 min cold)
+	@if $(PY) -c 'import data, sys; sys.exit(not data.available("blood-cells"))'; then \
+	  $(PY) -m data prepare blood --pca 40 --singular-values; \
+	else echo "blood-cell images missing: no crops (see python -m data fetch blood-cells)"; fi
+
+experiments: $(STAMP)  ## every experiment whose dataset is present (SEEDS, N_JOBS)
+	@$(MAKE) --no-print-directory $(EXPERIMENTS:%=reports/%.parquet)
+
+# The runner decides what is stale (run keys hash the definition and the code) and leaves
+# an up-to-date report untouched, so FORCE costs a check, and figures are rebuilt only
+# when their report really changed.
+reports/%.parquet: FORCE | $(STAMP)
+	$(PY) -m experiments run $* $(SEEDS_FLAG) --n-jobs $(N_JOBS)
+.PRECIOUS: reports/%.parquet
+FORCE:
+
+figures: output/figures.mk  ## every figure and table whose inputs are present
+	@$(MAKE) --no-print-directory $(FIGURE_TARGETS)
+
+output/figures.mk: figures/__init__.py figures/__main__.py experiments/catalogue.py | $(STAMP)
+	@mkdir -p $(@D)
+	$(PY) -m figures deps --recipe > $@
+
+ifneq ($(filter output/%,$(MAKECMDGOALS)),)
+include output/figures.mk
+endif
+
+REPRODUCTION.md: figures/scorecard.py figures/_common.py $(wildcard reports/*.parquet)  ## the scorecard
+	$(PY) -m figures.scorecard --out $@
 
 clean:  ## remove generated outputs (keeps .venv, data/raw and reports)
 	rm -rf output .pytest_cache .ruff_cache

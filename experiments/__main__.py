@@ -36,7 +36,16 @@ def _missing_data(name: str) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m experiments", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list the catalogue")
+    listing = sub.add_parser("list", help="list the catalogue")
+    listing.add_argument("--names", action="store_true", help="names only, one per line")
+    listing.add_argument(
+        "--available",
+        action="store_true",
+        help="only experiments whose dataset is present (after `make data`)",
+    )
+    listing.add_argument(
+        "--missing", action="store_true", help="only experiments whose dataset is missing"
+    )
     run = sub.add_parser("run", help="run experiments (resumes; skips finished runs)")
     run.add_argument("names", nargs="+", help="experiment names, or 'all'")
     run.add_argument("--seeds", type=int, default=None, help="runs per config (default: 100)")
@@ -54,6 +63,12 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "list":
         for name, exp in CATALOGUE.items():
+            missing = _missing_data(name)
+            if (args.available and missing) or (args.missing and not missing):
+                continue
+            if args.names:
+                print(name)
+                continue
             print(
                 f"{name:<28} {exp.dataset:<10} {len(exp.configs):>3} configs x {exp.seeds} "
                 f"seeds, {exp.epochs} epochs  {exp.description}"

@@ -188,6 +188,18 @@ def prune_stale_runs(exp: Experiment) -> int:
     return len(stale)
 
 
+def _report_is_current(exp: Experiment, tasks: list[RunTask]) -> bool:
+    """Whether the stored report holds exactly the runs of the current definition."""
+    paths = [reports.report_path(exp.name)]
+    if exp.store_coef:
+        paths.append(reports.coef_path(exp.name))
+    if not all(p.exists() for p in paths):
+        return False
+    stored = pd.read_parquet(paths[0], columns=["run_key", "seed_index"]).drop_duplicates()
+    expected = {(t.key, t.seed_index) for t in tasks}
+    return set(map(tuple, stored.itertuples(index=False))) == expected
+
+
 def run_experiment(
     exp: Experiment,
     n_jobs: int = 1,
@@ -220,6 +232,9 @@ def run_experiment(
     finally:
         bar.close()
 
+    if not missing and _report_is_current(exp, tasks):
+        # nothing changed: leave the report (and its timestamp, which Make reads) untouched
+        return pd.read_parquet(reports.report_path(exp.name))
     run_files = [reports.run_path(exp.name, t.key, t.seed_index) for t in tasks]
     report = reports.consolidate(run_files, reports.report_path(exp.name), order=column_order)
     if exp.store_coef:

@@ -1,6 +1,7 @@
 """Command line: ``python -m figures {list,deps,NAME...,all} [--out DIR] [--reports DIR]``.
 
 - ``python -m figures list``: every script, its inputs and what it shows.
+- ``python -m figures targets``: the outputs whose datasets are present (what to build here).
 - ``python -m figures deps``: Makefile rules ``<output>: <reports> <scripts>`` (one per
   script; image figures get the dataset's fetch marker as an order-only prerequisite).
 - ``python -m figures NAME [NAME ...]`` or ``all``: build those figures and tables. A missing
@@ -71,9 +72,30 @@ def deps_lines(
     return lines
 
 
+def targets(out: str = "output/figures") -> list[str]:
+    """Primary outputs whose inputs can exist here: their datasets are present.
+
+    A script needs its data folders (``data.available``) and the datasets of its reports;
+    ``make reproduce`` builds exactly these and reports the others as missing.
+    """
+    import data
+    from experiments import CATALOGUE
+    from experiments.__main__ import DATA_OF
+
+    def present(folder: str | None) -> bool:
+        return folder is None or data.available(folder)
+
+    chosen = []
+    for s in SCRIPTS.values():
+        folders = [*s.data, *(DATA_OF[CATALOGUE[r].dataset] for r in s.reports)]
+        if all(present(f) for f in folders):
+            chosen.append(f"{out}/{s.name}.{s.extensions[0]}")
+    return chosen
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m figures", description=__doc__)
-    parser.add_argument("names", nargs="+", help="list | deps | all | script names")
+    parser.add_argument("names", nargs="+", help="list | deps | targets | all | script names")
     parser.add_argument("--out", default=None, help="output folder (default: output/figures)")
     parser.add_argument("--reports", default=None, help="reports folder (default: reports)")
     parser.add_argument("--recipe", action="store_true", help="deps: give every rule its command")
@@ -86,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.names == ["list"]:
         return _list()
+    if args.names == ["targets"]:
+        print("\n".join(targets(**({"out": args.out} if args.out else {}))))
+        return 0
     if args.names == ["deps"]:
         kw = {"out": args.out} if args.out else {}
         if args.reports:

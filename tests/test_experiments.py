@@ -318,8 +318,8 @@ def test_catalogue_is_complete_and_well_formed():
         "001_skin",
         "001_skin_20ep",
     } <= names
-    for exp in CATALOGUE.values():
-        assert exp.seeds == 100
+    for exp in CATALOGUE.values():  # 100 seeds, but for the one documented budget exception
+        assert exp.seeds == (10 if exp.name == "beyond_blood_lambda_raw" else 100)
         keys = [exp.run_key(c) for c in exp.configs]
         assert len(set(keys)) == len(keys), f"{exp.name}: two configs would share runs"
     assert len(CATALOGUE["001_simulated"].configs) == 18  # 9 variants x {plain, averaged}

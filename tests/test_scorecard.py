@@ -1,0 +1,104 @@
+"""The generated scorecard: a verdict for every claim, computed from the reports."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from figures import scorecard
+from tests.test_figures import build_report
+
+NEEDED = (
+    "000_blood_raw",
+    "000_blood_pca40",
+    "001_simulated",
+    "001_genomic",
+    "001_genomic_lambda",
+    "001_skin",
+)
+
+
+@pytest.fixture(scope="module")
+def tiny_reports(tmp_path_factory):
+    root = tmp_path_factory.mktemp("scorecard_reports")
+    for name in NEEDED:
+        build_report(root, name, seeds=3, epochs=10)
+    return root
+
+
+def rows_of(markdown: str) -> list[list[str]]:
+    return [
+        [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        for line in markdown.splitlines()
+        if re.match(r"^\| 00[01]\.\d+ ", line)
+    ]
+
+
+def test_every_claim_gets_a_verdict(tiny_reports, tmp_path):
+    out = scorecard.main(["--out", str(tmp_path / "R.md"), "--reports", str(tiny_reports)])
+    rows = rows_of(out.read_text())
+    assert len(rows) == len(scorecard.CLAIMS)
+    for row in rows:
+        assert ("holds" in row[4]) != ("differs" in row[4]), row[:2]
+        assert row[3] and row[3] != "—", row[:2]  # our number is there
+        if "differs" in row[4]:
+            assert row[5] != "—", f"{row[0]}: a 'differs' must give its reason"
+        assert "output/figures/" in row[6]
+    assert "SUBSTITUTE" in out.read_text()
+
+
+def test_a_missing_report_is_not_run_and_names_its_target(tmp_path):
+    out = scorecard.main(["--out", str(tmp_path / "R.md"), "--reports", str(tmp_path)])
+    rows = rows_of(out.read_text())
+    assert all("not run" in r[4] for r in rows)
+    assert any("make reports/000_blood_raw.parquet" in r[5] for r in rows)
+
+
+def copy_reports(src, dst):
+    for f in src.rglob("*"):
+        if f.is_file():
+            target = dst / f.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(f.read_bytes())
+
+
+def set_final_primal(root, name, config, value):
+    report = pd.read_parquet(root / f"{name}.parquet")
+    last = (report.config == config) & (report.epoch == report.epoch.max())
+    report.loc[last, "primal"] = value
+    report.to_parquet(root / f"{name}.parquet", index=False)
+
+
+def test_verdict_follows_the_data(tiny_reports, tmp_path):
+    """'Plain Pegasos is the slowest everywhere': holds when its final objective is the
+    worst on the three datasets, flips to differs when it is the best on genomic."""
+    claim = next(c for c in scorecard.CLAIMS if c.check is scorecard.c001_pegasos_slowest)
+    copy_reports(tiny_reports, tmp_path)
+    for name in ("001_simulated", "001_genomic", "001_skin"):
+        set_final_primal(tmp_path, name, "Pegasos", 10.0)
+    assert scorecard.evaluate(scorecard.Context(tmp_path), claim).verdict == "holds"
+
+    set_final_primal(tmp_path, "001_genomic", "Pegasos", 0.0)  # below every other method
+    result = scorecard.evaluate(scorecard.Context(tmp_path), claim)
+    assert result.verdict == "differs" and "genomic" in result.reason
+
+
+def test_numbers_are_computed_from_the_report(tiny_reports):
+    ctx = scorecard.Context(tiny_reports)
+    report = ctx.report("000_blood_raw")
+    e2 = report[(report.config == "SDCA-Perm") & (report.epoch == 2)].test_error
+    result = scorecard.c000_error_two_epochs(ctx)
+    assert result.ours.startswith(f"{e2.mean():.3f} ± {e2.std(ddof=1):.3f}")
+    table = scorecard.c001_table2(ctx)
+    sim = ctx.report("001_simulated")
+    last = sim[(sim.epoch == sim.epoch.max()) & (sim.config == "Pegasos (averaged)")]
+    acc = 1 - last.test_error_output
+    assert f"Pegasos (averaged): {acc.mean():.3f} ± {acc.std(ddof=1):.3f}" in table.ours
+
+
+def test_pm_formats_mean_and_sd():
+    assert scorecard.pm([1.0, 2.0, 3.0], 2) == "2.00 ± 1.00"
+    assert scorecard.pm(np.array([0.5]), 1) == "0.5"

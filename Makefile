@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test lint format data bench reproduce smoke prepare experiments figures clean FORCE
+.PHONY: help venv test lint format data bench reproduce smoke prepare experiments figures docs clean FORCE
 
 help:  ## list the targets
 	@grep -hE '^[a-zA-Z_%.-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -97,6 +97,9 @@ output/figures.mk: figures/__init__.py figures/__main__.py experiments/catalogue
 ifneq ($(filter output/%,$(MAKECMDGOALS)),)
 include output/figures.mk
 endif
+
+docs: figures  ## small copies of the key figures for the README gallery (docs/*.png)
+	$(PY) -m figures gallery
 
 REPRODUCTION.md: figures/scorecard.py figures/_common.py $(wildcard reports/*.parquet)  ## the scorecard
 	$(PY) -m figures.scorecard --out $@

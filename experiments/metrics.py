@@ -1,10 +1,11 @@
 """Per-epoch metrics of one run, computed after each epoch's clock has stopped.
 
-Every quantity comes from :mod:`solvers.objectives` (one copy of the maths): the primal
-objectives and the training error share one pass over X (the margins); for solvers with a
-dual the same pass also recomputes w(α) from α (never taken from the solver); the test
-error costs a pass over the test set, and the output iterate (running average) is
-evaluated only when it differs from the current iterate.
+Every quantity comes from :mod:`solvers.objectives` (one copy of the maths):
+:func:`solvers.objectives.monitor` gives the hinge and smoothed primal objectives, the
+training error and, for solvers with a dual, w(α) recomputed from α (never taken from the
+solver) and the dual, all from ONE pass over X; the test error costs a pass over the test
+set, and the output iterate (running average) is evaluated only when it differs from the
+current iterate.
 """
 
 from __future__ import annotations
@@ -37,11 +38,6 @@ METRIC_COLUMNS = (
 )
 
 
-def _error(z: np.ndarray, y: np.ndarray) -> float:
-    """Error of the rule ``+1 if score > 0 else -1`` from margins z = y·score."""
-    return float(np.mean((z < 0.0) | ((z == 0.0) & (y > 0.0))))
-
-
 class Recorder:
     """Callback that turns each :class:`solvers.EpochInfo` into one report row.
 
@@ -68,16 +64,6 @@ class Recorder:
         self._wall = 0.0
 
     # --------------------------------------------------------------------------- helpers
-    def _primal_side(self, w: np.ndarray, X: np.ndarray, y: np.ndarray, z=None) -> tuple:
-        if z is None:
-            z = objectives.margins(X, y, w, self.bias)
-        reg = 0.5 * self.lmbd * float(np.dot(w, w))
-        primal = reg + float(objectives.loss_values(z, 0.0).mean())
-        smooth = (
-            reg + float(objectives.loss_values(z, self.gamma).mean()) if self.gamma else math.nan
-        )
-        return primal, smooth, _error(z, y)
-
     def _test_error(self, w: np.ndarray) -> float:
         s = self.split
         if s.X_test is None:
@@ -86,44 +72,39 @@ class Recorder:
 
     def _row(self, epoch, samples, cpu, wall, w, dual_coef, w_out) -> dict:
         s = self.split
-        z = None
-        dual = gap = math.nan
-        if self.has_dual:  # margins and w(α) in one pass over X
-            z, dual = objectives.margins_and_dual(
-                s.X_train, s.y_train, w, dual_coef, self.lmbd, self.gamma, self.bias
-            )
-        primal, smooth, train_error = self._primal_side(w, s.X_train, s.y_train, z)
-        if self.has_dual:
-            gap = (smooth if self.gamma else primal) - dual
+        m = objectives.monitor(
+            s.X_train,
+            s.y_train,
+            w,
+            self.lmbd,
+            self.gamma,
+            self.bias,
+            dual_coef if self.has_dual else None,
+        )
         test_error = self._test_error(w)
         if w_out is w or np.array_equal(w_out, w):
-            out = (primal, train_error, test_error)
+            out = (m["primal"], m["error"], test_error)
         else:
-            p_out, _, e_out = self._primal_side(w_out, s.X_train, s.y_train)
-            out = (p_out, e_out, self._test_error(w_out))
+            o = objectives.monitor(s.X_train, s.y_train, w_out, self.lmbd, self.gamma, self.bias)
+            out = (o["primal"], o["error"], self._test_error(w_out))
         self._cpu += cpu
         self._wall += wall
-        return dict(
-            zip(
-                METRIC_COLUMNS,
-                (
-                    epoch,
-                    samples,
-                    cpu,
-                    wall,
-                    self._cpu,
-                    self._wall,
-                    primal,
-                    smooth,
-                    dual,
-                    gap,
-                    train_error,
-                    test_error,
-                    *out,
-                ),
-                strict=True,
-            )
+        values = (
+            epoch,
+            samples,
+            cpu,
+            wall,
+            self._cpu,
+            self._wall,
+            m["primal"],
+            m["primal_smooth"],
+            m["dual"],
+            m["gap"],
+            m["error"],
+            test_error,
+            *out,
         )
+        return dict(zip(METRIC_COLUMNS, values, strict=True))
 
     # --------------------------------------------------------------------------- API
     def initial(self, n_features: int) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import time
 
-import numpy as np
 from threadpoolctl import threadpool_limits
 
 from solvers import SDCAClassifier, objectives
@@ -51,9 +50,8 @@ def certify(
         def monitor(info) -> bool:
             if info.epoch % check_every:
                 return False
-            z, dual = objectives.margins_and_dual(X, y, info.w, info.dual_coef, lmbd)
-            primal = 0.5 * lmbd * float(info.w @ info.w) + float(np.maximum(0, 1 - z).mean())
-            best.update(primal=primal, dual=dual, gap=primal - dual, epochs=info.epoch)
+            m = objectives.monitor(X, y, info.w, lmbd, dual_coef=info.dual_coef)
+            best.update(primal=m["primal"], dual=m["dual"], gap=m["gap"], epochs=info.epoch)
             return best["gap"] <= TARGET_GAP or time.process_time() - start > budget_seconds
 
         est = SDCAClassifier(

@@ -2,6 +2,7 @@
 
 - ``python -m figures list``: every script, its inputs and what it shows.
 - ``python -m figures targets``: the outputs whose datasets are present (what to build here).
+- ``python -m figures gallery``: small PNG copies of the key figures for the README (docs/).
 - ``python -m figures deps``: Makefile rules ``<output>: <reports> <scripts>`` (one per
   script; image figures get the dataset's fetch marker as an order-only prerequisite).
 - ``python -m figures NAME [NAME ...]`` or ``all``: build those figures and tables. A missing
@@ -93,9 +94,43 @@ def targets(out: str = "output/figures") -> list[str]:
     return chosen
 
 
+#: Figures shown in the README (small copies under docs/, rebuilt by `make docs`).
+GALLERY = (
+    "study000_fig2",
+    "study000_fig3",
+    "study001_fig1",
+    "study001_fig2",
+    "beyond_suboptimality",
+    "beyond_blood_lambda",
+)
+
+
+def gallery(src: str = "output/figures", dst: str = "docs", width: int = 900) -> list[Path]:
+    """Downscaled copies of the :data:`GALLERY` PNGs (Pillow, a Matplotlib dependency)."""
+    from PIL import Image
+
+    out = []
+    Path(dst).mkdir(parents=True, exist_ok=True)
+    for name in GALLERY:
+        png = Path(src) / f"{name}.png"
+        if not png.is_file():
+            print(f"gallery: {png} missing (run `make figures`)", file=sys.stderr)
+            continue
+        with Image.open(png) as image:
+            scale = min(1.0, width / image.width)
+            size = (round(image.width * scale), round(image.height * scale))
+            small = image.convert("RGB").resize(size, Image.Resampling.LANCZOS)
+            target = Path(dst) / f"{name}.png"
+            small.save(target, optimize=True)
+            out.append(target)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m figures", description=__doc__)
-    parser.add_argument("names", nargs="+", help="list | deps | targets | all | script names")
+    parser.add_argument(
+        "names", nargs="+", help="list | deps | targets | gallery | all | script names"
+    )
     parser.add_argument("--out", default=None, help="output folder (default: output/figures)")
     parser.add_argument("--reports", default=None, help="reports folder (default: reports)")
     parser.add_argument("--recipe", action="store_true", help="deps: give every rule its command")
@@ -108,6 +143,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.names == ["list"]:
         return _list()
+    if args.names == ["gallery"]:
+        for path in gallery(**({"src": args.out} if args.out else {})):
+            print(path)
+        return 0
     if args.names == ["targets"]:
         print("\n".join(targets(**({"out": args.out} if args.out else {}))))
         return 0

@@ -55,7 +55,7 @@ __all__ = [
     "lmbd_to_C",
     "loss_values",
     "margins",
-    "margins_and_dual",
+    "monitor",
     "primal",
     "row_sq_norms",
 ]
@@ -164,26 +164,43 @@ def row_sq_norms(X: np.ndarray, bias: float = 0.0) -> np.ndarray:
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _margins_and_dual_weights(X, y, w, dual_coef, bias, scale, z, w_alpha):
-    """One pass over X: z[i] = y[i]·(x̃_i·w) and w_alpha = scale·Σ α_i x̃_i (zeroed here)."""
+def _monitor(X, y, w, dual_coef, bias, gamma, scale, with_dual, w_alpha):
+    """One pass over X for everything a per-epoch monitor needs, without temporaries.
+
+    Returns ``(hinge_sum, smooth_sum, errors)``: Σ max(0, 1 - z_i), Σ φ_γ(z_i) (0 when
+    γ = 0) and the number of misclassified samples (rule ``+1 if score > 0``), with
+    z_i = y_i x̃_i·w. With ``with_dual``, also w_alpha = scale·Σ α_i x̃_i (zeroed here).
+    """
     d = X.shape[1]
     wb = bias * w[d]
-    w_alpha[:] = 0.0
-    total = 0.0
+    if with_dual:
+        w_alpha[:] = 0.0
+    total = hinge = smooth = 0.0
+    errors = 0
     for i in range(X.shape[0]):
         xi = X[i]
         s = 0.0
         for k in range(d):
             s += xi[k] * w[k]
-        z[i] = y[i] * (s + wb)
-        c = dual_coef[i]
-        if c != 0.0:
-            for k in range(d):
-                w_alpha[k] += c * xi[k]
-            total += c
-    w_alpha[d] = total * bias
-    for k in range(d + 1):
-        w_alpha[k] *= scale
+        z = y[i] * (s + wb)
+        u = 1.0 - z
+        if u > 0.0:
+            hinge += u
+            if gamma > 0.0:
+                smooth += u - 0.5 * gamma if u >= gamma else u * u / (2.0 * gamma)
+        if z < 0.0 or (z == 0.0 and y[i] > 0.0):
+            errors += 1
+        if with_dual:
+            c = dual_coef[i]
+            if c != 0.0:
+                for k in range(d):
+                    w_alpha[k] += c * xi[k]
+                total += c
+    if with_dual:
+        w_alpha[d] = total * bias
+        for k in range(d + 1):
+            w_alpha[k] *= scale
+    return hinge, smooth, errors
 
 
 def _as_full(w: np.ndarray, n_features: int) -> np.ndarray:
@@ -195,6 +212,13 @@ def _as_full(w: np.ndarray, n_features: int) -> np.ndarray:
             f"w has {w.shape[0]} entries; expected n_features ({n_features}) or n_features + 1"
         )
     return w
+
+
+def _as_dual(dual_coef: np.ndarray, n_samples: int) -> np.ndarray:
+    dual_coef = np.ascontiguousarray(dual_coef, dtype=np.float64)
+    if dual_coef.shape != (n_samples,):
+        raise ValueError(f"dual_coef has shape {dual_coef.shape}; expected ({n_samples},)")
+    return dual_coef
 
 
 def _as_labels(y: np.ndarray, n_samples: int) -> np.ndarray:
@@ -252,9 +276,7 @@ def dual_weights(
     r"""Primal point of a dual point, :math:`\tilde w(\alpha) = (\lambda n)^{-1}\sum_i
     \alpha_i \tilde x_i`, recomputed from scratch (length ``n_features + 1``)."""
     X = _as_data(X)
-    dual_coef = np.ascontiguousarray(dual_coef, dtype=np.float64)
-    if dual_coef.shape != (X.shape[0],):
-        raise ValueError(f"dual_coef has shape {dual_coef.shape}; expected ({X.shape[0]},)")
+    dual_coef = _as_dual(dual_coef, X.shape[0])
     out = np.empty(X.shape[1] + 1)
     _dual_weights(X, dual_coef, float(bias), 1.0 / (lmbd * X.shape[0]), out)
     return out
@@ -291,38 +313,45 @@ def _dual_value(y, dual_coef, w_alpha, lmbd, gamma) -> float:
     return float(np.mean(a - 0.5 * gamma * a * a) - 0.5 * lmbd * np.dot(w_alpha, w_alpha))
 
 
-def margins_and_dual(
+def monitor(
     X: np.ndarray,
     y: np.ndarray,
     w: np.ndarray,
-    dual_coef: np.ndarray,
     lmbd: float,
     gamma: float = 0.0,
     bias: float = 0.0,
-) -> tuple[np.ndarray, float]:
-    r"""Margins of ``w`` and the dual objective :math:`D(\alpha)`, from ONE pass over X.
+    dual_coef: np.ndarray | None = None,
+) -> dict[str, float]:
+    r"""Every per-epoch number of a run from ONE pass over X, without temporaries.
 
-    The same numbers as :func:`margins` and :func:`dual` (w(α) recomputed from α), for
-    monitoring large problems at half the memory traffic.
+    Returns ``primal`` (hinge), ``primal_smooth`` (:math:`P_\gamma`, NaN when γ = 0),
+    ``error`` (training error of the rule ``+1 if score > 0``) and, given ``dual_coef``,
+    ``dual`` (:math:`D_\gamma(\alpha)` with w(α) recomputed) and ``gap`` (of the problem
+    with loss :math:`\phi_\gamma`). Equal to :func:`primal`, :func:`dual` and
+    :func:`error_rate` up to summation order.
     """
     X = _as_data(X)
     y = _as_labels(y, X.shape[0])
-    dual_coef = np.ascontiguousarray(dual_coef, dtype=np.float64)
-    if dual_coef.shape != (X.shape[0],):
-        raise ValueError(f"dual_coef has shape {dual_coef.shape}; expected ({X.shape[0]},)")
-    z = np.empty(X.shape[0])
+    n = X.shape[0]
+    w = _as_full(w, X.shape[1])
+    with_dual = dual_coef is not None
+    alpha = _as_dual(dual_coef, n) if with_dual else np.zeros(1)
     w_alpha = np.empty(X.shape[1] + 1)
-    _margins_and_dual_weights(
-        X,
-        y,
-        _as_full(w, X.shape[1]),
-        dual_coef,
-        float(bias),
-        1.0 / (lmbd * X.shape[0]),
-        z,
-        w_alpha,
+    hinge, smooth, errors = _monitor(
+        X, y, w, alpha, float(bias), float(gamma), 1.0 / (lmbd * n), with_dual, w_alpha
     )
-    return z, _dual_value(y, dual_coef, w_alpha, lmbd, gamma)
+    reg = 0.5 * lmbd * float(np.dot(w, w))
+    out = {
+        "primal": reg + hinge / n,
+        "primal_smooth": reg + smooth / n if gamma > 0 else np.nan,
+        "error": errors / n,
+        "dual": np.nan,
+        "gap": np.nan,
+    }
+    if with_dual:
+        out["dual"] = _dual_value(y, alpha, w_alpha, lmbd, gamma)
+        out["gap"] = (out["primal_smooth"] if gamma > 0 else out["primal"]) - out["dual"]
+    return out
 
 
 def duality_gap(

@@ -93,6 +93,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import objectives
 from ._base import BaseLinearSVM, Problem
+from ._kernels import _gram4
 from ._sampling import distinct_batches
 from .objectives import FASTMATH
 
@@ -211,22 +212,7 @@ def _pegasos_single_epoch(
         if t > 1 and m - j >= 4:
             i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
             r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
-            g0 = g1 = g2 = g3 = 0.0
-            h10 = h20 = h21 = h30 = h31 = h32 = 0.0
-            for k in range(d):
-                # float64 before any product: float32 * float32 would round to float32
-                x0, x1 = np.float64(r0[k]), np.float64(r1[k])
-                x2, x3, vk = np.float64(r2[k]), np.float64(r3[k]), v[k]
-                g0 += x0 * vk
-                g1 += x1 * vk
-                g2 += x2 * vk
-                g3 += x3 * vk
-                h10 += x1 * x0
-                h20 += x2 * x0
-                h21 += x2 * x1
-                h30 += x3 * x0
-                h31 += x3 * x1
-                h32 += x3 * x2
+            g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _gram4(r0, r1, r2, r3, v)
             vb = bias * v[d]
             q0 = q1 = q2 = q3 = 0.0
             if projection:

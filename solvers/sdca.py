@@ -37,6 +37,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import objectives
 from ._base import BaseLinearSVM, Problem
+from ._kernels import _gram4
 from ._sampling import SAMPLINGS, epoch_indices
 from .objectives import FASTMATH
 
@@ -108,22 +109,7 @@ def _sdca_epoch(
         if m - j >= 4 and not (mode == 2 and s < snap <= s + 4):
             i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
             r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
-            g0 = g1 = g2 = g3 = 0.0
-            h10 = h20 = h21 = h30 = h31 = h32 = 0.0
-            for k in range(d):
-                # float64 before any product: float32 * float32 would round to float32
-                v0, v1 = np.float64(r0[k]), np.float64(r1[k])
-                v2, v3, wk = np.float64(r2[k]), np.float64(r3[k]), w[k]
-                g0 += v0 * wk
-                g1 += v1 * wk
-                g2 += v2 * wk
-                g3 += v3 * wk
-                h10 += v1 * v0
-                h20 += v2 * v0
-                h21 += v2 * v1
-                h30 += v3 * v0
-                h31 += v3 * v1
-                h32 += v3 * v2
+            g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _gram4(r0, r1, r2, r3, w)
             wb = bias * w[d]
             d0 = _coordinate_step(i0, g0 + wb, y, sq_norms, dual_coef, inv, gamma)
             c0 = d0 * inv

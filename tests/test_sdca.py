@@ -465,7 +465,8 @@ def test_a_callback_returning_true_stops_the_fit(small):
     assert seen == [1, 2, 3] and est.n_epochs_ == 3 and est.epoch_times_.shape == (3,)
 
 
-def test_fused_metric_pass_equals_the_two_separate_passes(small):
+def test_monitor_equals_the_separate_functions(small):
+    """One pass, every per-epoch number: equal to primal/dual/error_rate (float64 and 32)."""
     X, y = small
     est = SDCAClassifier(
         lmbd=0.05,
@@ -478,8 +479,15 @@ def test_fused_metric_pass_equals_the_two_separate_passes(small):
     ).fit(X, y)
     w = objectives.full_weights(est.coef_, est.intercept_[0], 1.5)
     for Xd in (X, X.astype(np.float32)):
-        z, d = objectives.margins_and_dual(Xd, y, w, est.dual_coef_, 0.05, 0.5, 1.5)
-        assert_allclose(z, objectives.margins(Xd, y, w, 1.5), rtol=1e-13, atol=1e-14)
-        assert d == pytest.approx(
+        m = objectives.monitor(Xd, y, w, 0.05, 0.5, 1.5, est.dual_coef_)
+        assert m["primal"] == pytest.approx(objectives.primal(Xd, y, w, 0.05, 0, 1.5), rel=1e-13)
+        assert m["primal_smooth"] == pytest.approx(
+            objectives.primal(Xd, y, w, 0.05, 0.5, 1.5), rel=1e-13
+        )
+        assert m["dual"] == pytest.approx(
             objectives.dual(Xd, y, est.dual_coef_, 0.05, 0.5, 1.5), rel=1e-13
         )
+        assert m["gap"] == pytest.approx(m["primal_smooth"] - m["dual"], rel=1e-12)
+        assert m["error"] == objectives.error_rate(Xd, y, w, 1.5)
+    hinge_only = objectives.monitor(X, y, w, 0.05)
+    assert np.isnan(hinge_only["dual"]) and np.isnan(hinge_only["primal_smooth"])

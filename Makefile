@@ -77,6 +77,7 @@ prepare: $(STAMP)  ## blood-cell crops, PCA-40 and singular values (cached; ~10 
 	else echo "blood-cell images missing: no crops (see python -m data fetch blood-cells)"; fi
 
 experiments: $(STAMP)  ## every experiment whose dataset is present (SEEDS, N_JOBS)
+	$(PY) -m experiments optima $(EXPERIMENTS) --n-jobs $(N_JOBS)
 	@$(MAKE) --no-print-directory $(EXPERIMENTS:%=reports/%.parquet)
 
 # The runner decides what is stale (run keys hash the definition and the code) and leaves

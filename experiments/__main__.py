@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     listing.add_argument(
         "--missing", action="store_true", help="only experiments whose dataset is missing"
     )
+    opt = sub.add_parser("optima", help="certify every optimum the experiments need, in one pool")
+    opt.add_argument("names", nargs="+", help="experiment names, or 'all'")
+    opt.add_argument("--n-jobs", type=int, default=os.cpu_count(), help="worker processes")
     run = sub.add_parser("run", help="run experiments (resumes; skips finished runs)")
     run.add_argument("names", nargs="+", help="experiment names, or 'all'")
     run.add_argument("--seeds", type=int, default=None, help="runs per config (default: 100)")
@@ -73,6 +76,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"{name:<28} {exp.dataset:<10} {len(exp.configs):>3} configs x {exp.seeds} "
                 f"seeds, {exp.epochs} epochs  {exp.description}"
             )
+        return 0
+
+    if args.command == "optima":
+        names = [n for n in _names(args.names) if not _missing_data(n)]
+        start = time.perf_counter()
+        count = optima.ensure_all([CATALOGUE[n] for n in names], n_jobs=args.n_jobs)
+        print(f"optima: {count} certified in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         return 0
 
     skipped = []

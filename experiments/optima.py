@@ -89,17 +89,32 @@ def _certify_and_store(dataset: str, options: dict, lmbd: float) -> dict:
     return result
 
 
+def ensure_all(experiments: list[Experiment], n_jobs: int = 1) -> int:
+    """Certify, in one pool, every missing optimum the experiments need; returns how many.
+
+    Largest training sets first, so that the long certifications start early and the
+    short ones fill the remaining workers.
+    """
+    todo: dict = {}
+    for exp in experiments:
+        for t in needed(exp):
+            path = optimum_path(*t)
+            if not path.exists():
+                todo[path] = t
+    order = sorted(todo.values(), key=lambda t: -datasets.load(t[0], t[1]).n_train)
+    if n_jobs == 1 or len(order) <= 1:
+        for t in order:
+            _certify_and_store(*t)
+    else:
+        from joblib import Parallel, delayed
+
+        Parallel(n_jobs=min(n_jobs, len(order)))(delayed(_certify_and_store)(*t) for t in order)
+    return len(order)
+
+
 def ensure(exp: Experiment, n_jobs: int = 1) -> list[dict]:
     """Compute (once) and return the certified optima of ``exp``."""
-    todo = [t for t in needed(exp) if not optimum_path(*t).exists()]
-    if todo:
-        if n_jobs == 1 or len(todo) == 1:
-            for t in todo:
-                _certify_and_store(*t)
-        else:
-            from joblib import Parallel, delayed
-
-            Parallel(n_jobs=min(n_jobs, len(todo)))(delayed(_certify_and_store)(*t) for t in todo)
+    ensure_all([exp], n_jobs)
     return [json.loads(optimum_path(*t).read_text()) for t in needed(exp)]
 
 

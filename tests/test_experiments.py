@@ -324,3 +324,12 @@ def test_catalogue_is_complete_and_well_formed():
         assert len(set(keys)) == len(keys), f"{exp.name}: two configs would share runs"
     assert len(CATALOGUE["001_simulated"].configs) == 18  # 9 variants x {plain, averaged}
     assert CATALOGUE["000_blood_raw"].lmbd == 1.6 and CATALOGUE["000_blood_raw"].epochs == 10
+
+
+def test_optima_of_several_experiments_in_one_pool(reports_dir):
+    a = tiny(name="a", configs=(Config("SDCA", "sdca", {"lmbd": 0.01}),), epochs=1)
+    b = tiny(name="b", configs=(Config("SDCA", "sdca", {"lmbd": 0.01}),
+                                Config("SDCA 2", "sdca", {"lmbd": 0.1})), epochs=1)
+    assert optima.ensure_all([a, b], n_jobs=2) == 2  # (simulated, 0.01) is shared
+    assert optima.ensure_all([a, b], n_jobs=2) == 0  # nothing left to do
+    assert all(o["certified"] for o in optima.load_all())

@@ -425,16 +425,41 @@ def fmt_rank(rank) -> str:
     return " < ".join(f"{c} ({v:.1e})" for c, v in rank)
 
 
+def asdca_note(ctx: Context, name: str) -> str:
+    """What the report says about ASDCA on its own (smoothed) problem at the last epoch."""
+    r = ctx.report(name)
+    label = FOUR[name][2]
+    end = last_epoch(r)
+    gap = float(at_epoch(r, label, end, "gap").mean())
+    smooth = float(at_epoch(r, label, end, "primal_smooth").mean())
+    hinge = mean_curve(r, label, "primal")
+    moved = abs(hinge.iloc[-1] - hinge.iloc[-6]) / hinge.iloc[-1] if len(hinge) > 6 else math.nan
+    ds = name.split("_", 1)[1]
+    if gap <= 1e-3 * smooth:
+        return (
+            f"{ds}: {label} has converged on the problem it solves, the γ-smoothed hinge "
+            f"(its own duality gap {gap:.1e}), and its hinge objective has stopped moving "
+            f"(relative change over the last 5 epochs {moved:.1e}): what separates it from "
+            f"P* is the smoothing, not speed"
+        )
+    return (
+        f"{ds}: {label} has not converged on its own smoothed problem (duality gap "
+        f"{gap:.1e} after {end} epochs)"
+    )
+
+
 def c001_pegasos_slowest(ctx: Context) -> Result:
     ranks = {n: ranking(ctx, n) for n in FOUR}
     slowest = {n: r[-1][0] for n, r in ranks.items()}
     ok = all(s == "Pegasos" for s in slowest.values())
     text = "; ".join(f"{n.split('_', 1)[1]}: {fmt_rank(r)}" for n, r in ranks.items())
+    notes = [asdca_note(ctx, n) for n, s in slowest.items() if s.startswith("ASDCA")]
     reason = (
         ""
         if ok
         else "slowest per dataset: "
         + ", ".join(f"{n.split('_', 1)[1]} {s}" for n, s in slowest.items())
+        + (". " + "; ".join(notes) if notes else "")
     )
     return Result("P − P* after the last epoch: " + text, "holds" if ok else "differs", reason)
 
@@ -458,11 +483,13 @@ def c001_dual_fastest(ctx: Context) -> Result:
     ranks = {n: ranking(ctx, n) for n in ("001_simulated", "001_skin")}
     ok = all({c for c, _ in r[:2]} == {FOUR[n][0], FOUR[n][2]} for n, r in ranks.items())
     text = "; ".join(f"{n.split('_', 1)[1]}: {fmt_rank(r)}" for n, r in ranks.items())
-    return Result(
-        text,
-        "holds" if ok else "differs",
-        "" if ok else "SDCA and ASDCA are not the two best on both datasets",
+    places = "; ".join(
+        f"{n.split('_', 1)[1]}: first {r[0][0]}, ASDCA ranked "
+        f"{[c for c, _ in r].index(FOUR[n][2]) + 1} of 4"
+        for n, r in ranks.items()
     )
+    notes = "; ".join(asdca_note(ctx, n) for n in ranks)
+    return Result(text, "holds" if ok else "differs", "" if ok else f"{places}. {notes}")
 
 
 def c001_cyclic_skin(ctx: Context) -> Result:
@@ -482,16 +509,24 @@ def c001_cyclic_skin(ctx: Context) -> Result:
 
 def c001_sampling_genomic(ctx: Context) -> Result:
     r = ctx.subopt("001_genomic")
-    s = {
-        c: float(at_epoch(r, c, 10, "suboptimality").mean())
-        for c in ("SDCA random", "SDCA perm", "SDCA cyclic")
-    }
+    labels = ("SDCA random", "SDCA perm", "SDCA cyclic")
+    s = {c: float(at_epoch(r, c, 10, "suboptimality").mean()) for c in labels}
     slowest = max(s, key=s.get)
     ok = slowest == "SDCA perm"
+    n = int(r.n_train.iloc[0])
+    reason = (
+        ""
+        if ok
+        else f"slowest here: {slowest}. Drawing n = {n} indices with replacement leaves "
+        f"(1 − 1/n)^n = {(1 - 1 / n) ** n:.2f} of the samples unvisited in an epoch, which a "
+        "permutation or a cyclic order never does"
+        if slowest == "SDCA random"
+        else f"slowest here: {slowest}"
+    )
     return Result(
         "P − P* after 10 epochs: " + "; ".join(f"{c} {v:.2e}" for c, v in s.items()),
         "holds" if ok else "differs",
-        "" if ok else f"slowest here: {slowest}",
+        reason,
     )
 
 
@@ -506,48 +541,71 @@ def c001_projection(ctx: Context) -> Result:
         tv = rows.groupby("seed_index").primal.apply(lambda v: np.abs(np.diff(np.log(v))).sum())
         return tv.mean()
 
+    plain, proj = r[r.config == "Pegasos"], r[r.config == "Pegasos projected"]
+    paired = plain.merge(proj, on=["seed_index", "epoch"], suffixes=("", "_p"))
+    paired = paired[paired.epoch >= 1]
+    rel_diff = (paired.primal_p - paired.primal).abs() / paired.primal
     same = abs(p.mean() - q.mean()) / p.mean() <= 0.01
-    smoother = roughness("Pegasos projected") <= roughness("Pegasos")
+    smoother = roughness("Pegasos projected") < roughness("Pegasos")
     ok = same and smoother
-    return Result(
-        f"final objective {pm(p, 4)} vs projected {pm(q, 4)}; total variation of "
-        f"log P: {roughness('Pegasos'):.3f} vs {roughness('Pegasos projected'):.3f}",
-        "holds" if ok else "differs",
+    reason = (
         ""
         if ok
-        else (
-            "the final objectives differ by more than 1 %"
-            if not same
-            else "projection does not make the curve smoother here"
-        ),
+        else "the final objectives differ by more than 1 %"
+        if not same
+        else f"projection does change the trajectory (same seeds: the objectives differ by "
+        f"{rel_diff.mean():.1e} relatively on average over epochs, {rel_diff.max():.1e} at most) "
+        f"but "
+        f"not its roughness: the epoch-to-epoch variation of log P is the same within "
+        f"{abs(roughness('Pegasos projected') / roughness('Pegasos') - 1):.0%}"
+    )
+    return Result(
+        f"final objective {pm(p, 4)} vs projected {pm(q, 4)}; total variation of log P: "
+        f"{roughness('Pegasos'):.3f} vs {roughness('Pegasos projected'):.3f}",
+        "holds" if ok else "differs",
+        reason,
     )
 
 
 def c001_lambda(ctx: Context) -> Result:
     r = ctx.subopt("001_genomic_lambda")
     end = last_epoch(r)
-    lines, ok = [], True
+    lines, failing = [], []
     for algo in ("SDCA", "Pegasos", "ASDCA", "Mini-batch Pegasos"):
         rows = r[common.tag_mask(r, "lambda", algo)]
-        by_l = rows.groupby("lmbd")
-        final_p = by_l.apply(lambda g: g[g.epoch == end].primal.mean())
+        lmbds = sorted(rows.lmbd.unique())
+        final_p = [rows[(rows.lmbd == lm) & (rows.epoch == end)].primal.mean() for lm in lmbds]
         rel = rows.assign(rel=rows.suboptimality / rows.p_star_dual)
-        reach = {lm: epochs_to(g, g.config.iloc[0], "rel", 1e-3) for lm, g in rel.groupby("lmbd")}
-        increasing = bool(np.all(np.diff(final_p.to_numpy()) > 0))
-        faster = [reach[lm] for lm in sorted(reach)]
-        monotone_fast = all(a >= b for a, b in itertools.pairwise(faster))
-        ok &= increasing and monotone_fast
+        reach = [
+            epochs_to(rel[rel.lmbd == lm], rel[rel.lmbd == lm].config.iloc[0], "rel", 1e-3)
+            for lm in lmbds
+        ]
+        p_star = [rows[rows.lmbd == lm].p_star_dual.iloc[0] for lm in lmbds]
+        increasing = bool(np.all(np.diff(final_p) > 0))
+        faster = all(a >= b for a, b in itertools.pairwise(reach))
+        if not (increasing and faster):
+            worst = max(range(len(lmbds)), key=lambda i: final_p[i] / p_star[i])
+            failing.append(
+                f"{algo}: at λ = {lmbds[worst]:g} its final objective is "
+                f"{final_p[worst]:.3g} against P* = {p_star[worst]:.3g} (not converged in "
+                f"{end} epochs)"
+            )
         lines.append(
             f"{algo}: final P "
             + ", ".join(f"{v:.3g}" for v in final_p)
             + " ; epochs to 1e-3 relative: "
-            + ", ".join(fmt_epochs(e) for e in faster)
+            + ", ".join(fmt_epochs(e) for e in reach)
         )
-    return Result(
-        " | ".join(lines) + " (λ ascending)",
-        "holds" if ok else "differs",
-        "" if ok else "not monotone in λ for every algorithm (see the numbers)",
+    ok = not failing
+    reason = (
+        ""
+        if ok
+        else (
+            "P* itself grows with λ for every algorithm (the claim's second half is a property "
+            "of the problem); what fails is convergence at small λ: " + "; ".join(failing)
+        )
     )
+    return Result(" | ".join(lines) + " (λ ascending)", "holds" if ok else "differs", reason)
 
 
 CLAIMS: list[Claim] = [

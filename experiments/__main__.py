@@ -51,7 +51,12 @@ def main(argv: list[str] | None = None) -> int:
     opt.add_argument("--n-jobs", type=int, default=os.cpu_count(), help="worker processes")
     run = sub.add_parser("run", help="run experiments (resumes; skips finished runs)")
     run.add_argument("names", nargs="+", help="experiment names, or 'all'")
-    run.add_argument("--seeds", type=int, default=None, help="runs per config (default: 100)")
+    run.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        help="runs per config (default: the experiment's own, see `list`)",
+    )
     run.add_argument("--n-jobs", type=int, default=os.cpu_count(), help="worker processes")
     run.add_argument("--backend", choices=("loky", "dask"), default="loky")
     run.add_argument("--scheduler", default=None, help="dask scheduler address")

@@ -86,10 +86,13 @@ experiments: $(STAMP)  ## every experiment whose dataset is present (SEEDS, N_JO
 reports/%.parquet: FORCE | $(STAMP)
 	$(PY) -m experiments run $* $(SEEDS_FLAG) --n-jobs $(N_JOBS)
 .PRECIOUS: reports/%.parquet
+# the coefficient table is written by the same run as its report (shorter stem: this wins)
+reports/%_coef.parquet: reports/%.parquet
+	@test -f $@ || { echo "$@: $* stores no coefficients" >&2; exit 1; }
 FORCE:
 
 figures: output/figures.mk  ## every figure and table whose inputs are present
-	@$(MAKE) --no-print-directory $(FIGURE_TARGETS)
+	@$(MAKE) --no-print-directory -j$(N_JOBS) $(FIGURE_TARGETS)
 
 output/figures.mk: figures/__init__.py figures/__main__.py experiments/catalogue.py | $(STAMP)
 	@mkdir -p $(@D)

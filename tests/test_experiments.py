@@ -328,8 +328,11 @@ def test_catalogue_is_complete_and_well_formed():
 
 def test_optima_of_several_experiments_in_one_pool(reports_dir):
     a = tiny(name="a", configs=(Config("SDCA", "sdca", {"lmbd": 0.01}),), epochs=1)
-    b = tiny(name="b", configs=(Config("SDCA", "sdca", {"lmbd": 0.01}),
-                                Config("SDCA 2", "sdca", {"lmbd": 0.1})), epochs=1)
+    b = tiny(
+        name="b",
+        configs=(Config("SDCA", "sdca", {"lmbd": 0.01}), Config("SDCA 2", "sdca", {"lmbd": 0.1})),
+        epochs=1,
+    )
     assert optima.ensure_all([a, b], n_jobs=2) == 2  # (simulated, 0.01) is shared
     assert optima.ensure_all([a, b], n_jobs=2) == 0  # nothing left to do
     assert all(o["certified"] for o in optima.load_all())

@@ -81,12 +81,8 @@ def needed(exp: Experiment) -> list[tuple[str, dict, float]]:
     return [(exp.dataset, dict(exp.dataset_options), lmbd) for lmbd in lmbds]
 
 
-def _certify_and_store(dataset: str, options: dict, lmbd: float) -> dict:
-    result = certify(dataset, options, lmbd)
-    reports.atomic_write_text(
-        json.dumps(result, indent=2) + "\n", optimum_path(dataset, options, lmbd)
-    )
-    return result
+def _store(result: dict, path) -> None:
+    reports.atomic_write_text(json.dumps(result, indent=2) + "\n", path)
 
 
 def ensure_all(experiments: list[Experiment], n_jobs: int = 1) -> int:
@@ -101,14 +97,20 @@ def ensure_all(experiments: list[Experiment], n_jobs: int = 1) -> int:
             path = optimum_path(*t)
             if not path.exists():
                 todo[path] = t
-    order = sorted(todo.values(), key=lambda t: -datasets.load(t[0], t[1]).n_train)
+    order = sorted(todo.items(), key=lambda kv: -datasets.load(kv[1][0], kv[1][1]).n_train)
+    # workers only compute; this process writes, to paths it resolved itself (a reused
+    # worker may carry another environment, e.g. an older SVM_REPORTS_DIR)
     if n_jobs == 1 or len(order) <= 1:
-        for t in order:
-            _certify_and_store(*t)
+        for path, t in order:
+            _store(certify(*t), path)
     else:
         from joblib import Parallel, delayed
 
-        Parallel(n_jobs=min(n_jobs, len(order)))(delayed(_certify_and_store)(*t) for t in order)
+        parallel = Parallel(n_jobs=min(n_jobs, len(order)), return_as="generator")
+        for (path, _), result in zip(
+            order, parallel(delayed(certify)(*t) for _, t in order), strict=True
+        ):
+            _store(result, path)
     return len(order)
 
 

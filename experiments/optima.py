@@ -120,7 +120,8 @@ def ensure(exp: Experiment, n_jobs: int = 1) -> list[dict]:
     return [json.loads(optimum_path(*t).read_text()) for t in needed(exp)]
 
 
-def load_all() -> list[dict]:
-    """Every stored optimum (figures join them on dataset and λ)."""
-    directory = reports.reports_dir() / "optima"
+def load_all(root=None) -> list[dict]:
+    """Every stored optimum under ``root`` (default: the reports folder); figures join them
+    on dataset key and λ."""
+    directory = reports.reports_dir(root) / "optima"
     return [json.loads(p.read_text()) for p in sorted(directory.glob("*.json"))]

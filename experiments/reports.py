@@ -29,20 +29,27 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 
 
-def reports_dir() -> Path:
+class MissingInputError(FileNotFoundError):
+    """A report, sidecar, coefficient table or optimum is missing (the message names the fix)."""
+
+
+def reports_dir(root: Path | str | None = None) -> Path:
+    """``root`` if given, else ``$SVM_REPORTS_DIR``, else ``<repo>/reports``."""
+    if root is not None:
+        return Path(root)
     return Path(os.environ.get("SVM_REPORTS_DIR", REPO / "reports"))
 
 
-def report_path(name: str) -> Path:
-    return reports_dir() / f"{name}.parquet"
+def report_path(name: str, root: Path | str | None = None) -> Path:
+    return reports_dir(root) / f"{name}.parquet"
 
 
-def coef_path(name: str) -> Path:
-    return reports_dir() / f"{name}_coef.parquet"
+def coef_path(name: str, root: Path | str | None = None) -> Path:
+    return reports_dir(root) / f"{name}_coef.parquet"
 
 
-def sidecar_path(name: str) -> Path:
-    return reports_dir() / f"{name}.json"
+def sidecar_path(name: str, root: Path | str | None = None) -> Path:
+    return reports_dir(root) / f"{name}.json"
 
 
 def runs_dir(name: str) -> Path:
@@ -96,17 +103,38 @@ def consolidate(
     return frame
 
 
-def load_report(name: str, make_target: str | None = None) -> pd.DataFrame:
-    """Read a report; a missing one is an error naming the command that builds it."""
-    path = report_path(name)
-    if not path.exists():
-        target = (
-            make_target or f"make {path.relative_to(REPO) if path.is_relative_to(REPO) else path}"
-        )
-        raise FileNotFoundError(
-            f"report {path} does not exist: run `{target}` (or `python -m experiments run {name}`)"
-        )
+def missing(path: Path, name: str, what: str = "report") -> MissingInputError:
+    """The error for a missing output of experiment ``name``: names the command that builds it."""
+    return MissingInputError(
+        f"{what} {path} does not exist: run `make reports/{name}.parquet` "
+        f"(or `python -m experiments run {name}`)"
+    )
+
+
+def load_report(
+    name: str, root: Path | str | None = None, columns: list[str] | None = None
+) -> pd.DataFrame:
+    """Read report ``name`` (optionally only ``columns``); missing: :class:`MissingInputError`."""
+    path = report_path(name, root)
+    if not path.is_file():
+        raise missing(path, name)
+    return pd.read_parquet(path, columns=list(columns) if columns else None)
+
+
+def load_coef(name: str, root: Path | str | None = None) -> pd.DataFrame:
+    """Read the final coefficients of every run of ``name`` (one row per feature)."""
+    path = coef_path(name, root)
+    if not path.is_file():
+        raise missing(path, name, "coefficient report")
     return pd.read_parquet(path)
+
+
+def load_sidecar(name: str, root: Path | str | None = None) -> dict:
+    """Read the sidecar of ``name`` (dataset metadata, versions, seeds, timing)."""
+    path = sidecar_path(name, root)
+    if not path.is_file():
+        raise missing(path, name, "report sidecar")
+    return json.loads(path.read_text())
 
 
 def _git_commit() -> str:

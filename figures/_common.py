@@ -24,7 +24,6 @@ stay vertical: they are quantiles of the plotted value at that epoch).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import re
@@ -42,14 +41,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
+from experiments import optima, reports
+from experiments.reports import MissingInputError
+
 REPO = Path(__file__).resolve().parents[1]
 
 #: Columns that identify one run of one experiment.
 RUN_COLUMNS = ("experiment", "config", "seed_index")
-
-
-class MissingInputError(FileNotFoundError):
-    """A report, sidecar or certified optimum a figure needs does not exist (names the fix)."""
 
 
 # =============================================================================== locations
@@ -57,11 +55,7 @@ class MissingInputError(FileNotFoundError):
 
 def reports_root(reports_dir: Path | str | None = None) -> Path:
     """The reports folder: ``reports_dir``, else ``$SVM_REPORTS_DIR``, else ``<repo>/reports``."""
-    if reports_dir is not None:
-        return Path(reports_dir)
-    from experiments import reports
-
-    return reports.reports_dir()
+    return reports.reports_dir(reports_dir)
 
 
 def output_dir(out_dir: Path | str | None = None) -> Path:
@@ -79,59 +73,15 @@ def make_target(name: str) -> str:
     return f"make reports/{name}.parquet"
 
 
-def _missing(path: Path, name: str, what: str = "report") -> MissingInputError:
-    return MissingInputError(
-        f"{what} {path} does not exist: run `{make_target(name)}` "
-        f"(or `python -m experiments run {name}`)"
-    )
-
-
 # =============================================================================== inputs
-
-
-def load(
-    name: str, reports_dir: Path | str | None = None, columns: Sequence[str] | None = None
-) -> pd.DataFrame:
-    """Read report ``name`` (one row per experiment × config × seed × epoch).
-
-    Parameters
-    ----------
-    name : str
-        Experiment name (``reports/<name>.parquet``).
-    reports_dir : path, optional
-        See :func:`reports_root`.
-    columns : sequence of str, optional
-        Read only these columns.
-
-    Raises
-    ------
-    MissingInputError
-        (a ``FileNotFoundError``) naming the ``make`` target that builds the report.
-    """
-    path = reports_root(reports_dir) / f"{name}.parquet"
-    if not path.is_file():
-        raise _missing(path, name)
-    return pd.read_parquet(path, columns=list(columns) if columns else None)
-
-
-def load_coef(name: str, reports_dir: Path | str | None = None) -> pd.DataFrame:
-    """Read ``<name>_coef.parquet``: the final coefficients of every run (one row per feature)."""
-    path = reports_root(reports_dir) / f"{name}_coef.parquet"
-    if not path.is_file():
-        raise _missing(path, name, "coefficient report")
-    return pd.read_parquet(path)
-
-
-def load_sidecar(name: str, reports_dir: Path | str | None = None) -> dict:
-    """Read the sidecar ``<name>.json`` (``dataset_meta``, versions, seeds, timing)."""
-    path = reports_root(reports_dir) / f"{name}.json"
-    if not path.is_file():
-        raise _missing(path, name, "report sidecar")
-    return json.loads(path.read_text())
+# (the loaders of experiments.reports: a missing input names the make target that builds it)
+load = reports.load_report
+load_coef = reports.load_coef
+load_sidecar = reports.load_sidecar
 
 
 def load_optima(reports_dir: Path | str | None = None) -> pd.DataFrame:
-    """Every certified optimum as a table (what :func:`experiments.optima.load_all` returns).
+    """Every certified optimum as a table (:func:`experiments.optima.load_all`).
 
     Returns
     -------
@@ -139,8 +89,7 @@ def load_optima(reports_dir: Path | str | None = None) -> pd.DataFrame:
         One row per stored optimum: ``dataset_key``, ``lmbd``, ``primal`` (≥ P*), ``dual``
         (≤ P*), ``gap`` and the other stored fields. Empty (with those columns) if none.
     """
-    folder = reports_root(reports_dir) / "optima"
-    records = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+    records = optima.load_all(reports_dir)
     columns = ["dataset_key", "lmbd", "primal", "dual", "gap"]
     return pd.DataFrame.from_records(records) if records else pd.DataFrame(columns=columns)
 

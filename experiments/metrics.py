@@ -115,7 +115,7 @@ class Recorder:
 
     def __call__(self, info) -> None:
         if info.epoch == 1:  # the per-fit precomputation counts once, in epoch 1
-            cpu, wall = info.cpu_time + info.setup_time, info.wall_time + info.setup_time
+            cpu, wall = info.cpu_time + info.setup_time, info.wall_time + info.setup_wall_time
         else:
             cpu, wall = info.cpu_time, info.wall_time
         self.rows.append(

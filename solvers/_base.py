@@ -78,8 +78,8 @@ class EpochInfo:
         Samples processed so far (``epoch * n_samples`` for every solver here).
     cpu_time, wall_time : float
         Update-loop CPU (``time.process_time``) and wall seconds of this epoch only.
-    setup_time : float
-        CPU seconds of the per-fit precomputation (counted once, before epoch 1).
+    setup_time, setup_wall_time : float
+        CPU and wall seconds of the per-fit precomputation (counted once, before epoch 1).
     w : ndarray of shape (n_features + 1,)
         Current iterate, full vector (last entry: bias weight). A live view: copy it to keep.
     dual_coef : ndarray of shape (n_samples,) or None
@@ -99,6 +99,7 @@ class EpochInfo:
         "gap",
         "n_samples_seen",
         "setup_time",
+        "setup_wall_time",
         "w",
         "wall_time",
     )
@@ -274,9 +275,11 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         tol = getattr(self, "tol", None) or 0.0  # solvers without a dual have no `tol`
         gamma = self._loss_gamma()
 
+        t_wall = time.perf_counter()
         t_cpu = time.process_time()
         self._setup(state)
         setup_time = time.process_time() - t_cpu
+        setup_wall_time = time.perf_counter() - t_wall
 
         cpu_times: list[float] = []
         wall_times: list[float] = []
@@ -307,6 +310,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                         cpu_time=cpu,
                         wall_time=wall,
                         setup_time=setup_time,
+                        setup_wall_time=setup_wall_time,
                         w=w,
                         dual_coef=dual_coef,
                         gap=gap,
@@ -327,6 +331,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         self.epoch_times_ = np.array(cpu_times)
         self.epoch_wall_times_ = np.array(wall_times)
         self.setup_time_ = setup_time
+        self.setup_wall_time_ = setup_wall_time
         self.converged_ = converged
         self.duality_gap_ = np.nan
         if tol > 0.0 and self._has_dual:

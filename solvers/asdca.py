@@ -510,7 +510,8 @@ class ASDCAClassifier(BaseLinearSVM):
     def _fit_problem(self, problem: Problem) -> None:
         super()._fit_problem(problem)
         w = objectives.full_weights(self.coef_, self.intercept_[0], problem.bias)
-        z = objectives.margins(problem.X, problem.y, w, problem.bias)
-        reg = 0.5 * problem.lmbd * float(w @ w)
-        self.objective_ = reg + float(objectives.loss_values(z, float(self.gamma)).mean())
-        self.hinge_objective_ = reg + float(objectives.loss_values(z).mean())
+        m = objectives.monitor(
+            problem.X, problem.y, w, problem.lmbd, float(self.gamma), problem.bias
+        )
+        self.objective_ = m["primal_smooth"]
+        self.hinge_objective_ = m["primal"]

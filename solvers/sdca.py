@@ -292,8 +292,9 @@ class SDCAClassifier(BaseLinearSVM):
     epoch_times_ : ndarray of shape (n_epochs_,)
         CPU seconds (``time.process_time``) of the update loop of each epoch.
     epoch_wall_times_ : ndarray of shape (n_epochs_,)
-    setup_time_ : float
-        CPU seconds of the squared-norm precomputation (one pass over X, before epoch 1).
+    setup_time_, setup_wall_time_ : float
+        CPU and wall seconds of the squared-norm precomputation (one pass over X, before
+        epoch 1).
     """
 
     _parameter_constraints: dict = {

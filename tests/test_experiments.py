@@ -106,6 +106,7 @@ def test_rows_schema_and_epoch_zero(reports_dir):
     # the cumulative columns are the running sums of the per-epoch ones
     for _, run in report.groupby(["config", "seed_index"]):
         assert_allclose(run.cpu_time_cum, run.cpu_time.cumsum(), rtol=1e-12)
+        assert_allclose(run.wall_time_cum, run.wall_time.cumsum(), rtol=1e-12)
 
 
 def test_final_rows_match_the_stored_coefficients(reports_dir):

@@ -34,7 +34,6 @@ Datasets
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import json
@@ -643,8 +642,3 @@ def fetch_many(
             outcome.missing = unverified_files(src, include_optional)
         outcomes.append(outcome)
     return outcomes
-
-
-def replace_source(name: str, **changes) -> Source:
-    """A copy of a registered :class:`Source` with some fields changed (for tests)."""
-    return dataclasses.replace(get_source(name), **changes)

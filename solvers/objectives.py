@@ -363,10 +363,10 @@ def duality_gap(
     gamma: float = 0.0,
     bias: float = 0.0,
 ) -> tuple[float, float, float]:
-    r"""Return ``(P(w), D(α), P(w) - D(α))`` for the problem with loss :math:`\phi_\gamma`."""
-    p = primal(X, y, w, lmbd, gamma, bias)
-    d = dual(X, y, dual_coef, lmbd, gamma, bias)
-    return p, d, p - d
+    r"""Return ``(P(w), D(α), P(w) - D(α))`` for the problem with loss :math:`\phi_\gamma`
+    (one pass over X, see :func:`monitor`)."""
+    m = monitor(X, y, w, lmbd, gamma, bias, dual_coef)
+    return (m["primal_smooth"] if gamma > 0 else m["primal"]), m["dual"], m["gap"]
 
 
 def error_rate(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> float:

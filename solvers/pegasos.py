@@ -43,13 +43,21 @@ iteration. The kernels keep :math:`\tilde w = s\,v` with a scalar :math:`s`: the
 :math:`s \leftarrow 1/(\sqrt\lambda\|v\|)` when :math:`\lambda s^2\|v\|^2 > 1`. At
 :math:`t = 1` the factor is 0: the kernel sets :math:`v \leftarrow 0, s \leftarrow 1` (one
 :math:`O(d)` reset). :math:`s` decays like :math:`1/t` (Pegasos step) or :math:`2/t^2`
-(weighted step); when it drops below ``_S_MIN`` = 1e-6 (checked after every block of at most
-four iterations), :math:`v \leftarrow s v, s \leftarrow 1`. The threshold keeps
-:math:`\|v\| = \|\tilde w\|/s` within six orders of magnitude of the iterate it represents,
-so nothing can overflow or underflow whatever the run length, and the running
-:math:`\|v\|^2` below, whose increments are relative to :math:`\|v\|^2`, is recomputed
-exactly at least that often. It costs one :math:`O(d)` pass per :math:`10^6` iterations
-(Pegasos step) or per ~1400 (weighted step).
+(weighted step), and with ``projection`` at small :math:`\lambda` by orders of magnitude per
+iteration: while the step :math:`\eta_t\|\tilde x\| \approx \|\tilde x\|/(\lambda t)` is far
+outside the ball (:math:`t \ll \|\tilde x\|/\sqrt\lambda`), each projection divides :math:`s`
+by about :math:`\|\tilde x\|/(\sqrt\lambda\,t)`. When :math:`s` drops below ``_S_MIN`` = 1e-2,
+:math:`v \leftarrow s v, s \leftarrow 1` (and the running sum below is folded into :math:`U`).
+The test follows every iteration: a block of four (below) that leaves :math:`s` under the
+threshold is undone (its scalars only: :math:`v` is not yet touched) and replayed one sample
+at a time. So :math:`s \ge` ``_S_MIN`` before every iteration, :math:`\|v\| = \|\tilde
+w\|/s` stays within two orders of magnitude (and one step) of the iterate it represents,
+nothing overflows or underflows whatever the run length, and the running :math:`\|v\|^2`
+below, whose increments are relative to :math:`\|v\|^2`, is recomputed exactly at least that
+often. It costs one or two :math:`O(d)` passes each time :math:`s` decays a hundredfold:
+:math:`\log_{100} T` of them with the Pegasos step, :math:`\log_{10} T` with the weighted
+one, and, while projections shrink :math:`s` that fast, at most one per iteration, which
+then moves a sample anyway (:math:`O(d)`).
 
 *Squared norm for the projection.* With one sample, :math:`\|v + c\tilde x\|^2 = \|v\|^2 +
 2c\,\tilde x^\top v + c^2\|\tilde x\|^2` uses the margin's dot product and the squared row
@@ -61,13 +69,17 @@ renormalisation, which stops the drift of the running value.
 (:math:`U` a vector, :math:`\sigma` a scalar). Adding the current iterate with weight
 :math:`\rho` is :math:`\sigma \mathrel{+}= \rho s`; a change :math:`v \mathrel{+}= \delta`
 is compensated by :math:`U \mathrel{-}= \sigma\delta` (one more axpy with the same rows); the
-:math:`t = 1` reset first does :math:`U \mathrel{+}= \sigma v`; a renormalisation sets
-:math:`\sigma \leftarrow \sigma/s`. Averaging therefore costs :math:`O(d)` per *moved*
-sample, not per iteration, and nothing before :math:`T_0` (where :math:`\sigma = U = 0`).
-:math:`U` and :math:`\sigma v` both grow like :math:`\sum_\tau \rho_\tau s_\tau / s_t` and
-cancel in part: for the uniform average from :math:`T_0 = T/2` that costs a factor
-:math:`\ln 2` of relative precision, for the weighted one about :math:`2\ln T`
-(a few ulps; the twin tests compare to 1e-10).
+:math:`t = 1` reset first does :math:`U \mathrel{+}= \sigma v`; a renormalisation first folds
+:math:`U \leftarrow U + \sigma v, \sigma \leftarrow 0`. Averaging therefore costs
+:math:`O(d)` per *moved* sample, not per iteration, and nothing before :math:`T_0` (where
+:math:`\sigma = U = 0`). Between two renormalisations :math:`U` and :math:`\sigma v` both
+grow like :math:`\sum_\tau \rho_\tau (s_\tau / s_t)\|\tilde w\|` and cancel in part, which
+costs a factor :math:`\max_\tau s_\tau/s_t \le 1/` ``_S_MIN`` of relative precision (about
+1e-14; the twin tests compare to 1e-10). Without the fold that ratio is unbounded: with
+projection at :math:`\lambda = 1/n` on a standardised 1000×10 problem :math:`s` falls by
+~1e42 in the first hundred iterations, and an average that included them (``"weighted"``, or
+``avg_start`` 0) came out with a primal objective of ~1e42 (issue 12). A threshold of 1e-6
+(the earlier one) with the fold still loses ~1e-10 at :math:`\lambda = 10^{-6}`.
 
 *Memory streams.* With :math:`k = 1` consecutive iterations are taken four at a time: one
 pass over the four rows computes :math:`\tilde x_b^\top v` and the pairwise products
@@ -100,8 +112,9 @@ from .objectives import FASTMATH
 # Output modes shared by the kernels.
 _LAST, _UNIFORM, _WEIGHTED = 0, 1, 2
 
-#: Renormalise w = s·v (v ← s·v, s ← 1) when s falls below this (see module docstring).
-_S_MIN = 1e-6
+#: Renormalise w = s·v (v ← s·v, s ← 1, U ← U + σv, σ ← 0) when s falls below this: it
+#: bounds the precision lost by the lazy average to a factor 1/_S_MIN (module docstring).
+_S_MIN = 1e-2
 
 SAMPLINGS = ("iid", "epoch")
 
@@ -144,13 +157,19 @@ def _one_sample(margin, p, yi, qi, f, eta, s, vn2, sigma, rho, lmbd, projection)
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _renormalise(v, s, sigma, projection):
-    """v ← s v, σ ← σ / s, s ← 1; returns (s, ‖v‖², σ) with ‖v‖² exact (0 without projection)."""
+def _renormalise(v, acc, s, sigma, projection):
+    """Fold the running sum into U (U ← U + σv, σ ← 0), then v ← s v, s ← 1.
+
+    Returns ``(s, ‖v‖², σ)`` = ``(1, ‖v‖², 0)`` with ‖v‖² exact (0 without projection).
+    ``acc`` is only touched when σ ≠ 0 (it has length 1 when nothing is averaged).
+    """
     vn2 = 0.0
     for k in range(v.shape[0]):
+        if sigma != 0.0:
+            acc[k] += sigma * v[k]
         v[k] *= s
         vn2 += v[k] * v[k]
-    return 1.0, vn2 if projection else 0.0, sigma / s
+    return 1.0, vn2 if projection else 0.0, 0.0
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -206,10 +225,12 @@ def _pegasos_single_epoch(
     m = indices.shape[0]
     b2 = bias * bias
     s, vn2, sigma = scal[0], scal[1], scal[2]
+    single = 0  # iterations to run one at a time (an undone block)
     j = 0
     while j < m:
         t = t_start + j + 1
-        if t > 1 and m - j >= 4:
+        if t > 1 and m - j >= 4 and single == 0:
+            s_in, vn2_in, sigma_in = s, vn2, sigma
             i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
             r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
             g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _gram4(r0, r1, r2, r3, v)
@@ -272,6 +293,10 @@ def _pegasos_single_epoch(
                 lmbd,
                 projection,
             )
+            if s < s_min:  # s crossed the threshold inside the block: undo (scalars only),
+                s, vn2, sigma = s_in, vn2_in, sigma_in  # then one at a time, checking s
+                single = 4
+                continue
 
             if c0 != 0.0 or c1 != 0.0 or c2 != 0.0 or c3 != 0.0:
                 for k in range(d):
@@ -282,7 +307,8 @@ def _pegasos_single_epoch(
                         acc[k] += u0 * r0[k] + u1 * r1[k] + u2 * r2[k] + u3 * r3[k]
                     acc[d] += (u0 + u1 + u2 + u3) * bias
             j += 4
-        else:  # one sample: the first iteration of a fit, or the epoch's tail
+        else:  # one sample: the first iteration of a fit, the epoch's tail, an undone block
+            single = max(single - 1, 0)
             i = indices[j]
             xi = X[i]
             p = bias * v[d]
@@ -307,7 +333,7 @@ def _pegasos_single_epoch(
                     acc[d] += u * bias
             j += 1
         if s < s_min:
-            s, vn2, sigma = _renormalise(v, s, sigma, projection)
+            s, vn2, sigma = _renormalise(v, acc, s, sigma, projection)
     scal[0], scal[1], scal[2] = s, vn2, sigma
 
 
@@ -435,7 +461,7 @@ def _pegasos_batch_epoch(
                 s = 1.0 / math.sqrt(lmbd * vn2)
         sigma += _rho(t, mode, t0) * s
         if s < s_min:
-            s, vn2, sigma = _renormalise(v, s, sigma, projection)
+            s, vn2, sigma = _renormalise(v, acc, s, sigma, projection)
         j += size
     scal[0], scal[1], scal[2] = s, vn2, sigma
 

@@ -71,6 +71,72 @@ def test_kernel_equals_numpy_twin(
     assert_allclose(state.scal[0] * state.v, w_last, rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("lmbd", [1e-2, 1e-4, 1e-6])
+@pytest.mark.parametrize(("average", "avg_start"), [("weighted", None), (True, 0), (True, None)])
+@pytest.mark.parametrize("sampling", ["iid", "epoch"])
+@pytest.mark.parametrize("batch_size", [1, 4, 7])
+def test_averaged_projected_equals_numpy_twin_down_to_tiny_lambda(
+    small, record_fit, batch_size, sampling, average, avg_start, lmbd
+):
+    """Issue 12: at small λ the projection divides s by orders of magnitude per iteration
+    (the step 1/(λt) lands far outside the ball); the lazy average S = U + σv then cancelled
+    two huge terms and returned garbage. Every iterate of the average is kept here."""
+    X, y = small
+    record = record_fit(PegasosClassifier)
+    est = PegasosClassifier(
+        lmbd=lmbd,
+        batch_size=batch_size,
+        sampling=sampling,
+        projection=True,
+        average=average,
+        avg_start=avg_start,
+        max_epochs=3,
+        random_state=7,
+    ).fit(X, y)
+    w_ref, w_last, _ = pegasos_reference(
+        X,
+        y,
+        lmbd,
+        record.indices,
+        batch_size=batch_size,
+        projection=True,
+        average=average,
+        t0=record.state.t0,
+    )
+    scale = np.linalg.norm(w_ref)  # up to the radius 1/√λ = 1000
+    assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10 * scale)
+    assert np.linalg.norm(est.coef_) <= (1 + 1e-12) / np.sqrt(lmbd), "an average of the ball"
+    s = record.state.scal[0]
+    assert pegasos_module._S_MIN <= s <= 1.0
+    assert_allclose(s * record.state.v, w_last, rtol=0, atol=1e-10 * np.linalg.norm(w_last))
+
+
+@pytest.mark.parametrize("average", ["weighted", True])
+@pytest.mark.parametrize("batch_size", [1, 8])
+def test_averaged_projected_output_is_a_sensible_model_at_lambda_1_over_n(average, batch_size):
+    """The issue's case: standardised 1000 x 10, λ = 1/n, averaged from the first iterate.
+
+    It was ~1e42; it must beat the starting point, P(0) = 1, after 5 epochs (the last
+    iterate reaches ~0.38, the optimum ~0.33), and never undercut the certified optimum."""
+    X, y = gaussian_problem(n=1000, d=10, seed=10)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    lmbd = 1 / 1000
+    est = PegasosClassifier(
+        lmbd=lmbd,
+        batch_size=batch_size,
+        projection=True,
+        average=average,
+        avg_start=0 if average is True else None,
+        max_epochs=5,
+        random_state=0,
+    ).fit(X, y)
+    opt = SDCAClassifier(lmbd=lmbd, tol=1e-8, max_epochs=1000, random_state=0).fit(X, y)
+    p_star = objectives.primal(X, y, np.append(opt.coef_.ravel(), 0.0), lmbd)
+    p = objectives.primal(X, y, np.append(est.coef_.ravel(), 0.0), lmbd)
+    assert np.isfinite(p) and p_star <= p + 1e-9
+    assert p < 1.0, (p, p_star)
+
+
 @pytest.mark.parametrize("batch_size", [1, 5])
 def test_float32_data_gives_the_float64_iterates(small, record_fit, batch_size):
     """float32 X is read as is, with float64 state and float64 products."""
@@ -152,7 +218,7 @@ def test_long_run_renormalises_and_stays_exact(record_fit):
         X, y, 0.05, record.indices, projection=True, average="weighted"
     )
     assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=1e-9, atol=1e-11)
-    assert 1e-6 <= record.state.scal[0] <= 1.0
+    assert pegasos_module._S_MIN <= record.state.scal[0] <= 1.0
     assert_allclose(record.state.scal[0] * record.state.v, w_last, rtol=1e-9, atol=1e-11)
 
 

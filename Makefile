@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test lint format data bench reproduce smoke prepare experiments figures docs clean FORCE
+.PHONY: help venv test lint format data bench bench-peers reproduce smoke prepare experiments figures docs clean FORCE
 
 help:  ## list the targets
 	@grep -hE '^[a-zA-Z_%.-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -37,6 +37,22 @@ data: $(STAMP)  ## copy (DATA_MIRROR) or download every dataset into data/raw, c
 
 bench: $(STAMP)  ## CPU cost of one epoch of each solver vs the one-pass memory bound
 	$(PY) benchmarks/epoch_cost.py
+
+BENCH_STAMP := $(VENV)/.bench-installed
+BENCH_ARGS ?=
+
+# the peers are an optional extra, never runtime dependencies; lightning has no wheel for
+# Python 3.11 and its sdist imports NumPy and Cython in setup.py: built without isolation,
+# and skipped (the benchmark says why) when that fails
+$(BENCH_STAMP): pyproject.toml | $(STAMP)
+	$(PY) -m pip install --quiet -e '.[bench]'
+	$(PY) -m pip install --quiet cython && \
+	  $(PY) -m pip install --quiet --no-build-isolation sklearn-contrib-lightning || \
+	  echo "lightning could not be built here: benchmarks/peers.py skips it"
+	@touch $@
+
+bench-peers: $(BENCH_STAMP)  ## time to 1e-2/1e-4/1e-6 vs liblinear, Snap ML, skglm, ReHLine, lightning
+	$(PY) benchmarks/peers.py $(BENCH_ARGS)
 
 # ------------------------------------------------------------------ reproduce
 # SEEDS empty: each experiment's own count (100; 10 for the raw-crop lambda sweep)

@@ -20,13 +20,18 @@ objectives, gaps and the user callback all run after the clock stops.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import sklearn
 from sklearn.base import BaseEstimator, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
@@ -36,6 +41,18 @@ from . import objectives
 
 # (estimator class, dtype, writeable, kernel-selecting params) already compiled in this process.
 _WARMED: set[tuple] = set()
+
+#: Largest ‖x̃‖²/λ (and 1/(λn)) a fit accepts. Every iterate is bounded by ~‖x̃‖/λ (w(α) of
+#: SDCA/ASDCA, a sum of Pegasos steps 1/(λt)·x̃), so margins stay below ~ (1 + ln T)·‖x̃‖²/λ;
+#: 1e300 leaves that factor and the sums over features and samples room below 1.8e308.
+_SCALE_LIMIT = 1e300
+
+#: Source folders whose frames a warning skips to point at the caller's line.
+_INTERNAL = (os.path.dirname(__file__), os.path.dirname(sklearn.__file__))
+
+#: λ used by the warm-up fits: λ is a scalar argument, it selects no kernel, and an extreme
+#: user λ must not overflow the warm-up's tiny problem.
+_WARM_UP_LMBD = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,13 +155,19 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     #: Whether the solver keeps a dual point (SDCA, ASDCA) or not (Pegasos).
     _has_dual = True
 
+    #: ConvergenceWarning when max_epochs ends a fit before tol is met (False: warm-up fits).
+    _warn_unconverged = True
+
     # ---------------------------------------------------------------- hooks for subclasses
     def _loss_gamma(self) -> float:
         """Smoothing of the loss the solver optimises (0: hinge); defines its dual and gap."""
         return 0.0
 
     def _check_problem(self, problem: Problem) -> None:
-        """Cross-checks of parameters against the data (e.g. batch_size <= n_samples)."""
+        """Cross-checks of parameters against the data (e.g. batch_size <= n_samples).
+
+        Runs after :meth:`_check_scales`, before the warm-up and the fit.
+        """
 
     def _init_state(self, problem: Problem, rng: np.random.Generator):
         raise NotImplementedError
@@ -191,6 +214,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         )
         y_pm = self._encode_labels(y)
         problem = Problem(X, y_pm, float(self.lmbd), float(self.bias_multiplier))
+        self._check_scales(problem)
         self._check_problem(problem)
         self._warm_up_for(X)
         self._fit_problem(problem)
@@ -261,13 +285,49 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             Xt.setflags(write=False)
         yt = np.array([1.0, -1.0] * 4)
         tiny = self.__class__(**{**self.get_params(), "max_epochs": 2, "callback": None})
-        tiny.set_params(random_state=0, **tiny._warm_up_overrides())
-        tiny._fit_problem(Problem(Xt, yt, float(self.lmbd), float(self.bias_multiplier)))
+        tiny.set_params(random_state=0, lmbd=_WARM_UP_LMBD, **tiny._warm_up_overrides())
+        problem = Problem(Xt, yt, _WARM_UP_LMBD, float(self.bias_multiplier))
+        tiny._warn_unconverged = False  # its 2 epochs never meet tol: not the user's fit
+        tiny._fit_problem(problem)
         _WARMED.add(key)
 
     def _warm_up_overrides(self) -> dict:
         """Parameter changes that keep a warm-up fit valid on an 8-sample problem."""
         return {}
+
+    def _check_scales(self, problem: Problem) -> None:
+        """Refuse data or λ whose derived quantities overflow float64 (never a silent w = 0).
+
+        With ``R² = max_i ‖x̃_i‖²``, every solver's iterates are bounded by about ``R/λ`` and
+        its margins by ``R²/λ`` (times a log factor), and SDCA/ASDCA scale by ``1/(λn)``: each
+        must stay below ``_SCALE_LIMIT``. ``R²`` is bounded from ``max|X|`` in two passes
+        without allocation; the exact row norms are computed only when that bound fails.
+        """
+        X, lmbd, n = problem.X, problem.lmbd, problem.n_samples
+        if not 1.0 / (lmbd * n) <= _SCALE_LIMIT:
+            raise ValueError(
+                f"lmbd={lmbd:g} is too small for float64: 1/(lmbd * n_samples) = "
+                f"{1.0 / (lmbd * n) if lmbd * n > 0 else np.inf:g} overflows. Use a larger "
+                f"lmbd (at least {1.0 / (_SCALE_LIMIT * n):.1e} for n_samples={n})."
+            )
+        with np.errstate(over="ignore"):
+            big = max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
+            r2 = np.float64(big) ** 2 * X.shape[1] + problem.bias**2
+            if not r2 / lmbd <= _SCALE_LIMIT:  # the bound fails: the exact largest norm
+                r2 = float(objectives.row_sq_norms(X, problem.bias).max())
+        if not np.isfinite(r2):
+            raise ValueError(
+                f"X is too large for float64: a squared row norm ||x_i||^2 overflows "
+                f"(max |X| = {big:.3g}), so every step would be 0 or inf. Scale the features "
+                f"first, e.g. sklearn.preprocessing.StandardScaler or X / {big:.0e}."
+            )
+        if not r2 / lmbd <= _SCALE_LIMIT:
+            raise ValueError(
+                f"lmbd={lmbd:g} is too small for the scale of X: max ||x_i||^2 / lmbd = "
+                f"{r2 / lmbd:.3g} exceeds {_SCALE_LIMIT:g}, and the iterates (~||x||/lmbd) "
+                f"and margins (~||x||^2/lmbd) would overflow float64. Use lmbd >= "
+                f"{r2 / _SCALE_LIMIT:.1e} or scale the features down."
+            )
 
     def _fit_problem(self, problem: Problem) -> None:
         rng = np.random.default_rng(self.random_state)
@@ -285,6 +345,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         wall_times: list[float] = []
         gap = None
         converged = False
+        stopped = False  # by the callback
         for epoch in range(1, self.max_epochs + 1):
             indices = self._epoch_indices(state, rng, epoch)
             t_wall = time.perf_counter()
@@ -318,11 +379,21 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                     )
                 )
                 if stop is True:  # the caller's budget (scipy's convention): stop here
+                    stopped = True
                     break
             if converged:
                 break
 
         w_out, dual_out = self._output(state)
+        if not (
+            np.all(np.isfinite(w_out)) and (dual_out is None or np.all(np.isfinite(dual_out)))
+        ):
+            raise ValueError(
+                f"{type(self).__name__} diverged to non-finite coefficients (lmbd="
+                f"{problem.lmbd:g}, max |X| = {np.abs(problem.X).max():.3g}): the iterates "
+                f"overflowed float64. Scale the features (e.g. StandardScaler) or increase "
+                f"lmbd; no model was stored."
+            )
         self.coef_ = w_out[None, :-1].copy()
         self.intercept_ = np.array([problem.bias * w_out[-1]])
         self.dual_coef_ = None if dual_out is None else dual_out.copy()
@@ -342,3 +413,29 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 self.duality_gap_ = objectives.duality_gap(
                     problem.X, problem.y, w_out, dual_out, problem.lmbd, gamma, problem.bias
                 )[2]
+        if (
+            self._warn_unconverged
+            and tol > 0.0
+            and self._has_dual
+            and not converged
+            and not stopped
+        ):
+            returned = (
+                "" if self.duality_gap_ == gap else f"; returned pair {self.duality_gap_:.3g}"
+            )
+            warnings.warn(
+                f"{type(self).__name__} did not converge: duality gap {gap:.3g} > "
+                f"tol={tol:g} after max_epochs={self.max_epochs} (last iterate{returned}). "
+                f"Increase max_epochs or tol (or pass tol=0 to run a fixed number of epochs).",
+                ConvergenceWarning,
+                stacklevel=_caller_stacklevel(),
+            )
+
+
+def _caller_stacklevel() -> int:
+    """``stacklevel`` for the first frame outside this package and scikit-learn (the ``fit``
+    call in the user's code), whatever the chain of overrides and decorators in between."""
+    frame, level = sys._getframe(2), 2  # the frame that calls warnings.warn is level 1
+    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -427,6 +427,27 @@ class ASDCAClassifier(BaseLinearSVM):
     def _check_problem(self, problem: Problem) -> None:
         if self.batch_size > problem.n_samples:
             raise ValueError(f"batch_size={self.batch_size} exceeds n_samples={problem.n_samples}")
+        theta, how = self.theta, "theta"
+        if theta is None:  # the paper's θ grows with 1/R²: first from a bound on R² (no pass)
+            X, m = problem.X, int(self.batch_size)
+            big = max(abs(float(X.max())), abs(float(X.min())))
+            r2 = big * big * X.shape[1] + problem.bias**2
+            theta = self._paper_theta(r2, problem, m)
+            if 1.0 - theta == 1.0:  # the bound may be loose: the exact R²
+                r2 = float(objectives.row_sq_norms(X, problem.bias).max())
+                theta = self._paper_theta(r2, problem, m)
+            q = self.gamma * problem.lmbd * problem.n_samples / r2 if r2 > 0.0 else math.inf
+            how = f"the paper's theta for gamma*lmbd*n/R^2 = {q:.3g}"
+        if 1.0 - theta == 1.0:
+            raise ValueError(
+                f"theta={theta:.3g} ({how}) is below float64 resolution: 1 - theta == 1, "
+                f"so the iteration cannot move from w = 0. Increase lmbd or gamma, or pass a "
+                f"theta of at least 1e-15 (the study used 0.15)."
+            )
+
+    def _paper_theta(self, r2: float, problem: Problem, batch_size: int) -> float:
+        gamma = float(self.gamma) / r2 if r2 > 0.0 else math.inf
+        return paper_theta(gamma, problem.lmbd, problem.n_samples, batch_size)
 
     def _init_state(self, problem: Problem, rng: np.random.Generator) -> _State:
         n, d = problem.n_samples, problem.n_features
@@ -460,8 +481,7 @@ class ASDCAClassifier(BaseLinearSVM):
             p = state.problem
             objectives._row_sq_norms(p.X, p.bias, state.sq_norms)
             r2 = float(state.sq_norms.max())
-            gamma = float(self.gamma) / r2 if r2 > 0.0 else math.inf
-            state.theta = paper_theta(gamma, p.lmbd, p.n_samples, int(self.batch_size))
+            state.theta = self._paper_theta(r2, p, int(self.batch_size))
         self.theta_ = state.theta
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:

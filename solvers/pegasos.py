@@ -161,7 +161,7 @@ def _renormalise(v, acc, s, sigma, projection):
     """Fold the running sum into U (U ← U + σv, σ ← 0), then v ← s v, s ← 1.
 
     Returns ``(s, ‖v‖², σ)`` = ``(1, ‖v‖², 0)`` with ‖v‖² exact (0 without projection).
-    ``acc`` is only touched when σ ≠ 0 (it has length 1 when nothing is averaged).
+    ``acc`` is only touched when σ ≠ 0.
     """
     vn2 = 0.0
     for k in range(v.shape[0]):
@@ -176,7 +176,7 @@ def _renormalise(v, acc, s, sigma, projection):
 def _reset(v, acc, sigma):
     """t = 1: discard the starting iterate (factor 0) keeping S = U + σv; v ← 0.
 
-    ``acc`` is only touched when σ ≠ 0 (it has length 1 when nothing is averaged).
+    ``acc`` is only touched when σ ≠ 0.
     """
     if sigma != 0.0:
         for k in range(v.shape[0]):
@@ -213,7 +213,8 @@ def _pegasos_single_epoch(
     X : (n, d) float32/float64 ; y : (n,) float64 ±1
     sq_norms : (n,) float64, ‖x̃_i‖² (read only when ``projection``; may be empty otherwise)
     v : (d + 1,) float64, the unscaled iterate ; acc : (d + 1,) float64, the average's U
-        (length 1 and untouched when ``mode == 0``)
+        (unused when ``mode == 0``; full length all the same, so that a NaN σ from a
+        non-finite input can never write past its end)
     scal : (3,) float64, ``[s, ‖v‖², σ]``, updated in place
     indices : (m,) int64, one sample per iteration, in order
     t_start : int, iterations done before this epoch ; lmbd : float ; bias : float, B
@@ -613,7 +614,7 @@ class PegasosClassifier(BaseLinearSVM):
         return _State(
             problem=problem,
             v=np.zeros(d + 1),
-            acc=np.zeros(d + 1 if mode else 1),
+            acc=np.zeros(d + 1),  # full length even unused: see _pegasos_single_epoch
             scal=np.array([1.0, 0.0, 0.0]),
             w=np.zeros(d + 1),
             sq_norms=np.empty(n if (self.projection and k == 1) else 0),

@@ -263,7 +263,11 @@ def test_projection_never_leaves_the_ball(small, batch_size, average):
     weighted = average == "weighted"
     norms = []
     for stop in range(batch_size, stream.size + 1, batch_size):
-        v, acc, scal = np.zeros(X.shape[1] + 1), np.zeros(1), np.array([1.0, 0.0, 0.0])
+        v, acc, scal = (
+            np.zeros(X.shape[1] + 1),
+            np.zeros(X.shape[1] + 1),
+            np.array([1.0, 0.0, 0.0]),
+        )
         if batch_size == 1:
             pegasos_module._pegasos_single_epoch(
                 X, y, sq, v, acc, scal, stream[:stop], 0, lmbd, 0.0, weighted, True, 0, 0, 0.5

@@ -1,0 +1,206 @@
+"""No silent wrong answer (issue 12): unconverged fits warn, overflowing inputs are refused.
+
+Every solver shares the driver (``solvers._base``): the ConvergenceWarning when ``max_epochs``
+ends a fit whose ``tol`` was not met, the scale checks before the fit and the finiteness
+check of what a fit returns.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from sklearn.exceptions import ConvergenceWarning
+
+from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier
+from solvers import _base as base_module
+from tests.conftest import gaussian_problem
+from tests.reference import dual_reference, primal_reference
+
+SOLVERS = [SDCAClassifier, PegasosClassifier, ASDCAClassifier]
+DUAL_SOLVERS = [SDCAClassifier, ASDCAClassifier]
+
+
+def gamma_of(est) -> float:
+    return est._loss_gamma()
+
+
+# ------------------------------------------------------------------ ConvergenceWarning
+@pytest.mark.parametrize("cls", DUAL_SOLVERS)
+def test_max_epochs_before_tol_warns_with_the_gap_reached(small, cls):
+    """The issue's case: tol=1e-12, max_epochs=2. The message carries the gap of the last
+    iterate, which is the exact P - D recomputed independently, and it is above tol."""
+    X, y = small
+    est = cls(lmbd=0.05, tol=1e-12, max_epochs=2, random_state=0)
+    with pytest.warns(ConvergenceWarning) as record:
+        est.fit(X, y)
+    assert len(record) == 1
+    message = str(record[0].message)
+    match = re.search(
+        r"duality gap (\S+) > tol=1e-12 after max_epochs=2 \(last iterate\)\.", message
+    )
+    assert match, message
+    w = np.append(est.coef_.ravel(), 0.0)
+    gamma = gamma_of(est)
+    gap = primal_reference(X, y, w, 0.05, gamma) - dual_reference(
+        X, y, est.dual_coef_, 0.05, gamma
+    )
+    assert float(match[1]) == pytest.approx(gap, rel=5e-3)  # printed to 3 digits
+    assert gap > 1e-12 and not est.converged_ and est.n_epochs_ == 2
+    assert "Increase max_epochs" in message
+    assert record[0].filename == __file__, "the warning points at the caller's fit"
+
+
+@pytest.mark.parametrize("cls", DUAL_SOLVERS)
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"tol": 1e-3, "max_epochs": 10_000},  # met: stops early
+        {"tol": 0, "max_epochs": 2},  # no criterion (the experiment engine's setting)
+        {"tol": None, "max_epochs": 2},
+        {"tol": 1e-12, "max_epochs": 5, "callback": lambda info: info.epoch == 2},  # caller
+    ],
+)
+def test_no_warning_when_the_criterion_is_met_absent_or_the_caller_stops(small, cls, params):
+    X, y = small
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = cls(lmbd=0.05, random_state=0, **params).fit(X, y)
+    if params["tol"]:
+        assert est.converged_ == (params["tol"] == 1e-3)
+
+
+def test_pegasos_has_no_criterion_and_never_warns(small):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        PegasosClassifier(lmbd=0.05, max_epochs=2, random_state=0).fit(*small)
+
+
+@pytest.mark.parametrize(
+    ("cls", "params"), [(SDCAClassifier, {}), (ASDCAClassifier, {"theta": 0.5})]
+)
+def test_warm_up_fits_do_not_warn(small, monkeypatch, cls, params):
+    """The warm-up's 2-epoch fit on 8 samples never meets tol=1e-8; the real fit does."""
+    monkeypatch.setattr(base_module, "_WARMED", set())  # force the warm-up fit
+    est = cls(lmbd=0.05, tol=1e-8, max_epochs=100_000, random_state=0, **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.fit(*small)
+    assert base_module._WARMED and est.converged_
+
+
+# ------------------------------------------------------------------ overflow and underflow
+@pytest.mark.parametrize("cls", SOLVERS)
+@pytest.mark.parametrize(
+    ("scale", "lmbd", "match"),
+    [
+        (1e200, 1e-3, r"X is too large for float64: a squared row norm \|\|x_i\|\|\^2 overflows"),
+        (1e150, 1e-3, r"lmbd=0.001 is too small for the scale of X"),
+        (1.0, 1e-300, r"lmbd=1e-300 is too small for the scale of X"),
+        (1.0, 5e-324, r"1/\(lmbd \* n_samples\) = inf overflows"),
+    ],
+)
+def test_overflowing_scale_raises_a_clear_error(small, cls, scale, lmbd, match):
+    """Before: X * 1e200 gave w = 0 (SDCA, ASDCA: ‖x‖² = inf makes every step 0) or
+    ~1e200 (Pegasos), λ = 1e-300 gave w = 0 (ASDCA) or ~1e298 (Pegasos), silently."""
+    X, y = small
+    est = cls(lmbd=lmbd, max_epochs=3, random_state=0)
+    with pytest.raises(ValueError, match=match) as info:
+        est.fit(X * scale, y)
+    assert (
+        "Scale the features" in str(info.value)
+        or "larger lmbd" in str(info.value)
+        or ("Use lmbd >=" in str(info.value))
+    )
+    assert not hasattr(est, "coef_")
+
+
+def test_the_exact_row_norms_decide_when_the_cheap_bound_fails():
+    """R² <= d·max|X|² is checked first; one large entry per row makes that bound 4x too
+    big (4e304/λ > 1e300) while the true ‖x‖²/λ = 5e299 is accepted."""
+    X, y = gaussian_problem(n=20, d=4, seed=0)
+    X[:, 1:] *= 1e-3
+    X[:, 0] = 1e152
+    est = SDCAClassifier(lmbd=2e4, tol=0, max_epochs=3, random_state=0).fit(X, y)
+    assert np.all(np.isfinite(est.coef_)) and np.any(est.coef_ != 0)
+
+
+@pytest.mark.parametrize("cls", SOLVERS)
+def test_extreme_but_representable_scale_is_scale_equivariant(small, cls):
+    """(cX, c²λ) has the optimum w/c and, step for step, the iterates w_t/c: the same fit
+    at c = 1e150 (‖x‖² ~ 1e301, λ = 1e297) is the plain one divided by c."""
+    X, y = small
+    c = 1e150
+    params = {"max_epochs": 3, "random_state": 0}
+    if cls is not PegasosClassifier:
+        params["tol"] = 0
+    plain = cls(lmbd=0.05, **params).fit(X, y)
+    scaled = cls(lmbd=0.05 * c * c, **params).fit(X * c, y)
+    assert_allclose(scaled.coef_ * c, plain.coef_, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(("scale", "lmbd"), [(1e-200, 1e-3), (1.0, 1e300)])
+def test_vanishing_scale_gives_the_exact_optimum(small, scale, lmbd):
+    """‖x‖² underflowing to 0 (X * 1e-200) or a huge λ are not errors: every margin is
+    ~0 < 1, so every a_i = 1 and w* = Σ y_i x_i / (λn) exactly. SDCA gets it in one epoch;
+    Pegasos with epoch sampling lands on it at every epoch end (all samples below margin 1:
+    w_T = Σ_t y_{i_t} x_{i_t} / (λT))."""
+    X, y = small
+    X = X * scale
+    w_star = X.T @ y / (lmbd * X.shape[0])
+    sdca = SDCAClassifier(lmbd=lmbd, tol=0, max_epochs=2, random_state=0).fit(X, y)
+    assert_allclose(sdca.coef_.ravel(), w_star, rtol=1e-12, atol=0)
+    assert_allclose(y * sdca.dual_coef_, 1.0)
+    peg = PegasosClassifier(lmbd=lmbd, sampling="epoch", max_epochs=2, random_state=0).fit(X, y)
+    assert_allclose(peg.coef_.ravel(), w_star, rtol=1e-12, atol=0)
+    # ASDCA: each visit moves a_i a fraction θ = 1/4 towards 1 and e = w - w(α) decays like
+    # (3/4)^t: after 200 epochs (1500 iterations, ~200 visits per sample) both are exact
+    asdca = ASDCAClassifier(lmbd=lmbd, tol=0, max_epochs=200, random_state=0).fit(X, y)
+    assert asdca.theta_ == 0.25  # R² = 0 (underflow) or γλn/R² huge: the formula's cap
+    assert_allclose(asdca.coef_.ravel(), w_star, rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"lmbd": 1e-200}, r"theta=\S+ \(the paper's theta for gamma\*lmbd\*n/R\^2 = \S+\)"),
+        ({"lmbd": 1e-3, "gamma": 1e-300}, r"the paper's theta"),
+        ({"lmbd": 1e-3, "theta": 1e-300}, r"theta=1e-300 \(theta\) is below float64 resolution"),
+    ],
+)
+def test_asdca_theta_below_resolution_raises(small, params, match):
+    """1 − θ == 1 in float64: the iteration cannot leave w = 0 (before: w = 0, silently)."""
+    est = ASDCAClassifier(max_epochs=3, random_state=0, **params)
+    with pytest.raises(ValueError, match=match):
+        est.fit(*small)
+
+
+def test_asdca_theta_just_above_resolution_is_accepted(small):
+    ASDCAClassifier(lmbd=1e-3, theta=1e-15, tol=0, max_epochs=1, random_state=0).fit(*small)
+
+
+@pytest.mark.parametrize("cls", SOLVERS)
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_output_is_never_stored(small, monkeypatch, cls, bad):
+    """Whatever happens inside a fit, non-finite coefficients are an error, not a model."""
+    output = cls._output
+
+    def poisoned(self, state):
+        w, dual = output(self, state)
+        w = w.copy()
+        w[0] = bad
+        return w, dual
+
+    X, y = small
+    params = {"lmbd": 0.05, "max_epochs": 2, "random_state": 0}
+    if cls is not PegasosClassifier:
+        params["tol"] = 0
+    cls(**params).fit(X, y)  # warm up with the real hooks
+    monkeypatch.setattr(cls, "_output", poisoned)
+    est = cls(**params)
+    with pytest.raises(ValueError, match="diverged to non-finite coefficients"):
+        est.fit(X, y)
+    assert not hasattr(est, "coef_")

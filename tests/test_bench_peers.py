@@ -148,7 +148,7 @@ def test_snapml_regularizer_lambda_n_is_our_objective():
         ).fit(X, y)
         return (objectives.primal(X, y, np.ravel(svm.coef_), lmbd) - d_star) / d_star
 
-    assert rel(lmbd * len(y)) <= 1e-7
+    assert rel(lmbd * len(y)) <= 1e-5  # Snap ML stalls near 1e-6 (single precision)
     assert rel(lmbd) >= 1e-2
 
 

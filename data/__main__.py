@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
 from . import fetch as F
+from .cli import existing_dir, positive_int
 from .errors import DataError, ManualDownloadRequired
 from .paths import cache_root, mirror_root, raw_root
 
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("fetch", help="copy or download datasets into data/raw, verified")
     p.add_argument("name", help=f"one of {', '.join(F.SOURCES)}, 'blood', or 'all'")
     p.add_argument("--allow-missing", action="store_true", help="exit 0 even if data is missing")
-    p.add_argument("--mirror", type=Path, help="mirror root (default: $DATA_MIRROR)")
+    p.add_argument("--mirror", type=existing_dir, help="mirror root (default: $DATA_MIRROR)")
     p.add_argument("--no-mirror", action="store_true", help="ignore $DATA_MIRROR; download")
     p.add_argument("--full-check", action="store_true", help="re-hash already verified files")
     p.add_argument(
@@ -163,8 +163,10 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("prepare", help="build derived caches (blood-cell crops, PCA)")
     p.add_argument("name", choices=["blood"])
-    p.add_argument("--n-jobs", type=int, default=2, help="crop workers (default 2)")
-    p.add_argument("--pca", type=int, nargs="*", default=[40], help="PCA sizes to fit (40)")
+    p.add_argument("--n-jobs", type=positive_int, default=2, help="crop workers (default 2)")
+    p.add_argument(
+        "--pca", type=positive_int, nargs="*", default=[40], help="PCA sizes to fit (40)"
+    )
     p.add_argument("--singular-values", action="store_true", help="also the singular values")
     p.set_defaults(func=_cmd_prepare)
 

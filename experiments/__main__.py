@@ -7,6 +7,8 @@ import os
 import sys
 import time
 
+from data.cli import positive_int
+
 from . import optima
 from .catalogue import CATALOGUE
 from .runner import run_experiment
@@ -15,12 +17,13 @@ from .runner import run_experiment
 DATA_OF = {"blood": "blood-cells", "skin": "skin", "genomic": "genomic", "simulated": None}
 
 
-def _names(requested: list[str]) -> list[str]:
+def _names(parser: argparse.ArgumentParser, requested: list[str]) -> list[str]:
+    """The requested experiment names, or a usage error (status 2) naming the unknown ones."""
     if requested == ["all"]:
         return list(CATALOGUE)
     unknown = [n for n in requested if n not in CATALOGUE]
     if unknown:
-        raise SystemExit(f"unknown experiment(s) {unknown}; `python -m experiments list`")
+        parser.error(f"unknown experiment(s) {unknown}; see `python -m experiments list`")
     return requested
 
 
@@ -38,26 +41,32 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     listing = sub.add_parser("list", help="list the catalogue")
     listing.add_argument("--names", action="store_true", help="names only, one per line")
-    listing.add_argument(
+    which = listing.add_mutually_exclusive_group()
+    which.add_argument(
         "--available",
         action="store_true",
         help="only experiments whose dataset is present (after `make data`)",
     )
-    listing.add_argument(
+    which.add_argument(
         "--missing", action="store_true", help="only experiments whose dataset is missing"
     )
+    cpus = os.cpu_count() or 1
     opt = sub.add_parser("optima", help="certify every optimum the experiments need, in one pool")
     opt.add_argument("names", nargs="+", help="experiment names, or 'all'")
-    opt.add_argument("--n-jobs", type=int, default=os.cpu_count(), help="worker processes")
+    opt.add_argument(
+        "--n-jobs", type=positive_int, default=cpus, help=f"worker processes (default {cpus})"
+    )
     run = sub.add_parser("run", help="run experiments (resumes; skips finished runs)")
     run.add_argument("names", nargs="+", help="experiment names, or 'all'")
     run.add_argument(
         "--seeds",
-        type=int,
+        type=positive_int,
         default=None,
-        help="runs per config (default: the experiment's own, see `list`)",
+        help="runs per config, >= 1 (default: the experiment's own, see `list`)",
     )
-    run.add_argument("--n-jobs", type=int, default=os.cpu_count(), help="worker processes")
+    run.add_argument(
+        "--n-jobs", type=positive_int, default=cpus, help=f"worker processes (default {cpus})"
+    )
     run.add_argument("--backend", choices=("loky", "dask"), default="loky")
     run.add_argument("--scheduler", default=None, help="dask scheduler address")
     run.add_argument("--no-optima", action="store_true", help="skip the certified optima")
@@ -68,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    if args.command == "run" and args.backend == "dask" and not args.scheduler:
+        run.error("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
 
     if args.command == "list":
         for name, exp in CATALOGUE.items():
@@ -84,14 +95,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.command == "optima":
-        names = [n for n in _names(args.names) if not _missing_data(n)]
+        names = [n for n in _names(opt, args.names) if not _missing_data(n)]
         start = time.perf_counter()
         count = optima.ensure_all([CATALOGUE[n] for n in names], n_jobs=args.n_jobs)
         print(f"optima: {count} certified in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         return 0
 
     skipped = []
-    for name in _names(args.names):
+    for name in _names(run, args.names):
         missing = _missing_data(name)
         if missing:
             if not args.allow_missing:

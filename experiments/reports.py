@@ -21,16 +21,40 @@ import os
 import platform
 import subprocess
 import sys
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 class MissingInputError(FileNotFoundError):
     """A report, sidecar, coefficient table or optimum is missing (the message names the fix)."""
+
+
+class DamagedInputError(MissingInputError):
+    """A report, sidecar or coefficient table exists but cannot be read (truncated, garbage).
+
+    A :class:`MissingInputError` too: to whoever reads it, it is as good as absent, and the
+    fix is the same command (the runner rebuilds a damaged report from its run files).
+    """
+
+
+class DamagedFileWarning(UserWarning):
+    """A damaged run file was set aside (renamed ``*.damaged``) and will be recomputed."""
+
+
+class DamagedFilesError(Exception):
+    """Run files that could not be read or hold the wrong run; ``damaged`` maps path → reason."""
+
+    def __init__(self, damaged: dict[Path, str]):
+        self.damaged = damaged
+        super().__init__(
+            "damaged run file(s): " + "; ".join(f"{p} ({r})" for p, r in damaged.items())
+        )
 
 
 def reports_dir(root: Path | str | None = None) -> Path:
@@ -81,6 +105,39 @@ def atomic_write_text(text: str, path: Path) -> None:
     os.replace(tmp, path)
 
 
+def parquet_problem(path: Path) -> str | None:
+    """Why ``path`` is not a complete parquet file (None when its footer reads).
+
+    Reads only the footer (a few kB): a truncated file has lost it, garbage has no magic
+    bytes. A file whose footer survives but whose data is damaged is caught when it is read.
+    """
+    try:
+        pq.read_metadata(path)
+    except FileNotFoundError:
+        return "missing"
+    except Exception as exc:  # pyarrow raises ArrowInvalid / OSError for every kind of damage
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def set_aside(path: Path, reason: str) -> Path:
+    """Rename a damaged file to ``<name>.damaged`` (``.damaged-2``, ... if taken) and warn.
+
+    The file is kept for inspection and no longer matches ``*.parquet``, so nothing reads it.
+    """
+    target, k = path.with_name(path.name + ".damaged"), 1
+    while target.exists():
+        k += 1
+        target = path.with_name(f"{path.name}.damaged-{k}")
+    os.replace(path, target)
+    warnings.warn(
+        f"run file {path} set aside as {target.name} ({reason}); the run is recomputed",
+        DamagedFileWarning,
+        stacklevel=2,
+    )
+    return target
+
+
 def remove_stale_temporaries(directory: Path) -> int:
     """Delete temporary files left by a killed writer; returns how many."""
     if not directory.exists():
@@ -92,10 +149,29 @@ def remove_stale_temporaries(directory: Path) -> int:
 
 
 def consolidate(
-    files: Iterable[Path], out: Path, order: Callable[[list[str]], list[str]] | None = None
+    files: Iterable[Path],
+    out: Path,
+    order: Callable[[list[str]], list[str]] | None = None,
+    check: Callable[[Path, pd.DataFrame], str | None] | None = None,
 ) -> pd.DataFrame:
-    """Concatenate run files (in the given order) into the report ``out``."""
-    frames = [pd.read_parquet(f) for f in files]
+    """Concatenate run files (in the given order) into the report ``out``.
+
+    Every file must read and pass ``check(path, frame)`` (which returns why a frame is wrong,
+    or None); otherwise :class:`DamagedFilesError` names them all and ``out`` is not written.
+    """
+    frames, damaged = [], {}
+    for f in files:
+        try:
+            frame = pd.read_parquet(f)
+        except Exception as exc:  # truncated, garbage, a damaged column chunk
+            damaged[f] = f"{type(exc).__name__}: {exc}"
+            continue
+        problem = check(f, frame) if check is not None else None
+        if problem:
+            damaged[f] = problem
+        frames.append(frame)
+    if damaged:
+        raise DamagedFilesError(damaged)
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if order is not None and len(frame.columns):
         frame = frame[order(list(frame.columns))]
@@ -111,14 +187,26 @@ def missing(path: Path, name: str, what: str = "report") -> MissingInputError:
     )
 
 
+def damaged(path: Path, name: str, exc: Exception, what: str = "report") -> DamagedInputError:
+    """The error for an unreadable output of experiment ``name``: names the command."""
+    return DamagedInputError(
+        f"{what} {path} is damaged ({type(exc).__name__}: {exc}): run `python -m experiments "
+        f"run {name}`, which rebuilds it from its run files"
+    )
+
+
 def load_report(
     name: str, root: Path | str | None = None, columns: list[str] | None = None
 ) -> pd.DataFrame:
-    """Read report ``name`` (optionally only ``columns``); missing: :class:`MissingInputError`."""
+    """Read report ``name`` (optionally only ``columns``); missing: :class:`MissingInputError`,
+    unreadable: :class:`DamagedInputError`."""
     path = report_path(name, root)
     if not path.is_file():
         raise missing(path, name)
-    return pd.read_parquet(path, columns=list(columns) if columns else None)
+    try:
+        return pd.read_parquet(path, columns=list(columns) if columns else None)
+    except Exception as exc:
+        raise damaged(path, name, exc) from exc
 
 
 def load_coef(name: str, root: Path | str | None = None) -> pd.DataFrame:
@@ -126,7 +214,10 @@ def load_coef(name: str, root: Path | str | None = None) -> pd.DataFrame:
     path = coef_path(name, root)
     if not path.is_file():
         raise missing(path, name, "coefficient report")
-    return pd.read_parquet(path)
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:
+        raise damaged(path, name, exc, "coefficient report") from exc
 
 
 def load_sidecar(name: str, root: Path | str | None = None) -> dict:
@@ -134,7 +225,10 @@ def load_sidecar(name: str, root: Path | str | None = None) -> dict:
     path = sidecar_path(name, root)
     if not path.is_file():
         raise missing(path, name, "report sidecar")
-    return json.loads(path.read_text())
+    try:
+        return json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise damaged(path, name, exc, "report sidecar") from exc
 
 
 def _git_commit() -> str:

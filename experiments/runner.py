@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import time
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
@@ -169,11 +171,66 @@ def _write_run(task: RunTask, result: RunResult) -> None:
     reports.atomic_write_parquet(result.rows, reports.run_path(name, task.key, task.seed_index))
 
 
+def _files(task: RunTask) -> list:
+    """The files of one finished run: its run file, and first its coefficients if stored."""
+    name, key, r = task.experiment.name, task.key, task.seed_index
+    run = reports.run_path(name, key, r)
+    return [reports.coef_run_path(name, key, r), run] if task.experiment.store_coef else [run]
+
+
+def _set_aside(task: RunTask, reason: str) -> None:
+    """Rename every existing file of ``task`` to ``*.damaged`` (with a warning naming it)."""
+    for path in _files(task):
+        if path.exists():
+            reports.set_aside(path, reason)
+
+
+def _is_complete(task: RunTask) -> bool:
+    """Whether the run's files are all there and whole; a damaged one is set aside.
+
+    The run file is the completion marker; a run file whose coefficient file is missing or
+    damaged is incomplete too (both are set aside and the run is recomputed).
+    """
+    files = _files(task)
+    if not files[-1].exists():
+        return False
+    for path in files:
+        problem = reports.parquet_problem(path)
+        if problem:
+            _set_aside(task, f"{path.name}: {problem}")
+            return False
+    return True
+
+
 def plan(exp: Experiment) -> tuple[list[RunTask], list[RunTask]]:
-    """All runs of ``exp`` and those still missing on disk."""
+    """All runs of ``exp`` and those still missing on disk (damaged files are set aside)."""
     tasks = [RunTask(exp, cfg, r) for cfg in exp.configs for r in range(exp.seeds)]
-    missing = [t for t in tasks if not reports.run_path(exp.name, t.key, t.seed_index).exists()]
+    missing = [t for t in tasks if not _is_complete(t)]
     return tasks, missing
+
+
+def _content_check(tasks: list[RunTask]):
+    """``check(path, frame)`` for :func:`reports.consolidate`: the file holds its own run."""
+    expected = {}
+    for t in tasks:
+        for path in _files(t):
+            expected[path] = t
+
+    def check(path, frame: pd.DataFrame) -> str | None:
+        t = expected[path]
+        own = {"seed_index": t.seed_index, "config": t.config.label}
+        if not path.name.endswith(".coef.parquet"):  # coefficient files carry no run_key
+            own["run_key"] = t.key
+        if frame.empty:
+            return "no rows"
+        for column, value in own.items():
+            if column not in frame:
+                return f"no {column} column"
+            if not (frame[column] == value).all():
+                return f"rows of another run ({column} is not {value!r} throughout)"
+        return None
+
+    return check
 
 
 def prune_stale_runs(exp: Experiment) -> int:
@@ -188,16 +245,59 @@ def prune_stale_runs(exp: Experiment) -> int:
     return len(stale)
 
 
-def _report_is_current(exp: Experiment, tasks: list[RunTask]) -> bool:
-    """Whether the stored report holds exactly the runs of the current definition."""
+def _current_report(exp: Experiment, tasks: list[RunTask]) -> pd.DataFrame | None:
+    """The stored report if it holds exactly the runs of the current definition, else None.
+
+    A report (or coefficient table) that cannot be read is not current: it is rebuilt.
+    """
     paths = [reports.report_path(exp.name)]
     if exp.store_coef:
         paths.append(reports.coef_path(exp.name))
     if not all(p.exists() for p in paths):
-        return False
-    stored = pd.read_parquet(paths[0], columns=["run_key", "seed_index"]).drop_duplicates()
+        return None
+    try:
+        report = pd.read_parquet(paths[0])
+        if exp.store_coef:
+            pq.read_metadata(paths[1])
+    except Exception as exc:
+        warnings.warn(
+            f"{exp.name}: stored report unreadable ({type(exc).__name__}: {exc}); rebuilding it",
+            reports.DamagedFileWarning,
+            stacklevel=3,
+        )
+        return None
+    stored = report[["run_key", "seed_index"]].drop_duplicates()
     expected = {(t.key, t.seed_index) for t in tasks}
-    return set(map(tuple, stored.itertuples(index=False))) == expected
+    return report if set(map(tuple, stored.itertuples(index=False))) == expected else None
+
+
+def _execute_and_write(exp, tasks, missing, n_jobs, backend, scheduler, progress) -> None:
+    """Run ``missing`` (a subset of ``tasks``) and write each run as it finishes."""
+    bar = tqdm(
+        total=len(tasks),
+        initial=len(tasks) - len(missing),
+        desc=exp.name,
+        unit="run",
+        disable=not progress,
+        dynamic_ncols=True,
+    )
+    try:
+        for i, result in execute(missing, n_jobs=n_jobs, backend=backend, scheduler=scheduler):
+            _write_run(missing[i], result)
+            bar.update(1)
+    finally:
+        bar.close()
+
+
+def _consolidate(exp: Experiment, tasks: list[RunTask], check) -> pd.DataFrame:
+    """Rebuild the report (and coefficient table) from the run files of ``tasks``."""
+    run_files = [reports.run_path(exp.name, t.key, t.seed_index) for t in tasks]
+    if exp.store_coef:
+        coef_files = [reports.coef_run_path(exp.name, t.key, t.seed_index) for t in tasks]
+        reports.consolidate(coef_files, reports.coef_path(exp.name), check=check)
+    return reports.consolidate(
+        run_files, reports.report_path(exp.name), order=column_order, check=check
+    )
 
 
 def run_experiment(
@@ -217,29 +317,28 @@ def run_experiment(
     reports.remove_stale_temporaries(reports.runs_dir(exp.name))
     pruned = prune_stale_runs(exp)
     tasks, missing = plan(exp)
-    bar = tqdm(
-        total=len(tasks),
-        initial=len(tasks) - len(missing),
-        desc=exp.name,
-        unit="run",
-        disable=not progress,
-        dynamic_ncols=True,
-    )
-    try:
-        for i, result in execute(missing, n_jobs=n_jobs, backend=backend, scheduler=scheduler):
-            _write_run(missing[i], result)
-            bar.update(1)
-    finally:
-        bar.close()
+    computed = len(missing)
+    _execute_and_write(exp, tasks, missing, n_jobs, backend, scheduler, progress)
 
-    if not missing and _report_is_current(exp, tasks):
-        # nothing changed: leave the report (and its timestamp, which Make reads) untouched
-        return pd.read_parquet(reports.report_path(exp.name))
-    run_files = [reports.run_path(exp.name, t.key, t.seed_index) for t in tasks]
-    report = reports.consolidate(run_files, reports.report_path(exp.name), order=column_order)
-    if exp.store_coef:
-        coef_files = [reports.coef_run_path(exp.name, t.key, t.seed_index) for t in tasks]
-        reports.consolidate(coef_files, reports.coef_path(exp.name))
+    if not missing:
+        current = _current_report(exp, tasks)
+        if current is not None:
+            # nothing changed: leave the report (and its timestamp, which Make reads) untouched
+            return current
+    check = _content_check(tasks)
+    for attempt in (1, 2):
+        try:
+            report = _consolidate(exp, tasks, check)
+            break
+        except reports.DamagedFilesError as err:
+            if attempt == 2:  # recomputed and still damaged: the disk, not the file
+                raise
+            redo = [t for t in tasks if any(p in err.damaged for p in _files(t))]
+            for t in redo:
+                reason = "; ".join(err.damaged[p] for p in _files(t) if p in err.damaged)
+                _set_aside(t, reason)
+            computed += len(redo)
+            _execute_and_write(exp, tasks, redo, n_jobs, backend, scheduler, progress)
     reports.write_sidecar(
         exp.name,
         {
@@ -253,8 +352,8 @@ def run_experiment(
             "seeds": exp.seeds,
             "configs": [c.label for c in exp.configs],
             "runs_total": len(tasks),
-            "runs_computed_now": len(missing),
-            "runs_reused": len(tasks) - len(missing),
+            "runs_computed_now": computed,
+            "runs_reused": len(tasks) - computed,
             "stale_runs_pruned": pruned,
             "backend": backend,
             "n_jobs": n_jobs,

@@ -126,6 +126,10 @@ def gallery(src: str = "output/figures", dst: str = "docs", width: int = 900) ->
     return out
 
 
+#: Names that are commands, not scripts (each stands alone on the command line).
+COMMANDS = ("list", "deps", "targets", "gallery", "all")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m figures", description=__doc__)
     parser.add_argument(
@@ -140,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
         help="skip scripts whose report or dataset is missing (exit status 0)",
     )
     args = parser.parse_args(argv)
+    commands = [n for n in args.names if n in COMMANDS]
+    if commands and len(args.names) > 1:
+        parser.error(f"'{commands[0]}' takes no other names (got {' '.join(args.names)})")
 
     if args.names == ["list"]:
         return _list()

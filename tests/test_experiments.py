@@ -202,6 +202,121 @@ def test_changed_definition_invalidates_old_runs(reports_dir):
     assert len(files) == len(tiny_configs()) * 2, "stale runs were pruned"
 
 
+# ------------------------------------------------------------------ damaged files
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(b"not a parquet file\n" * 20)
+
+
+@pytest.mark.parametrize("damage", [_truncate, _garbage])
+@pytest.mark.parametrize("which", ["run", "coef"])
+def test_damaged_run_file_is_set_aside_and_recomputed(reports_dir, tmp_path, damage, which):
+    """Issue 12: a truncated or garbage run file (or its coefficient file) crashed the report
+    build. It is renamed *.damaged with a warning naming it, the run is recomputed, and the
+    report equals an undamaged one."""
+    exp = tiny(seeds=2)
+    first = run_experiment(exp, progress=False)
+    task = runner_module.RunTask(exp, exp.configs[1], 1)
+    path = (reports.coef_run_path if which == "coef" else reports.run_path)(exp.name, task.key, 1)
+    damage(path)
+    reports.report_path(exp.name).unlink()  # as after a change elsewhere: the report rebuilds
+    with pytest.warns(reports.DamagedFileWarning) as record:  # the run file and its partner
+        again = run_experiment(exp, progress=False)
+    assert any(str(path) in str(w.message) for w in record), "the warning names the file"
+    assert path.with_name(path.name + ".damaged").exists(), "kept for inspection"
+    assert path.exists() and not reports.parquet_problem(path), "recomputed"
+    pd.testing.assert_frame_equal(without_timing(again), without_timing(first))
+    coef = reports.load_coef(exp.name)
+    assert len(coef) == len(exp.configs) * exp.seeds * coef.feature.nunique()
+
+
+def test_damage_behind_an_intact_footer_is_caught_when_the_report_is_built(
+    reports_dir, monkeypatch
+):
+    """A readable file holding another run (copied over it) is never mixed into the report."""
+    exp = tiny(seeds=2)
+    first = run_experiment(exp, progress=False)
+    a = reports.run_path(exp.name, exp.run_key(exp.configs[0]), 0)
+    b = reports.run_path(exp.name, exp.run_key(exp.configs[0]), 1)
+    b.write_bytes(a.read_bytes())
+    reports.report_path(exp.name).unlink()
+    calls = []
+    original = runner_module.run_one
+    monkeypatch.setattr(runner_module, "run_one", lambda t: calls.append(t) or original(t))
+    with pytest.warns(reports.DamagedFileWarning, match="seed_index is not 1"):
+        again = run_experiment(exp, progress=False)
+    assert [(t.config.label, t.seed_index) for t in calls] == [(exp.configs[0].label, 1)]
+    pd.testing.assert_frame_equal(without_timing(again), without_timing(first))
+
+
+def test_damaged_report_is_rebuilt_and_named_to_readers(reports_dir):
+    exp = tiny(seeds=1)
+    first = run_experiment(exp, progress=False)
+    _garbage(reports.report_path(exp.name))
+    with pytest.raises(reports.DamagedInputError, match=f"python -m experiments run {exp.name}"):
+        reports.load_report(exp.name)
+    with pytest.raises(FileNotFoundError):  # what the figure scripts catch
+        reports.load_report(exp.name)
+    with pytest.warns(reports.DamagedFileWarning, match="stored report unreadable"):
+        again = run_experiment(exp, progress=False)
+    pd.testing.assert_frame_equal(again, first)  # rebuilt from the same run files
+    _garbage(reports.sidecar_path(exp.name))
+    with pytest.raises(reports.DamagedInputError, match="report sidecar"):
+        reports.load_sidecar(exp.name)
+
+
+# ------------------------------------------------------------------ command lines
+BAD_COMMAND_LINES = [
+    ("experiments", ["run", "001_simulated", "--seeds", "0"], "argument --seeds: expected an"),
+    ("experiments", ["run", "001_simulated", "--seeds", "-3"], "integer >= 1, got -3"),
+    ("experiments", ["run", "001_simulated", "--seeds", "many"], "got 'many'"),
+    ("experiments", ["run", "001_simulated", "--n-jobs", "0"], "argument --n-jobs"),
+    ("experiments", ["optima", "001_simulated", "--n-jobs", "-1"], "argument --n-jobs"),
+    ("experiments", ["run", "no_such_experiment"], "unknown experiment(s) ['no_such"),
+    ("experiments", ["run", "001_simulated", "--backend", "dask"], "needs --scheduler"),
+    ("experiments", ["list", "--available", "--missing"], "not allowed with"),
+    ("data", ["prepare", "blood", "--n-jobs", "0"], "argument --n-jobs"),
+    ("data", ["prepare", "blood", "--pca", "40", "0"], "argument --pca"),
+    ("data", ["fetch", "skin", "--mirror", "/no/such/mirror"], "no such directory"),
+    ("data", ["fetch", "no_such_dataset"], "unknown dataset"),
+    ("figures", ["list", "study001_table2"], "'list' takes no other names"),
+    ("figures", ["no_such_figure"], "unknown script(s)"),
+]
+
+
+@pytest.mark.parametrize(("package", "argv", "message"), BAD_COMMAND_LINES)
+def test_bad_command_line_exits_2_with_one_clear_line(package, argv, message, capsys):
+    """Each of these was a traceback (or started work) before: now argparse's usage and one
+    error line, status 2, before anything runs."""
+    import importlib
+
+    main = importlib.import_module(f"{package}.__main__").main
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(f"python -m {package}") and message in err[-1], err
+    assert not any("Traceback" in line for line in err)
+
+
+def test_bad_command_line_in_a_fresh_process_prints_no_traceback():
+    proc = subprocess.run(
+        [sys.executable, "-m", "experiments", "run", "001_simulated", "--seeds", "0"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "python -m experiments run: error: argument --seeds: expected an integer >= 1, got 0"
+    )
+
+
 KILL_SCRIPT = textwrap.dedent(
     """
     import sys

@@ -42,11 +42,14 @@ accumulates in float64 and never copies ``X``.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
 __all__ = [
     "C_to_lmbd",
+    "certificate",
     "dual",
     "dual_weights",
     "duality_gap",
@@ -367,6 +370,102 @@ def duality_gap(
     (one pass over X, see :func:`monitor`)."""
     m = monitor(X, y, w, lmbd, gamma, bias, dual_coef)
     return (m["primal_smooth"] if gamma > 0 else m["primal"]), m["dual"], m["gap"]
+
+
+@njit(cache=True)
+def _two_sum(s, c, x):
+    """s + x with its rounding error added to the compensation c (Knuth's TwoSum)."""
+    t = s + x
+    z = t - s
+    return t, c + ((s - (t - z)) + (x - z))
+
+
+@njit(cache=True)  # no fastmath: reassociation would optimise the compensation away
+def _certificate(X, y, w, a, bias, gamma, scale, w_alpha, comp):
+    """Compensated fused pass: (Σ φ_γ(z_i), Σ (a_i - γ/2 a_i²)) and w_alpha = scale·Σ α_i x̃_i.
+
+    X : (n, d) ; y : (n,) ±1 ; w : (d + 1,) ; a : (n,) = y·α ; w_alpha, comp : (d + 1,)
+    float64 scratch (w_alpha out). Every sum is a TwoSum-compensated sum in float64, the
+    margins included, so the result is exact to a few units of rounding.
+    """
+    d = X.shape[1]
+    w_alpha[:] = 0.0
+    comp[:] = 0.0
+    loss = loss_c = dual = dual_c = 0.0
+    wb = bias * w[d]
+    for i in range(X.shape[0]):
+        xi = X[i]
+        s = wb
+        c = 0.0
+        for k in range(d):
+            s, c = _two_sum(s, c, np.float64(xi[k]) * w[k])
+        u = 1.0 - y[i] * (s + c)
+        if u > 0.0:
+            if gamma == 0.0:
+                phi = u
+            elif u >= gamma:
+                phi = u - 0.5 * gamma
+            else:
+                phi = u * u / (2.0 * gamma)
+            loss, loss_c = _two_sum(loss, loss_c, phi)
+        ai = a[i]
+        if ai != 0.0:
+            dual, dual_c = _two_sum(dual, dual_c, ai - 0.5 * gamma * ai * ai)
+            alpha = y[i] * ai
+            for k in range(d):
+                w_alpha[k], comp[k] = _two_sum(w_alpha[k], comp[k], alpha * np.float64(xi[k]))
+            w_alpha[d], comp[d] = _two_sum(w_alpha[d], comp[d], alpha * bias)
+    for k in range(d + 1):
+        w_alpha[k] = (w_alpha[k] + comp[k]) * scale
+    return loss + loss_c, dual + dual_c
+
+
+def _sq_norm(v: np.ndarray) -> float:
+    """‖v‖² to a few units of rounding (math.fsum of the squares' exact halves)."""
+    return math.fsum(v * v)
+
+
+def certificate(
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    dual_coef: np.ndarray,
+    lmbd: float,
+    gamma: float = 0.0,
+    bias: float = 0.0,
+) -> dict[str, float]:
+    r"""Certified bounds ``dual <= P* <= primal`` of a pair (w, α), exact to rounding.
+
+    One fused pass over X computes :math:`P(\tilde w)` and :math:`D(\alpha)` (with
+    :math:`\tilde w(\alpha)` rebuilt from α) with compensated sums throughout, so that a
+    relative gap of 1e-10 is not an artefact of summation order (plain float64 sums over
+    245,057 samples can err by ~1e-11 relative). Returns ``primal``, ``dual``, ``gap`` and
+    ``rel_gap = gap / |primal|``. Independent of any solver: it reads only X, y, w and α.
+    """
+    X = _as_data(X)
+    n = X.shape[0]
+    y = _as_labels(y, n)
+    w = _as_full(w, X.shape[1])
+    a = _as_dual(dual_coef, n) * y
+    lo, hi = a.min(initial=0.0), a.max(initial=0.0)
+    if lo < -_FEASIBILITY_SLACK or hi > 1.0 + _FEASIBILITY_SLACK:
+        raise ValueError(f"dual point is infeasible: y*alpha spans [{lo}, {hi}], not [0, 1]")
+    a = np.clip(a, 0.0, 1.0)
+    w_alpha = np.empty(X.shape[1] + 1)
+    loss, dual_sum = _certificate(
+        X, y, w, a, float(bias), float(gamma), 1.0 / (lmbd * n), w_alpha, np.empty_like(w_alpha)
+    )
+    primal_value = 0.5 * lmbd * _sq_norm(w) + loss / n
+    dual_value = dual_sum / n - 0.5 * lmbd * _sq_norm(w_alpha)
+    gap = primal_value - dual_value
+    return {
+        "primal": primal_value,
+        "dual": dual_value,
+        "gap": gap,
+        "rel_gap": gap / abs(primal_value)
+        if primal_value != 0.0
+        else (0.0 if gap == 0 else np.inf),
+    }
 
 
 def error_rate(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> float:

@@ -1,0 +1,482 @@
+r"""Exact optimum of the linear SVM, with a certificate computed apart from the solver.
+
+Problem and notation
+--------------------
+The primal :math:`P` and dual :math:`D` of :mod:`solvers.objectives` (hinge, or the
+:math:`\gamma`-smoothed hinge). With :math:`a_i = y_i\alpha_i \in [0, 1]` the dual is
+:math:`D(a) = -f(a)/n` for the convex quadratic
+
+.. math::
+
+    f(a) = \frac{\lambda n}{2}\|\tilde w(a)\|^2 - \sum_i a_i + \frac{\gamma}{2}\sum_i a_i^2,
+    \qquad \tilde w(a) = \frac{1}{\lambda n}\sum_i a_i y_i \tilde x_i,
+
+with gradient :math:`G_i = y_i\tilde x_i^\top\tilde w(a) - 1 + \gamma a_i` (margin minus one)
+and Hessian :math:`H = Q + \gamma I` with
+:math:`Q_{ij} = y_i y_j \tilde x_i^\top\tilde x_j/(\lambda n)`.
+Minimising :math:`f` over the box :math:`[0, 1]^n` is a box-constrained convex QP.
+
+Why this method
+---------------
+Plain SDCA converges linearly at a rate that degrades as :math:`\lambda n` shrinks, and it
+pays for every sample in every epoch. At :math:`\lambda = 1/n` on raw 120×120 crops it left a
+relative gap of 1e-1 after 30 s. The solver here chains three standard tools so that each
+regime costs what it must and no more:
+
+1. **Dual coordinate descent with shrinking** (Hsieh et al., ICML 2008; liblinear). Exact
+   coordinate minimisation in a seeded random order. A variable at a bound whose gradient
+   pushes it further out (beyond the previous sweep's extreme projected gradients) leaves
+   the sweep. Every shrunk set is restored for a full sweep before a stage is declared done.
+   This gives the first digits quickly whatever the shape. Two representations:
+
+   * *primal* (``n > d``): keep :math:`\tilde w`; a step costs :math:`O(d)`.
+   * *Gram* (``d >= n``, the d ≫ n regime of raw crops and genomic data): form
+     :math:`Q` once by one BLAS product (:math:`O(n^2 d)`) and keep the gradient vector. A
+     step then costs :math:`O(n)` whatever :math:`d`, and a sweep of the active set costs
+     :math:`O(|A|\,n)`.
+
+2. **Newton finish on the free set** (a primal active-set step). Once CD has identified
+   which :math:`a_i` sit at 0, at 1 or strictly inside, the optimum restricted to that
+   partition solves one linear system on the free set :math:`F`: :math:`H_{FF}\Delta = -G_F`.
+   In Gram mode this is a Cholesky factorisation of :math:`H_{FF}`. In primal mode the thin
+   SVD of the free rows is used, since :math:`Q_{FF}` has rank at most :math:`d + 1`; with
+   :math:`|F| > d + 1` (duplicated samples on the margin, as in the skin data) this gives the
+   minimum-norm step. The step is cut at the first bound it crosses, or projected onto the
+   box when that lowers :math:`f` more. Both lower :math:`f`, since the direction is
+   Newton's. CD then resumes. With the right partition one step lands on the optimum up to
+   rounding. CD's linear convergence thus becomes a finite finish, and small λ is no harder
+   than large λ.
+
+3. **Certificate apart from the solver.** :math:`\tilde w` is rebuilt from :math:`\alpha`.
+   Then :func:`solvers.objectives.certificate` computes :math:`P(\tilde w)`, :math:`D(\alpha)`
+   (with :math:`\tilde w(\alpha)` recomputed) and the gap in one fused pass over X, with
+   compensated (TwoSum) sums. Rounding therefore cannot fake a 1e-10 relative gap. The run
+   stops once :math:`(P - D)/|P|` is at most ``tol``, or when the CPU budget ends, in which
+   case the result says ``certified=False`` and carries the gap it reached.
+
+Randomness enters as data: the driver draws each sweep's order from
+``numpy.random.default_rng(seed)``, so the same seed gives the same bits.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from numba import njit
+
+from . import objectives
+from .objectives import FASTMATH
+
+__all__ = ["ExactResult", "solve_exact"]
+
+#: Largest n for the Gram representation (n² float64: 20,000 samples is 3.2 GB).
+GRAM_MAX_SAMPLES = 20_000
+
+
+@dataclass(frozen=True)
+class ExactResult:
+    """An optimum and its certificate.
+
+    Attributes
+    ----------
+    w : ndarray of shape (n_features + 1,)
+        :math:`\\tilde w(\\alpha)`, last entry the bias weight (see :mod:`solvers.objectives`).
+    dual_coef : ndarray of shape (n_samples,)
+        Signed dual variables :math:`\\alpha_i = y_i a_i`.
+    primal, dual, gap, rel_gap : float
+        :math:`P(\\tilde w)`, :math:`D(\\alpha)`, :math:`P - D \\ge 0` and :math:`(P - D)/|P|`,
+        from the independent certificate. ``dual <= P* <= primal`` holds whatever the gap.
+    certified : bool
+        ``rel_gap <= tol``.
+    cpu_seconds : float
+        Process CPU time of the whole solve (Gram product, sweeps, Newton steps, certificates).
+    method : str
+        ``"primal-cd+newton"`` or ``"gram-cd+newton"``.
+    epochs : int
+        CD sweeps (over the active set) run.
+    newton_steps : int
+        Newton steps taken.
+    tol : float
+    """
+
+    w: np.ndarray
+    dual_coef: np.ndarray
+    primal: float
+    dual: float
+    gap: float
+    rel_gap: float
+    certified: bool
+    cpu_seconds: float
+    method: str
+    epochs: int
+    newton_steps: int
+    tol: float
+
+
+# ---------------------------------------------------------------------------- kernels
+@njit(cache=True, fastmath=FASTMATH)
+def _cd_sweep_primal(X, y, sq_norms, w, a, order, inv_lmbd_n, gamma, bias, pg_hi, pg_lo, keep):
+    """One shrinking CD sweep over ``order`` in the primal representation, in place.
+
+    Parameters
+    ----------
+    X : (n, d) float32/float64 ; y : (n,) float64 ±1 ; sq_norms : (n,) float64, ‖x̃_i‖²
+    w : (d + 1,) float64, w̃(a) ; a : (n,) float64 in [0, 1]
+    order : (m,) int64, the active samples in sweep order
+    inv_lmbd_n : 1/(λn) ; gamma : smoothing ; bias : B
+    pg_hi, pg_lo : the previous sweep's max / min projected gradient (shrinking thresholds)
+    keep : (m,) bool, out: False for the samples shrunk in this sweep
+
+    Returns
+    -------
+    (max, min) projected gradient over the samples kept.
+    """
+    d = X.shape[1]
+    hi = -np.inf
+    lo = np.inf
+    for j in range(order.shape[0]):
+        i = order[j]
+        xi = X[i]
+        s = bias * w[d]
+        for k in range(d):
+            s += xi[k] * w[k]
+        ai = a[i]
+        g = y[i] * s - 1.0 + gamma * ai
+        keep[j] = True
+        if ai <= 0.0:
+            if g > pg_hi:
+                keep[j] = False
+                continue
+            pg = min(g, 0.0)
+        elif ai >= 1.0:
+            if g < pg_lo:
+                keep[j] = False
+                continue
+            pg = max(g, 0.0)
+        else:
+            pg = g
+        hi = max(hi, pg)
+        lo = min(lo, pg)
+        if pg != 0.0:
+            q = sq_norms[i] * inv_lmbd_n + gamma
+            new = min(1.0, max(0.0, ai - g / q)) if q > 0.0 else 1.0
+            delta = new - ai
+            if delta != 0.0:
+                a[i] = new
+                c = delta * y[i] * inv_lmbd_n
+                for k in range(d):
+                    w[k] += c * xi[k]
+                w[d] += c * bias
+    return hi, lo
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _cd_sweep_gram(Q, a, qa, order, gamma, pg_hi, pg_lo, keep):
+    """One shrinking CD sweep over ``order`` in the Gram representation, in place.
+
+    Q : (n, n) float64, y_i y_j x̃_i·x̃_j/(λn) ; a : (n,) float64 ; qa : (n,) float64, Q a
+    (kept exact up to rounding for every sample, shrunk or not). Other arguments and the
+    return value as :func:`_cd_sweep_primal`.
+    """
+    n = Q.shape[0]
+    hi = -np.inf
+    lo = np.inf
+    for j in range(order.shape[0]):
+        i = order[j]
+        ai = a[i]
+        g = qa[i] - 1.0 + gamma * ai
+        keep[j] = True
+        if ai <= 0.0:
+            if g > pg_hi:
+                keep[j] = False
+                continue
+            pg = min(g, 0.0)
+        elif ai >= 1.0:
+            if g < pg_lo:
+                keep[j] = False
+                continue
+            pg = max(g, 0.0)
+        else:
+            pg = g
+        hi = max(hi, pg)
+        lo = min(lo, pg)
+        if pg != 0.0:
+            q = Q[i, i] + gamma
+            new = min(1.0, max(0.0, ai - g / q)) if q > 0.0 else 1.0
+            delta = new - ai
+            if delta != 0.0:
+                a[i] = new
+                qi = Q[i]
+                for k in range(n):
+                    qa[k] += delta * qi[k]
+    return hi, lo
+
+
+# ---------------------------------------------------------------------------- representations
+class _Primal:
+    """State of the primal representation: w̃ kept by the sweeps."""
+
+    method = "primal-cd+newton"
+
+    def __init__(self, X, y, lmbd, gamma, bias):
+        self.X, self.y, self.lmbd, self.gamma, self.bias = X, y, lmbd, gamma, bias
+        self.inv_lmbd_n = 1.0 / (lmbd * X.shape[0])
+        self.sq_norms = objectives.row_sq_norms(X, bias)
+        self.w = np.zeros(X.shape[1] + 1)
+
+    def sweep(self, a, order, pg_hi, pg_lo, keep):
+        return _cd_sweep_primal(
+            self.X, self.y, self.sq_norms, self.w, a, order, self.inv_lmbd_n, self.gamma,
+            self.bias, pg_hi, pg_lo, keep,
+        )  # fmt: skip
+
+    def refresh(self, a):
+        """Rebuild w̃(a) from scratch (drops the sweeps' accumulated rounding)."""
+        self.w = objectives.dual_weights(self.X, self.y * a, self.lmbd, self.bias)
+
+    def gradient(self, a):
+        return objectives.margins(self.X, self.y, self.w, self.bias) - 1.0 + self.gamma * a
+
+    def newton(self, free, g_free):
+        """Newton direction on the free set F, and v ↦ H_FF v.
+
+        H_FF = A Aᵀ + γI with A the free rows scaled by y_i/√(λn), of rank ≤ d + 1: the thin
+        SVD of A gives its eigenvectors in O(|F| d²) whatever |F|.
+        """
+        rows = self.X[free].astype(np.float64)
+        A = np.empty((free.shape[0], rows.shape[1] + 1))
+        A[:, :-1] = rows
+        A[:, -1] = self.bias
+        A *= (self.y[free] * np.sqrt(self.inv_lmbd_n))[:, None]  # Q_FF = A Aᵀ
+        U, s, _ = np.linalg.svd(A, full_matrices=False)
+        curv = s * s + self.gamma  # H_FF's eigenvalues on range(A)
+        keep = curv > curv.max(initial=0.0) * 1e-14
+        U, curv = U[:, keep], curv[keep]
+        # Off range(A), H_FF is γI: for the hinge f is linear there and unbounded in the
+        # affine set, so the box decides. Give that part the smallest curvature of the
+        # range; the projected line search then moves those variables to their bounds.
+        null_curv = self.gamma if self.gamma > 0.0 else curv.min(initial=1.0)
+        proj = U.T @ g_free
+        delta = -(U @ (proj / curv) + (g_free - U @ proj) / null_curv)
+        return delta, lambda v: A @ (A.T @ v) + self.gamma * v
+
+    def apply(self, free, delta):
+        c = self.y[free] * delta * self.inv_lmbd_n
+        rows = self.X[free].astype(np.float64)
+        self.w[:-1] += c @ rows
+        self.w[-1] += c.sum() * self.bias
+
+    def weights(self, a):
+        return objectives.dual_weights(self.X, self.y * a, self.lmbd, self.bias)
+
+
+class _Gram:
+    """State of the Gram representation: Q (n × n) and the gradient part Q a."""
+
+    method = "gram-cd+newton"
+
+    def __init__(self, X, y, lmbd, gamma, bias):
+        self.X, self.y, self.lmbd, self.gamma, self.bias = X, y, lmbd, gamma, bias
+        n = X.shape[0]
+        X64 = np.asarray(X, dtype=np.float64)
+        Q = scipy.linalg.blas.dsyrk(1.0, X64)  # upper triangle of X Xᵀ, one BLAS call
+        Q = np.triu(Q) + np.triu(Q, 1).T
+        if bias != 0.0:
+            Q += bias * bias
+        Q *= np.outer(y, y) / (lmbd * n)
+        self.Q = np.ascontiguousarray(Q)
+        self.qa = np.zeros(n)
+
+    def sweep(self, a, order, pg_hi, pg_lo, keep):
+        return _cd_sweep_gram(self.Q, a, self.qa, order, self.gamma, pg_hi, pg_lo, keep)
+
+    def refresh(self, a):
+        self.qa = self.Q @ a
+
+    def gradient(self, a):
+        return self.qa - 1.0 + self.gamma * a
+
+    def newton(self, free, g_free):
+        H = self.Q[np.ix_(free, free)]
+        H[np.diag_indices_from(H)] += self.gamma
+        scale = max(float(np.mean(np.diag(H))), np.finfo(float).tiny)
+        for ridge in (0.0, 1e-13, 1e-10, 1e-7):  # singular H_FF: duplicated samples
+            try:
+                factor = scipy.linalg.cho_factor(
+                    H + ridge * scale * np.eye(len(free)), check_finite=False
+                )
+                break
+            except np.linalg.LinAlgError:
+                continue
+        else:
+            return np.zeros_like(g_free), lambda v: H @ v
+        return -scipy.linalg.cho_solve(factor, g_free, check_finite=False), lambda v: H @ v
+
+    def apply(self, free, delta):
+        self.qa += self.Q[:, free] @ delta
+
+    def weights(self, a):
+        return objectives.dual_weights(self.X, self.y * a, self.lmbd, self.bias)
+
+
+# ---------------------------------------------------------------------------- driver
+def solve_exact(
+    X,
+    y,
+    lmbd: float,
+    *,
+    gamma: float = 0.0,
+    bias: float = 0.0,
+    tol: float = 1e-10,
+    max_cpu: float = 60.0,
+    method: str = "auto",
+    seed: int = 0,
+) -> ExactResult:
+    r"""Minimise :math:`P` to a certified relative duality gap :math:`(P - D)/|P| \le` ``tol``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), float32 or float64
+    y : ndarray of shape (n_samples,), labels in {-1, +1}
+    lmbd : float
+        :math:`\lambda > 0`.
+    gamma : float, default=0.0
+        Smoothing of the hinge (0: hinge).
+    bias : float, default=0.0
+        Bias multiplier :math:`B` (constant feature, regularised like the others).
+    tol : float, default=1e-10
+        Target relative gap.
+    max_cpu : float, default=60.0
+        CPU-second budget of the whole solve; when it ends the best certified bounds so far
+        are returned with ``certified=False``.
+    method : {"auto", "primal", "gram"}, default="auto"
+        ``auto``: Gram when ``n_features >= n_samples`` and n ≤ 20,000, else primal.
+    seed : int, default=0
+        Seed of the sweep orders.
+
+    Returns
+    -------
+    ExactResult
+    """
+    start = time.process_time()
+    X = objectives._as_data(X)
+    n, d = X.shape
+    y = objectives._as_labels(y, n)
+    if not (np.isfinite(lmbd) and lmbd > 0.0):
+        raise ValueError(f"lmbd must be a finite number > 0, got {lmbd!r}")
+    if not (tol > 0.0):
+        raise ValueError(f"tol must be > 0, got {tol!r}")
+    if method == "auto":
+        method = "gram" if d >= n and n <= GRAM_MAX_SAMPLES else "primal"
+    if method not in ("primal", "gram"):
+        raise ValueError(f"method must be 'auto', 'primal' or 'gram', got {method!r}")
+    rep = (_Gram if method == "gram" else _Primal)(X, y, float(lmbd), float(gamma), float(bias))
+    rng = np.random.default_rng(seed)
+    a = np.zeros(n)
+    all_samples = np.arange(n, dtype=np.int64)
+    epochs = newton_steps = 0
+    eps = 0.1  # projected-gradient spread that ends a CD stage; tightened stage by stage
+    best = None
+
+    def cpu() -> float:
+        return time.process_time() - start
+
+    while True:
+        # ---- stage 1: shrinking CD until the spread of projected gradients is below eps
+        # (or 20 sweeps' worth of work: an ill-conditioned stage is left to Newton)
+        active = all_samples
+        pg_hi, pg_lo = np.inf, -np.inf
+        work = 0
+        while cpu() < max_cpu and work < 20 * n:
+            order = rng.permutation(active)
+            work += order.shape[0]
+            keep = np.empty(order.shape[0], dtype=np.bool_)
+            hi, lo = rep.sweep(a, order, pg_hi, pg_lo, keep)
+            epochs += 1
+            active = order[keep]
+            if active.shape[0] == 0 or hi - lo <= eps:
+                if order.shape[0] == n:
+                    break  # a full sweep met the stage's tolerance
+                active, pg_hi, pg_lo = all_samples, np.inf, -np.inf
+                continue
+            pg_hi = hi if hi > 0.0 else np.inf
+            pg_lo = lo if lo < 0.0 else -np.inf
+        # ---- stage 2: projected Newton steps while they lower f
+        # (until one lowers f by less than 1e-12 of the first: rounding level)
+        rep.refresh(a)
+        first = 0.0
+        for _ in range(20):
+            if cpu() >= max_cpu:
+                break
+            decrease = _newton_step(rep, a)
+            if decrease == 0.0:
+                break
+            newton_steps += 1
+            rep.refresh(a)
+            first = min(first, decrease)
+            if decrease > 1e-12 * first:
+                break
+        # ---- stage 3: the certificate, computed apart from the solver's state
+        w = rep.weights(a)
+        cert = objectives.certificate(X, y, w, y * a, lmbd, gamma, bias)
+        if best is None or cert["gap"] < best[2]["gap"]:
+            best = (w.copy(), y * a, cert)
+        if cert["rel_gap"] <= tol or cpu() >= max_cpu:
+            break
+        eps = max(eps * 0.01, 1e-15)
+
+    w, dual_coef, cert = best
+    return ExactResult(
+        w=w,
+        dual_coef=dual_coef,
+        primal=cert["primal"],
+        dual=cert["dual"],
+        gap=cert["gap"],
+        rel_gap=cert["rel_gap"],
+        certified=bool(cert["rel_gap"] <= tol),
+        cpu_seconds=cpu(),
+        method=rep.method,
+        epochs=epochs,
+        newton_steps=newton_steps,
+        tol=float(tol),
+    )
+
+
+def _projected_gradient(g: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """KKT residual of the box QP: the gradient with its outward part at the bounds removed."""
+    return np.where(a <= 0.0, np.minimum(g, 0.0), np.where(a >= 1.0, np.maximum(g, 0.0), g))
+
+
+def _newton_step(rep, a) -> float:
+    """One projected Newton step (Bertsekas 1982) on ``a``, in place.
+
+    Variables at a bound whose gradient pushes them outward stay fixed; on the others
+    (free, or at a bound but pulled inward) the step solves H_FF Δ = -G_F. The trial point
+    is the projection of a + tΔ onto the box, t = 1, 1/2, 1/4, ..., accepted at the first
+    exact decrease f(a + s) - f(a) = G_Fᵀs + ½ sᵀH_FF s < 0. Returns the decrease (0.0 when
+    no step lowers f: the partition is then left to the sweeps).
+    """
+    g_all = rep.gradient(a)
+    fixed = ((a <= 0.0) & (g_all >= 0.0)) | ((a >= 1.0) & (g_all <= 0.0))
+    free = np.flatnonzero(~fixed)
+    if free.size == 0:
+        return 0.0
+    g = g_all[free]
+    delta, H = rep.newton(free, g)
+    if not np.any(delta):
+        return 0.0
+    a_f = a[free]
+    t = 1.0
+    for _ in range(30):
+        new = np.clip(a_f + t * delta, 0.0, 1.0)
+        s = new - a_f
+        decrease = float(g @ s + 0.5 * s @ H(s))
+        if decrease < 0.0:
+            a[free] = new
+            rep.apply(free, s)
+            return decrease
+        t *= 0.5
+    return 0.0

@@ -92,7 +92,12 @@ class EpochInfo:
     epoch : int
         Number of epochs completed (1 after the first).
     n_samples_seen : int
-        Samples processed so far (``epoch * n_samples`` for every solver here).
+        Samples processed so far (``epoch * n_samples``, except for SDCA with shrinking:
+        the samples its epochs actually swept).
+    n_active : int or None
+        Size of the set of samples this epoch swept: ``n_samples``, or fewer when SDCA's
+        shrinking had set some aside (``SDCAClassifier(shrinking=True)``); None for solvers
+        without an active set.
     cpu_time, wall_time : float
         Update-loop CPU (``time.process_time``) and wall seconds of this epoch only.
     setup_time, setup_wall_time : float
@@ -114,6 +119,7 @@ class EpochInfo:
         "dual_coef",
         "epoch",
         "gap",
+        "n_active",
         "n_samples_seen",
         "setup_time",
         "setup_wall_time",
@@ -123,6 +129,7 @@ class EpochInfo:
 
     def __init__(self, *, output: Callable[[], np.ndarray], **fields):
         self._output = output
+        self.n_active = None
         for name, value in fields.items():
             setattr(self, name, value)
 

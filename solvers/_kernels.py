@@ -35,3 +35,41 @@ def _gram4(r0, r1, r2, r3, v):
         h31 += x3 * x1
         h32 += x3 * x2
     return g0, g1, g2, g3, h10, h20, h21, h30, h31, h32
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _update_gram4(p0, p1, p2, p3, c0, c1, c2, c3, v, r0, r1, r2, r3):
+    """``v[:d] += c0 p0 + c1 p1 + c2 p2 + c3 p3`` and, in the same pass, :func:`_gram4` of
+    the next four rows ``r0..r3`` against the updated ``v``.
+
+    A sequential solver updates ``v`` by a block of rows and then needs the next block's
+    scores against the new ``v``: doing both in one loop over k reads ``v`` once instead of
+    three times, and keeps the next rows' memory streams in flight while the previous rows
+    (just read, so in L2) are applied. Each ``v[k]`` is final before it is multiplied, so
+    the results are exactly those of the update followed by :func:`_gram4` (up to the
+    summation order of the reductions). Rows may be float32 or float64; products in float64.
+    Returns ``(g0, g1, g2, g3, h10, h20, h21, h30, h31, h32)`` as :func:`_gram4`.
+    """
+    g0 = g1 = g2 = g3 = 0.0
+    h10 = h20 = h21 = h30 = h31 = h32 = 0.0
+    for k in range(r0.shape[0]):
+        vk = v[k] + (
+            c0 * np.float64(p0[k])
+            + c1 * np.float64(p1[k])
+            + c2 * np.float64(p2[k])
+            + c3 * np.float64(p3[k])
+        )
+        v[k] = vk
+        x0, x1 = np.float64(r0[k]), np.float64(r1[k])
+        x2, x3 = np.float64(r2[k]), np.float64(r3[k])
+        g0 += x0 * vk
+        g1 += x1 * vk
+        g2 += x2 * vk
+        g3 += x3 * vk
+        h10 += x1 * x0
+        h20 += x2 * x0
+        h21 += x2 * x1
+        h30 += x3 * x0
+        h31 += x3 * x1
+        h32 += x3 * x2
+    return g0, g1, g2, g3, h10, h20, h21, h30, h31, h32

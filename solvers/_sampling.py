@@ -64,3 +64,22 @@ def distinct_batches(rng: np.random.Generator, n_samples: int, batch_size: int) 
         out[pos : pos + count * size] = block.ravel()
         pos += count * size
     return out
+
+
+def active_indices(
+    rng: np.random.Generator, active: np.ndarray, sampling: str, sweeps: int = 1
+) -> np.ndarray:
+    """``sweeps`` consecutive passes over the ``active`` samples only (SDCA's shrinking).
+
+    Each pass is ``len(active)`` entries: a fresh permutation of ``active`` (``perm``), as
+    many i.i.d. uniform draws among them (``random``), or ``active`` itself in its order
+    (``cyclic``: the caller keeps it in the cyclic order). Returns a new ``int64`` array of
+    ``sweeps * len(active)`` entries.
+    """
+    if sampling == "perm":
+        return np.concatenate([rng.permutation(active) for _ in range(sweeps)])
+    if sampling == "random":
+        return active[rng.integers(0, active.shape[0], size=sweeps * active.shape[0])]
+    if sampling == "cyclic":
+        return np.tile(active, sweeps)
+    raise ValueError(f"unknown sampling {sampling!r}; expected one of {SAMPLINGS}")

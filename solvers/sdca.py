@@ -37,26 +37,206 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import objectives
 from ._base import BaseLinearSVM, Problem
-from ._kernels import _gram4
-from ._sampling import SAMPLINGS, epoch_indices
+from ._kernels import _gram4, _update_gram4
+from ._sampling import SAMPLINGS, active_indices, epoch_indices
 from .objectives import FASTMATH
 
 # Output modes shared by the kernels.
 _LAST, _AVERAGE, _RANDOM = 0, 1, 2
 
+#: Shrinking restores every sample once the active set's projected-gradient range is below
+#: this fraction of the range of the last full pass.
+_UNSHRINK_RATIO = 0.1
+
 
 @njit(cache=True, fastmath=FASTMATH)
-def _coordinate_step(i, score, y, sq_norms, dual_coef, inv_lmbd_n, gamma):
-    """Exact maximisation of D along coordinate i given x̃_i·w = ``score``; returns Δα_i."""
+def _coordinate_step(i, score, y, sq_norms, dual_coef, inv_lmbd_n, gamma, grad):
+    """Exact maximisation of D along coordinate i given x̃_i·w = ``score``.
+
+    Returns ``(Δα_i, PG_i)`` and writes ``grad[i]``. With G_i = y_i x̃_i·w − 1 + γ a_i, the
+    derivative of −nD along a_i (liblinear's gradient), PG_i is its projection before the
+    step (``min(G_i, 0)`` at a_i = 0, ``max(G_i, 0)`` at a_i = 1, G_i inside) and
+    ``grad[i]`` is G_i *after* the step, G_i + (‖x̃_i‖²/(λn) + γ)Δa_i: 0 for a coordinate
+    left inside (0, 1), of the sign that keeps it there for one left at a bound.
+    """
     yi = y[i]
     a_old = yi * dual_coef[i]
+    g = yi * score - 1.0 + gamma * a_old
     denom = sq_norms[i] * inv_lmbd_n + gamma
-    if denom > 0.0:
-        a_new = min(1.0, max(0.0, a_old + (1.0 - yi * score - gamma * a_old) / denom))
-    else:  # x̃_i = 0 and plain hinge: the coordinate's objective a is maximal at a = 1
-        a_new = 1.0
+    # x̃_i = 0 and plain hinge (denom = 0): the coordinate's objective a is maximal at a = 1
+    a_new = min(1.0, max(0.0, a_old - g / denom)) if denom > 0.0 else 1.0
     dual_coef[i] = yi * a_new
-    return yi * (a_new - a_old)
+    grad[i] = g + denom * (a_new - a_old)
+    pg = g
+    if a_old == 0.0:
+        pg = min(g, 0.0)
+    elif a_old == 1.0:
+        pg = max(g, 0.0)
+    return yi * (a_new - a_old), pg
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _is_block(m, j, mode, s, snap):
+    """Whether positions j..j+3 of the epoch are taken as one block of four: they exist, and
+    (mode 2) the snapshot step is not among them."""
+    return m - j >= 4 and not (mode == 2 and s < snap <= s + 4)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _sdca_sweep(
+    X,
+    y,
+    sq_norms,
+    w,
+    dual_coef,
+    indices,
+    lmbd_n,
+    gamma,
+    bias,
+    mode,
+    t_start,
+    t0,
+    snap,
+    acc_w,
+    acc_a,
+    grad,
+    pg_range,
+):
+    """One SDCA pass over ``indices``, in place: exact coordinate ascent in that order.
+
+    Consecutive samples are taken four at a time. The scores x̃_b·w of a block and its six
+    pairwise products x̃_b·x̃_c come from one pass over its four rows; the four coordinate
+    steps are then made one after the other, each score corrected by the earlier steps of
+    the block (x̃_b·w_{after c} = x̃_b·w + Σ_{c<b} Δ_c x̃_b·x̃_c / (λn)); and w gets the
+    block's combined update *in the same pass* that computes the next block's scores and
+    products against the updated w (:func:`solvers._kernels._update_gram4`). This is the
+    same sequential algorithm (equal up to rounding); each pass keeps four rows streaming
+    from memory while the four previous ones (just read, in cache) are applied.
+
+    Parameters
+    ----------
+    X : (n, d) float32/float64 ; y : (n,) float64 ±1 ; sq_norms : (n,) float64, ‖x̃_i‖²
+    w : (d + 1,) float64, the iterate w(α) ; dual_coef : (n,) float64, α (signed)
+    indices : (m,) int64, the samples visited, in order
+    lmbd_n : float, λn ; gamma : float, smoothing (0: hinge) ; bias : float, B
+    mode : int, 0 last iterate, 1 running average, 2 snapshot at step ``snap``
+    t_start : int, steps done before this epoch ; t0 : int, first averaged iterate index
+    snap : int, step whose iterate mode 2 keeps
+    acc_w : (d + 1,) float64, acc_a : (n,) float64
+        mode 1: Σ_{s>t0} (s - t0)·(w_s - w_{s-1}) and the same for α, so that the mean of
+        the iterates t0..T is ``w_T - acc_w / (T - t0 + 1)``; mode 2: the snapshot.
+    grad : (n,) float64, out
+        For every visited sample, its gradient G_i right after its (last) step of the pass
+        (see :func:`_coordinate_step`); other entries untouched.
+    pg_range : (2,) float64, out
+        Max and min over the pass's steps of the projected gradient before the step
+        (-inf and inf for an empty pass): liblinear's shrinking thresholds.
+    """
+    d = X.shape[1]
+    m = indices.shape[0]
+    inv = 1.0 / lmbd_n
+    b2 = bias * bias
+    pg_max = -np.inf
+    pg_min = np.inf
+    # scores and products of the block at j, against the current w, when ``ready``
+    ready = False
+    g0 = g1 = g2 = g3 = h10 = h20 = h21 = h30 = h31 = h32 = 0.0
+    j = 0
+    while j < m:
+        s = t_start + j  # steps done before this sample
+        if _is_block(m, j, mode, s, snap):
+            i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
+            r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
+            if not ready:
+                g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _gram4(r0, r1, r2, r3, w)
+            wb = bias * w[d]
+            d0, q0 = _coordinate_step(i0, g0 + wb, y, sq_norms, dual_coef, inv, gamma, grad)
+            c0 = d0 * inv
+            d1, q1 = _coordinate_step(
+                i1, g1 + wb + c0 * (h10 + b2), y, sq_norms, dual_coef, inv, gamma, grad
+            )
+            c1 = d1 * inv
+            d2, q2 = _coordinate_step(
+                i2,
+                g2 + wb + c0 * (h20 + b2) + c1 * (h21 + b2),
+                y,
+                sq_norms,
+                dual_coef,
+                inv,
+                gamma,
+                grad,
+            )
+            c2 = d2 * inv
+            d3, q3 = _coordinate_step(
+                i3,
+                g3 + wb + c0 * (h30 + b2) + c1 * (h31 + b2) + c2 * (h32 + b2),
+                y,
+                sq_norms,
+                dual_coef,
+                inv,
+                gamma,
+                grad,
+            )
+            c3 = d3 * inv
+            pg_max = max(pg_max, max(max(q0, q1), max(q2, q3)))
+            pg_min = min(pg_min, min(min(q0, q1), min(q2, q3)))
+            moved = c0 != 0.0 or c1 != 0.0 or c2 != 0.0 or c3 != 0.0
+            if moved:
+                w[d] += (c0 + c1 + c2 + c3) * bias
+                if mode == 1 and s + 4 > t0:
+                    # weight (step - t0) for each step after t0, 0 before
+                    e0 = max(0, s + 1 - t0)
+                    e1 = max(0, s + 2 - t0)
+                    e2 = max(0, s + 3 - t0)
+                    e3 = max(0, s + 4 - t0)
+                    f0, f1, f2, f3 = e0 * c0, e1 * c1, e2 * c2, e3 * c3
+                    for k in range(d):
+                        acc_w[k] += f0 * r0[k] + f1 * r1[k] + f2 * r2[k] + f3 * r3[k]
+                    acc_w[d] += (f0 + f1 + f2 + f3) * bias
+                    acc_a[i0] += e0 * d0
+                    acc_a[i1] += e1 * d1
+                    acc_a[i2] += e2 * d2
+                    acc_a[i3] += e3 * d3
+            j += 4
+            ready = _is_block(m, j, mode, s + 4, snap)
+            if ready:  # w's update fused with the next block's scores
+                n0, n1 = X[indices[j]], X[indices[j + 1]]
+                n2, n3 = X[indices[j + 2]], X[indices[j + 3]]
+                if moved:
+                    g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _update_gram4(
+                        r0, r1, r2, r3, c0, c1, c2, c3, w, n0, n1, n2, n3
+                    )
+                else:
+                    g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _gram4(n0, n1, n2, n3, w)
+            elif moved:
+                for k in range(d):
+                    w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+        else:  # one sample: the epoch's tail, or the block that holds mode 2's snapshot
+            i = indices[j]
+            xi = X[i]
+            score = bias * w[d]
+            for k in range(d):
+                score += xi[k] * w[k]
+            delta, q = _coordinate_step(i, score, y, sq_norms, dual_coef, inv, gamma, grad)
+            pg_max = max(pg_max, q)
+            pg_min = min(pg_min, q)
+            if delta != 0.0:
+                c = delta * inv
+                for k in range(d):
+                    w[k] += c * xi[k]
+                w[d] += c * bias
+                if mode == 1 and s + 1 > t0:
+                    e = s + 1 - t0
+                    for k in range(d):
+                        acc_w[k] += e * c * xi[k]
+                    acc_w[d] += e * c * bias
+                    acc_a[i] += e * delta
+            if mode == 2 and s + 1 == snap:
+                acc_w[:] = w
+                acc_a[:] = dual_coef
+            j += 1
+    pg_range[0] = pg_max
+    pg_range[1] = pg_min
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -76,108 +256,48 @@ def _sdca_epoch(
     snap,
     acc_w,
     acc_a,
+    grad,
+    pg_range,
+    sweep_len,
+    eps_stop,
 ):
-    """One SDCA epoch over ``indices``, in place: exact coordinate ascent in that order.
+    """One SDCA epoch: consecutive passes (:func:`_sdca_sweep`) of ``sweep_len`` entries of
+    ``indices`` each, stopping after the first pass whose projected-gradient range
+    ``pg_range[0] - pg_range[1]`` is at most ``eps_stop``. Returns the number of steps made.
 
-    Consecutive samples are taken four at a time: one pass over the four rows computes their
-    scores x̃_b·w and their pairwise products x̃_b·x̃_c, the four coordinate steps are then
-    made one after the other, each score corrected by the earlier steps of the block
-    (x̃_b·w_{after c} = x̃_b·w + Σ_{c<b} Δ_c x̃_b·x̃_c / (λn)), and w gets one combined update.
-    This is the same sequential algorithm (equal up to rounding); reading four rows per
-    pass keeps four memory streams in flight instead of one.
-
-    Parameters
-    ----------
-    X : (n, d) float32/float64 ; y : (n,) float64 ±1 ; sq_norms : (n,) float64, ‖x̃_i‖²
-    w : (d + 1,) float64, the iterate w(α) ; dual_coef : (n,) float64, α (signed)
-    indices : (m,) int64, the samples visited, in order
-    lmbd_n : float, λn ; gamma : float, smoothing (0: hinge) ; bias : float, B
-    mode : int, 0 last iterate, 1 running average, 2 snapshot at step ``snap``
-    t_start : int, steps done before this epoch ; t0 : int, first averaged iterate index
-    snap : int, step whose iterate mode 2 keeps
-    acc_w : (d + 1,) float64, acc_a : (n,) float64
-        mode 1: Σ_{s>t0} (s - t0)·(w_s - w_{s-1}) and the same for α, so that the mean of
-        the iterates t0..T is ``w_T - acc_w / (T - t0 + 1)``; mode 2: the snapshot.
+    Without shrinking the epoch is one pass over ``indices`` (``sweep_len = len(indices)``,
+    ``eps_stop = -inf``); with it, ``indices`` holds several passes over the active samples
+    and the epoch ends once they are solved to ``eps_stop``. ``pg_range`` and ``grad`` are
+    those of the last pass (``grad`` of earlier passes where a sample was not revisited).
+    Other arguments as in :func:`_sdca_sweep`.
     """
-    d = X.shape[1]
     m = indices.shape[0]
-    inv = 1.0 / lmbd_n
-    b2 = bias * bias
-    j = 0
-    while j < m:
-        s = t_start + j  # steps done before this sample
-        if m - j >= 4 and not (mode == 2 and s < snap <= s + 4):
-            i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
-            r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
-            g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _gram4(r0, r1, r2, r3, w)
-            wb = bias * w[d]
-            d0 = _coordinate_step(i0, g0 + wb, y, sq_norms, dual_coef, inv, gamma)
-            c0 = d0 * inv
-            d1 = _coordinate_step(
-                i1, g1 + wb + c0 * (h10 + b2), y, sq_norms, dual_coef, inv, gamma
-            )
-            c1 = d1 * inv
-            d2 = _coordinate_step(
-                i2,
-                g2 + wb + c0 * (h20 + b2) + c1 * (h21 + b2),
-                y,
-                sq_norms,
-                dual_coef,
-                inv,
-                gamma,
-            )
-            c2 = d2 * inv
-            d3 = _coordinate_step(
-                i3,
-                g3 + wb + c0 * (h30 + b2) + c1 * (h31 + b2) + c2 * (h32 + b2),
-                y,
-                sq_norms,
-                dual_coef,
-                inv,
-                gamma,
-            )
-            c3 = d3 * inv
-            if c0 != 0.0 or c1 != 0.0 or c2 != 0.0 or c3 != 0.0:
-                for k in range(d):
-                    w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-                w[d] += (c0 + c1 + c2 + c3) * bias
-                if mode == 1 and s + 4 > t0:
-                    # weight (step - t0) for each step after t0, 0 before
-                    e0 = max(0, s + 1 - t0)
-                    e1 = max(0, s + 2 - t0)
-                    e2 = max(0, s + 3 - t0)
-                    e3 = max(0, s + 4 - t0)
-                    f0, f1, f2, f3 = e0 * c0, e1 * c1, e2 * c2, e3 * c3
-                    for k in range(d):
-                        acc_w[k] += f0 * r0[k] + f1 * r1[k] + f2 * r2[k] + f3 * r3[k]
-                    acc_w[d] += (f0 + f1 + f2 + f3) * bias
-                    acc_a[i0] += e0 * d0
-                    acc_a[i1] += e1 * d1
-                    acc_a[i2] += e2 * d2
-                    acc_a[i3] += e3 * d3
-            j += 4
-        else:  # one sample: the epoch's tail, or the block that holds mode 2's snapshot
-            i = indices[j]
-            xi = X[i]
-            score = bias * w[d]
-            for k in range(d):
-                score += xi[k] * w[k]
-            delta = _coordinate_step(i, score, y, sq_norms, dual_coef, inv, gamma)
-            if delta != 0.0:
-                c = delta * inv
-                for k in range(d):
-                    w[k] += c * xi[k]
-                w[d] += c * bias
-                if mode == 1 and s + 1 > t0:
-                    e = s + 1 - t0
-                    for k in range(d):
-                        acc_w[k] += e * c * xi[k]
-                    acc_w[d] += e * c * bias
-                    acc_a[i] += e * delta
-            if mode == 2 and s + 1 == snap:
-                acc_w[:] = w
-                acc_a[:] = dual_coef
-            j += 1
+    done = 0
+    while done < m:
+        end = min(done + sweep_len, m)
+        _sdca_sweep(
+            X,
+            y,
+            sq_norms,
+            w,
+            dual_coef,
+            indices[done:end],
+            lmbd_n,
+            gamma,
+            bias,
+            mode,
+            t_start + done,
+            t0,
+            snap,
+            acc_w,
+            acc_a,
+            grad,
+            pg_range,
+        )
+        done = end
+        if pg_range[0] - pg_range[1] <= eps_stop:
+            break
+    return done
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -215,6 +335,28 @@ def _sgd_init_epoch(X, y, sq_norms, w, dual_coef, indices, lmbd, gamma, bias):
         w[k] *= scale
 
 
+@njit(cache=True)
+def _shrink(active, n_active, y, dual_coef, grad, upper, lower):
+    """Remove from ``active[:n_active]`` every sample held at a bound by its gradient.
+
+    Sample i leaves when a_i = 0 and G_i > ``upper``, or a_i = 1 and G_i < ``lower``
+    (G_i from ``grad``, NaN: unknown, never removed). The survivors are compacted to the
+    front in their order, their gradients marked unknown (NaN) for the next epoch; returns
+    their number. ``active`` : (n,) int64 ; ``grad`` : (n,) float64, both in place.
+    """
+    kept = 0
+    for p in range(n_active):
+        i = active[p]
+        a = y[i] * dual_coef[i]
+        g = grad[i]
+        if (a == 0.0 and g > upper) or (a == 1.0 and g < lower):
+            continue
+        active[kept] = i
+        grad[i] = np.nan
+        kept += 1
+    return kept
+
+
 @dataclass
 class _State:
     problem: Problem
@@ -227,7 +369,13 @@ class _State:
     snap: int
     acc_w: np.ndarray
     acc_a: np.ndarray
-    steps: int = 0
+    grad: np.ndarray  # G_i after sample i's last step (NaN: not visited since last shrink)
+    pg_range: np.ndarray  # (max, min) projected gradient of the last epoch
+    active: np.ndarray  # shrinking: active[:n_active] are swept, in their base order
+    n_active: int
+    eps: float = np.inf  # shrinking: restore every sample once the PG range is below it
+    steps: int = 0  # samples processed (steps taken) so far
+    swept: int = 0  # size of the set the last epoch swept (n_active before shrinking)
 
 
 class SDCAClassifier(BaseLinearSVM):
@@ -260,6 +408,23 @@ class SDCAClassifier(BaseLinearSVM):
         :math:`t_0`, in steps; None is half of all steps, ``max_epochs * n // 2``
         (seeds/001 §2.2). With ``sgd_init`` it is at least ``n`` (the SGD epoch's
         intermediate iterates are not SDCA iterates).
+    shrinking : bool, default=False
+        Sweep only an *active set* of samples (liblinear's shrinking, Hsieh et al. 2008
+        §3, Fan et al. 2008 appendix). After each epoch the driver removes every sample
+        whose dual variable sits at a bound with a gradient that keeps it there by more
+        than the epoch's largest violation: a_i = 0 with G_i > M̄, or a_i = 1 with
+        G_i < m̄, where G_i = y_i x̃_i·w − 1 + γa_i is taken right after the sample's own
+        step and M̄ > 0 / m̄ < 0 are the epoch's largest / smallest projected gradient
+        (+∞ / −∞ when not of that sign). Once the active set's projected-gradient range
+        M̄ − m̄ falls below a tenth of the range of the last full pass, every sample is
+        restored for a full pass, after which shrinking starts afresh. An epoch then
+        sweeps the active samples only: a fresh permutation of them (``perm``), as many
+        i.i.d. draws among them (``random``, only samples drawn in an epoch can leave),
+        or them in the fixed cyclic order (``cyclic``). The first epoch is always full.
+        The ``tol`` test is unchanged: the gap is computed over *all* samples after every
+        epoch, so it certifies the returned pair whatever the active set. Needs
+        ``average=False`` (the averaged and random-iterate outputs are defined over the
+        uniform sweeps of SDCA's analysis, which shrinking replaces).
     max_epochs : int, default=100
     tol : float or None, default=1e-5
         Stop when the exact duality gap :math:`P(w(\alpha)) - D(\alpha) \le` ``tol``,
@@ -305,6 +470,7 @@ class SDCAClassifier(BaseLinearSVM):
         "sgd_init": ["boolean"],
         "average": ["boolean", StrOptions({"random"})],
         "avg_start": [Interval(Integral, 0, None, closed="left"), None],
+        "shrinking": ["boolean"],
     }
 
     def __init__(
@@ -317,6 +483,7 @@ class SDCAClassifier(BaseLinearSVM):
         sgd_init=False,
         average=False,
         avg_start=None,
+        shrinking=False,
         max_epochs=100,
         tol=1e-5,
         bias_multiplier=0.0,
@@ -330,6 +497,7 @@ class SDCAClassifier(BaseLinearSVM):
         self.sgd_init = sgd_init
         self.average = average
         self.avg_start = avg_start
+        self.shrinking = shrinking
         self.max_epochs = max_epochs
         self.tol = tol
         self.bias_multiplier = bias_multiplier
@@ -345,7 +513,15 @@ class SDCAClassifier(BaseLinearSVM):
         return _AVERAGE if self.average else _LAST
 
     def _kernel_key(self) -> tuple:
-        return (bool(self.sgd_init),)
+        return (bool(self.sgd_init), bool(self.shrinking))
+
+    def _check_problem(self, problem: Problem) -> None:
+        if self.shrinking and self.average is not False:
+            raise ValueError(
+                f"shrinking=True needs average=False (got average={self.average!r}): the "
+                "averaged and random-iterate outputs are defined over SDCA's uniform sweeps, "
+                "which shrinking replaces. Pass shrinking=False to average."
+            )
 
     def _warm_up_overrides(self) -> dict:
         return {"avg_start": None}
@@ -372,7 +548,13 @@ class SDCAClassifier(BaseLinearSVM):
             snap=snap,
             acc_w=np.zeros(d + 1 if mode else 1),
             acc_a=np.zeros(n if mode else 1),
+            grad=np.full(n, np.nan),
+            pg_range=np.array([-np.inf, np.inf]),
+            active=np.arange(n) if cyclic_order is None else cyclic_order.copy(),
+            n_active=n,
         )
+        if self._epoch_fields is not None:
+            self._epoch_fields["state"] = state
         return state
 
     def _setup(self, state: _State) -> None:
@@ -382,17 +564,23 @@ class SDCAClassifier(BaseLinearSVM):
         n = state.problem.n_samples
         if epoch == 1 and self.sgd_init:
             return state.cyclic_order if self.sampling == "cyclic" else rng.permutation(n)
+        if state.n_active < n:  # as many passes over the active set as make n steps
+            sweeps = -(-n // state.n_active)
+            return active_indices(rng, state.active[: state.n_active], self.sampling, sweeps)
         return epoch_indices(rng, n, self.sampling, state.cyclic_order)
 
     def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
         p = state.problem
         gamma = self._loss_gamma()
+        state.swept = state.n_active
         if epoch == 1 and self.sgd_init:
             _sgd_init_epoch(
                 p.X, p.y, state.sq_norms, state.w, state.dual_coef, indices, p.lmbd, gamma, p.bias
             )
+            steps = indices.shape[0]
         else:
-            _sdca_epoch(
+            shrunk = state.n_active < p.n_samples
+            steps = _sdca_epoch(
                 p.X,
                 p.y,
                 state.sq_norms,
@@ -408,11 +596,65 @@ class SDCAClassifier(BaseLinearSVM):
                 state.snap,
                 state.acc_w,
                 state.acc_a,
+                state.grad,
+                state.pg_range,
+                state.n_active if shrunk else indices.shape[0],
+                state.eps if shrunk else -np.inf,
             )
-        state.steps += indices.shape[0]
+            if self.shrinking:
+                self._update_active_set(state)
+        state.steps += steps
         if state.mode == _RANDOM and state.snap == state.steps and epoch == 1 and self.sgd_init:
             state.acc_w[:] = state.w  # the SGD kernel keeps no snapshot; its last step is here
             state.acc_a[:] = state.dual_coef
+
+    def _update_active_set(self, state: _State) -> None:
+        """Shrink after an epoch, or restore every sample (see ``shrinking``); timed."""
+        n = state.problem.n_samples
+        pg_max, pg_min = state.pg_range
+        if state.n_active == n:  # a full pass sets the precision of the next shrunk phase
+            state.eps = _UNSHRINK_RATIO * (pg_max - pg_min)
+        elif pg_max - pg_min <= state.eps:  # the active problem is solved: full pass next
+            self._restore_all(state)
+            return
+        upper = pg_max if pg_max > 0.0 else np.inf
+        lower = pg_min if pg_min < 0.0 else -np.inf
+        p = state.problem
+        state.n_active = _shrink(
+            state.active, state.n_active, p.y, state.dual_coef, state.grad, upper, lower
+        )
+        if state.n_active == 0:  # every sample at a bound: check them all
+            self._restore_all(state)
+
+    @staticmethod
+    def _restore_all(state: _State) -> None:
+        state.active[:] = (
+            np.arange(state.active.shape[0]) if state.cyclic_order is None else state.cyclic_order
+        )
+        state.n_active = state.active.shape[0]
+        state.grad[:] = np.nan  # gradients from before the full pass are stale
+
+    # ---- EpochInfo fields the base loop does not know: n_active, truthful n_samples_seen
+    _epoch_fields: dict | None = None
+
+    def _fit_problem(self, problem: Problem, *args, **kwargs) -> None:
+        callback = self.callback
+        if callback is None:
+            super()._fit_problem(problem, *args, **kwargs)
+            return
+        fields: dict = {}
+
+        def report(info):
+            state = fields["state"]
+            info.n_active = state.swept
+            info.n_samples_seen = state.steps
+            return callback(info)
+
+        self._epoch_fields, self.callback = fields, report
+        try:
+            super()._fit_problem(problem, *args, **kwargs)
+        finally:
+            self._epoch_fields, self.callback = None, callback
 
     def _output(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
         if state.mode == _AVERAGE and state.steps >= state.t0:

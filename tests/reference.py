@@ -74,6 +74,69 @@ def sdca_reference(
     return w, alpha, w, alpha
 
 
+def sdca_shrinking_reference(X, y, lmbd, index_arrays, *, gamma=0.0, bias=0.0, ratio=0.1):
+    """SDCA with liblinear-style shrinking, one sample at a time, from the epochs' indices.
+
+    Returns ``(w, alpha, history)`` with ``history[e] = (active-set size, steps made)`` of
+    epoch e. Rules (as documented in ``SDCAClassifier``): G_i = y_i x̃_i·w − 1 + γ a_i; a
+    pass records each step's projected gradient before the step and G_i after it. An epoch
+    with every sample active is one pass over its indices; it sets ε = ratio·(max PG −
+    min PG). An epoch over a smaller active set A is made of passes of |A| indices and ends
+    after the first pass whose PG range is ≤ ε; if that happened, every sample is restored.
+    Otherwise sample i of A leaves if a_i = 0 and G_i > max PG (when positive) or a_i = 1
+    and G_i < min PG (when negative), with the last pass's PG range and the last G_i seen
+    since the previous shrink (none: the sample stays). If no sample is left, all return.
+    """
+    Xt = augment(X, bias)
+    n = Xt.shape[0]
+    alpha = np.zeros(n)
+    w = np.zeros(Xt.shape[1])
+    everyone = set(range(n))
+    active = set(everyone)
+    eps = np.inf
+    history = []
+    for indices in index_arrays:
+        full = len(active) == n
+        assert set(np.asarray(indices).tolist()) <= active, "only active samples are swept"
+        sweep = len(indices) if full else len(active)
+        grad = {}
+        steps = 0
+        for start in range(0, len(indices), sweep):
+            pgs = []
+            for i in indices[start : start + sweep]:
+                q = Xt[i] @ Xt[i] / (lmbd * n) + gamma
+                a_old = y[i] * alpha[i]
+                G = y[i] * (Xt[i] @ w) - 1 + gamma * a_old
+                pgs.append(min(G, 0.0) if a_old == 0 else max(G, 0.0) if a_old == 1 else G)
+                a_new = 1.0 if q == 0 else float(np.clip(a_old - G / q, 0, 1))
+                alpha[i] = y[i] * a_new
+                w = w + y[i] * (a_new - a_old) / (lmbd * n) * Xt[i]
+                grad[i] = G + q * (a_new - a_old)
+                steps += 1
+            pg_max, pg_min = max(pgs), min(pgs)
+            if not full and pg_max - pg_min <= eps:
+                break
+        history.append((len(active), steps))
+        if full:
+            eps = ratio * (pg_max - pg_min)
+        elif pg_max - pg_min <= eps:
+            active = set(everyone)
+            continue
+        upper = pg_max if pg_max > 0 else np.inf
+        lower = pg_min if pg_min < 0 else -np.inf
+        active = {
+            i
+            for i in active
+            if not (
+                (y[i] * alpha[i] == 0 and grad.get(i, np.nan) > upper)
+                or (y[i] * alpha[i] == 1 and grad.get(i, np.nan) < lower)
+            )
+        }
+        if not active:
+            active = set(everyone)
+    return w, alpha, history
+
+
 def primal_reference(X, y, w, lmbd, gamma=0.0, bias=0.0):
     """P(w̃) written out directly."""
     z = y * (augment(X, bias) @ w)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solvers._sampling import distinct_batches, epoch_indices
+from solvers._sampling import active_indices, distinct_batches, epoch_indices
 
 
 @pytest.mark.parametrize(
@@ -41,3 +41,17 @@ def test_epoch_indices_kinds():
     assert epoch_indices(rng, 10, "cyclic", order) is order
     with pytest.raises(ValueError, match="unknown sampling"):
         epoch_indices(rng, 10, "shuffle", None)
+
+
+def test_active_indices_sweep_the_active_samples_only():
+    rng = np.random.default_rng(0)
+    active = np.array([7, 2, 9, 4])
+    perm = active_indices(rng, active, "perm", 3)
+    assert perm.shape == (12,) and perm.dtype == np.int64
+    for p in range(3):  # each pass a permutation of the active samples
+        assert sorted(perm[4 * p : 4 * p + 4]) == [2, 4, 7, 9]
+    iid = active_indices(rng, active, "random", 2)
+    assert iid.shape == (8,) and set(iid) <= {2, 4, 7, 9}
+    assert list(active_indices(rng, active, "cyclic", 2)) == [7, 2, 9, 4, 7, 2, 9, 4]
+    with pytest.raises(ValueError, match="unknown sampling"):
+        active_indices(rng, active, "shuffle")

@@ -1,0 +1,184 @@
+"""Time to relative suboptimality of SDCA with and without shrinking, on one thread.
+
+Run with ``python benchmarks/shrinking.py`` (``--help`` for the options). For each problem, P*
+is certified first: a long shrinking SDCA run stops on an exact duality gap of at most
+``--cert`` · P, and the best dual value D ≤ P* found is used, so the relative
+suboptimality (P(w) − D)/D printed here is an upper bound of the true one. Then every
+configuration is fitted ``--seeds`` times with ``tol=0`` and its time to each target is the
+update-loop CPU time (``setup_time_`` plus the ``epoch_times_`` up to the first epoch whose
+primal is within the target), the project's timing convention: the primal is evaluated in
+the callback, after the clock has stopped. The table shows medians over seeds (the spread
+is printed alongside), epochs and samples processed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+import solvers
+from solvers import SDCAClassifier, objectives
+
+TARGETS = (1e-2, 1e-4, 1e-6)
+
+
+@dataclass
+class Problem:
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    lmbd: float
+
+
+@dataclass
+class Run:
+    times: dict = field(default_factory=dict)  # target -> CPU seconds (nan: not reached)
+    epochs: dict = field(default_factory=dict)  # target -> epochs
+    seen: dict = field(default_factory=dict)  # target -> samples processed
+
+
+def synthetic(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Gaussian features, labels of a noisy linear rule (about 10 % against the rule)."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    beta = rng.standard_normal(d)
+    y = np.where(X @ beta + 0.25 * np.sqrt(d) * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def load_problems(names: list[str], quick: bool) -> list[Problem]:
+    problems = []
+    for name in names:
+        if name == "synthetic":
+            X, y = synthetic(400 if quick else 20000, 40)
+        elif name == "dense":
+            X, y = synthetic(200 if quick else 5000, 50 if quick else 2000, seed=1)
+        elif name in ("skin", "blood-pca40"):
+            from experiments.datasets import load
+
+            try:
+                split = load("skin", {}) if name == "skin" else load("blood", {"pca": 40})
+            except Exception as err:  # the data is not there: say so and go on
+                print(f"skipping {name}: {type(err).__name__}: {err}")
+                continue
+            X, y = split.X_train, split.y_train
+            if quick:  # every k-th row (skin's rows are sorted by class)
+                X, y = X[:: X.shape[0] // 500], y[:: X.shape[0] // 500]
+        else:
+            raise SystemExit(f"unknown problem {name!r}")
+        X = np.ascontiguousarray(X)
+        problems.append(Problem(name, X, y, 1.0 / X.shape[0]))
+    return problems
+
+
+def certify(p: Problem, rel_gap: float, budget: float) -> tuple[float, float]:
+    """(D, P) with P − D ≤ rel_gap · P (or the best within ``budget`` CPU seconds)."""
+    best = {"D": -np.inf, "P": np.inf}
+    start = time.process_time()
+
+    def watch(info):
+        P, D, _ = objectives.duality_gap(p.X, p.y, info.w, info.dual_coef, p.lmbd)
+        best["D"], best["P"] = max(best["D"], D), min(best["P"], P)
+        return best["P"] - best["D"] <= rel_gap * best["P"] or (
+            time.process_time() - start > budget
+        )
+
+    SDCAClassifier(
+        lmbd=p.lmbd, shrinking=True, tol=0, max_epochs=10**7, random_state=123, callback=watch
+    ).fit(p.X, p.y)
+    return best["D"], best["P"]
+
+
+def time_to_targets(p: Problem, params: dict, seed: int, d_star: float, budget: float) -> Run:
+    run = Run()
+    clock = {"cpu": 0.0}
+    todo = list(TARGETS)
+
+    def watch(info):
+        if info.epoch == 1:
+            clock["cpu"] = info.setup_time
+        clock["cpu"] += info.cpu_time
+        rel = (objectives.primal(p.X, p.y, info.w, p.lmbd) - d_star) / d_star
+        while todo and rel <= todo[0]:
+            target = todo.pop(0)
+            run.times[target] = clock["cpu"]
+            run.epochs[target] = info.epoch
+            run.seen[target] = info.n_samples_seen
+        return not todo or clock["cpu"] > budget
+
+    est = SDCAClassifier(
+        lmbd=p.lmbd, tol=0, max_epochs=10**7, random_state=seed, callback=watch, **params
+    )
+    est.fit(p.X, p.y)
+    for target in todo:
+        run.times[target] = run.epochs[target] = run.seen[target] = np.nan
+    return run
+
+
+CONFIGS = {
+    "perm": {},
+    "perm+shrinking": {"shrinking": True},
+    "cyclic": {"sampling": "cyclic"},
+    "cyclic+shrinking": {"sampling": "cyclic", "shrinking": True},
+    "random+shrinking": {"sampling": "random", "shrinking": True},
+}
+DEFAULT_CONFIGS = "perm,perm+shrinking,cyclic+shrinking"
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--problems",
+        default="synthetic,skin,blood-pca40",
+        help="comma-separated: synthetic (20000x40), dense (5000x2000), skin, blood-pca40",
+    )
+    parser.add_argument("--seeds", type=int, default=3, help="fits per configuration")
+    parser.add_argument(
+        "--configs", default=DEFAULT_CONFIGS, help=f"comma-separated, of {', '.join(CONFIGS)}"
+    )
+    parser.add_argument("--cert", type=float, default=1e-9, help="relative gap of P*")
+    parser.add_argument("--budget", type=float, default=60.0, help="CPU seconds per fit")
+    parser.add_argument("--quick", action="store_true", help="tiny problems (smoke test)")
+    args = parser.parse_args(argv)
+    configs = {name: CONFIGS[name] for name in args.configs.split(",")}
+
+    results = {}
+    with threadpool_limits(limits=1):
+        solvers.warm_up(dtypes=(np.float64,), readonly=False)
+        for p in load_problems(args.problems.split(","), args.quick):
+            d_star, p_best = certify(p, args.cert, 10 * args.budget)
+            n, d = p.X.shape
+            print(
+                f"\n{p.name}: {n} x {d}, lambda = 1/n, P* in [{d_star:.10g}, {p_best:.10g}] "
+                f"(relative width {(p_best - d_star) / d_star:.1e})"
+            )
+            head = "".join(f"{'to ' + format(t, '.0e'):>22}" for t in TARGETS)
+            print(f"{'configuration':<26}{head}   (CPU s median [min-max], epochs, samples/n)")
+            for name, params in configs.items():
+                runs = [
+                    time_to_targets(p, params, seed, d_star, args.budget)
+                    for seed in range(args.seeds)
+                ]
+                results[(p.name, name)] = runs
+                cells = []
+                for t in TARGETS:
+                    times = np.array([r.times[t] for r in runs])
+                    if np.isnan(times).any():
+                        cells.append(f"{'not reached':>22}")
+                        continue
+                    ep = np.median([r.epochs[t] for r in runs])
+                    seen = np.median([r.seen[t] for r in runs]) / n
+                    cells.append(
+                        f"{np.median(times):>8.3f} [{times.min():.2f}-{times.max():.2f}]"
+                        f" {ep:>4.0f} {seen:>5.1f}"
+                    )
+                print(f"{name:<26}" + "".join(cells))
+    return results
+
+
+if __name__ == "__main__":
+    main()

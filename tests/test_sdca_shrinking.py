@@ -1,0 +1,217 @@
+"""SDCA with shrinking: same certified optimum, a readable twin, nothing wrongly set aside."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from solvers import SDCAClassifier, objectives
+from solvers import sdca as sdca_module
+from tests.conftest import gaussian_problem, real_problem
+from tests.reference import sdca_shrinking_reference
+from tests.test_sdca import AGREE, SAMPLINGS, _lmbd, liblinear
+
+TOL = 1e-10
+
+
+def certified(X, y, lmbd, **params):
+    est = SDCAClassifier(lmbd=lmbd, tol=TOL, max_epochs=100_000, random_state=0, **params)
+    est.fit(X, y)
+    assert est.converged_ and est.duality_gap_ <= TOL
+    return est
+
+
+def full_weights(est):
+    return objectives.full_weights(est.coef_, est.intercept_[0], est.bias_multiplier)
+
+
+# ------------------------------------------------------------------ 1. the same optimum
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize(("name", "lmbd"), AGREE)
+def test_agrees_with_liblinear(name, lmbd, sampling):
+    X, y = real_problem(name)
+    lmbd = _lmbd(X, lmbd)
+    ours = certified(X, y, lmbd, sampling=sampling, shrinking=True)
+    ref = liblinear(X, y, lmbd)
+    assert objectives.primal(X, y, ours.coef_.ravel(), lmbd) == pytest.approx(
+        objectives.primal(X, y, ref, lmbd), rel=1e-6
+    )
+    assert_allclose(ours.coef_.ravel(), ref, atol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("bias", [0.0, 1.5])
+@pytest.mark.parametrize("sgd_init", [False, True])
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("smooth_hinge", 0.5)])
+def test_same_certified_optimum_as_without_shrinking(loss, gamma, sampling, sgd_init, bias, dtype):
+    """Both runs stop on an exact gap ≤ 1e-10; λ-strong convexity of P then bounds
+    ‖w − w*‖ ≤ √(2 gap / λ) for each, so the two must agree to twice that."""
+    X, y = real_problem("cancer")
+    X = X.astype(dtype)
+    lmbd = 1.0 / X.shape[0]
+    params = dict(loss=loss, gamma=gamma, sampling=sampling, sgd_init=sgd_init)
+    params["bias_multiplier"] = bias
+    plain = certified(X, y, lmbd, **params)
+    shrunk = certified(X, y, lmbd, shrinking=True, **params)
+    bound = np.sqrt(2 * plain.duality_gap_ / lmbd) + np.sqrt(2 * shrunk.duality_gap_ / lmbd)
+    assert np.linalg.norm(full_weights(plain) - full_weights(shrunk)) <= bound
+    # the certificate is the returned pair's, recomputed from scratch
+    assert shrunk.duality_gap(X, y) == pytest.approx(shrunk.duality_gap_, rel=1e-6, abs=1e-14)
+
+
+def test_zero_rows_reach_their_bound_with_shrinking():
+    X, y = gaussian_problem(zero_rows=(3, 17))
+    est = certified(X, y, 0.05, shrinking=True)
+    assert_array_equal(y[[3, 17]] * est.dual_coef_[[3, 17]], 1.0)
+
+
+# ------------------------------------------------------------------ 2. nothing wrongly set aside
+@pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("smooth_hinge", 0.5)])
+@pytest.mark.parametrize(
+    ("name", "lmbd"), [("cancer", "1/n"), ("cancer", 1e-2), ("digits38", "1/n")]
+)
+def test_set_aside_samples_do_not_move_in_a_final_full_pass(record_fit, name, lmbd, loss, gamma):
+    """At the certified optimum, one more pass over *every* sample (the kernel, fresh order)
+    leaves each sample the last epoch had set aside exactly where it was."""
+    X, y = real_problem(name)
+    lmbd = _lmbd(X, lmbd)
+    record = record_fit(SDCAClassifier)
+    certified(X, y, lmbd, loss=loss, gamma=gamma, shrinking=True)
+    state = record.state
+    n = X.shape[0]
+    dropped = np.setdiff1d(np.arange(n), record.indices[-1])  # not in the last epoch's set
+    assert dropped.size > 0, "the test needs samples set aside at the end"
+    w, alpha = state.w.copy(), state.dual_coef.copy()
+    grad, pg_range = np.full(n, np.nan), np.empty(2)
+    order = np.random.default_rng(7).permutation(n)
+    sdca_module._sdca_epoch(
+        state.problem.X, state.problem.y, state.sq_norms, w, alpha, order, lmbd * n,
+        gamma, 0.0, 0, 0, 0, -1, np.zeros(1), np.zeros(1), grad, pg_range, n, -np.inf,
+    )  # fmt: skip
+    assert_array_equal(alpha[dropped], state.dual_coef[dropped])
+    # and they are at a bound, on the side their gradient holds them
+    a = y[dropped] * alpha[dropped]
+    assert np.all((a == 0) & (grad[dropped] > 0) | (a == 1) & (grad[dropped] < 0))
+
+
+# ------------------------------------------------------------------ 3. the NumPy twin
+@pytest.mark.parametrize("bias", [0.0, 1.5])
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+@pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("smooth_hinge", 0.7)])
+def test_kernel_and_driver_equal_numpy_twin(record_fit, loss, gamma, sampling, bias):
+    """Same index arrays → same iterates, same active-set sizes, same steps per epoch."""
+    X, y = gaussian_problem(n=80, d=6, seed=4)
+    lmbd = 1.0 / X.shape[0]
+    record = record_fit(SDCAClassifier)
+    seen = []
+    est = SDCAClassifier(
+        lmbd=lmbd,
+        loss=loss,
+        gamma=gamma,
+        sampling=sampling,
+        shrinking=True,
+        max_epochs=25,
+        tol=0,
+        bias_multiplier=bias,
+        random_state=3,
+        callback=lambda info: seen.append((info.n_active, info.n_samples_seen)),
+    ).fit(X, y)
+    w_ref, a_ref, history = sdca_shrinking_reference(
+        X, y, lmbd, record.indices, gamma=gamma, bias=bias
+    )
+    assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)
+    assert_allclose(est.intercept_[0], bias * w_ref[-1], rtol=0, atol=1e-10)
+    assert_allclose(est.dual_coef_, a_ref, rtol=0, atol=1e-10)
+    sizes, seen_total = np.array(seen).T
+    assert [h[0] for h in history] == list(sizes)
+    assert list(np.cumsum([h[1] for h in history])) == list(seen_total)
+    assert min(sizes) < X.shape[0], "shrinking did set samples aside"
+    assert sizes[0] == X.shape[0], "the first epoch is a full pass"
+
+
+def test_epochs_are_at_most_about_n_steps(record_fit):
+    """A shrunk epoch makes ⌈n / |A|⌉ passes over its active set A at most (about n steps),
+    each a permutation of A."""
+    X, y = real_problem("digits38")
+    n = X.shape[0]
+    record = record_fit(SDCAClassifier)
+    seen = []
+    SDCAClassifier(
+        lmbd=1.0 / n,
+        shrinking=True,
+        max_epochs=40,
+        tol=0,
+        random_state=0,
+        callback=lambda info: seen.append(info.n_active),
+    ).fit(X, y)
+    for size, indices in zip(seen, record.indices, strict=True):
+        passes = -(-n // size)
+        assert len(indices) == passes * size < n + size
+        for p in range(passes):
+            chunk = indices[p * size : (p + 1) * size]
+            assert len(np.unique(chunk)) == size
+
+
+# ------------------------------------------------------------------ 4. determinism and API
+@pytest.mark.parametrize("sampling", SAMPLINGS)
+def test_same_seed_same_bits(sampling):
+    X, y = real_problem("cancer")
+
+    def fit(seed):
+        return SDCAClassifier(
+            lmbd=1e-3, sampling=sampling, shrinking=True, max_epochs=30, tol=0, random_state=seed
+        ).fit(X, y)
+
+    a, b, c = fit(5), fit(5), fit(6)
+    assert_array_equal(a.coef_, b.coef_)
+    assert_array_equal(a.dual_coef_, b.dual_coef_)
+    assert_array_equal(a.epoch_times_.shape, b.epoch_times_.shape)
+    assert not np.array_equal(a.dual_coef_, c.dual_coef_)
+
+
+def test_epoch_info_reports_the_active_set_and_true_sample_counts():
+    X, y = real_problem("cancer")
+    n = X.shape[0]
+    infos = []
+    SDCAClassifier(
+        lmbd=1.0 / n,
+        shrinking=True,
+        max_epochs=30,
+        tol=0,
+        random_state=0,
+        callback=lambda info: infos.append((info.epoch, info.n_active, info.n_samples_seen)),
+    ).fit(X, y)
+    epochs, sizes, seen = np.array(infos).T
+    assert sizes[0] == n and sizes.min() < n
+    assert seen[0] == n and np.all(np.diff(seen) > 0)
+    assert seen[-1] < epochs[-1] * n + n  # at most about n steps per epoch
+    plain = []
+    SDCAClassifier(
+        lmbd=1.0 / n, max_epochs=3, tol=0, random_state=0, callback=lambda i: plain.append(i)
+    ).fit(X, y)
+    assert [(i.n_active, i.n_samples_seen) for i in plain] == [(n, n), (n, 2 * n), (n, 3 * n)]
+
+
+@pytest.mark.parametrize("average", [True, "random"])
+def test_shrinking_with_averaging_is_refused(average):
+    X, y = real_problem("iris")
+    with pytest.raises(ValueError, match="shrinking=True needs average=False"):
+        SDCAClassifier(shrinking=True, average=average).fit(X, y)
+
+
+def test_callback_parameter_is_restored_after_fit():
+    X, y = real_problem("iris")
+
+    def callback(info):
+        return None
+
+    est = SDCAClassifier(shrinking=True, max_epochs=3, tol=0, callback=callback).fit(X, y)
+    assert est.callback is callback and est.get_params()["callback"] is callback
+
+
+@parametrize_with_checks([SDCAClassifier(shrinking=True, tol=1e-4, max_epochs=50, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)

@@ -11,7 +11,9 @@ Conventions
   crops: float32 in [0, 1]); ``y_train`` / ``y_test`` are int64 arrays of ±1.
 - "Standardised" means every feature is centred and scaled to unit variance (``ddof=0``)
   with statistics of the TRAINING rows only, applied unchanged to the test rows; a constant
-  feature is centred and left unscaled.
+  feature is centred and left unscaled. One documented exception: study 001's exact
+  simulated draw (``load_simulated(draw="study001")``) is scaled with all its rows, as the
+  study's notebook did.
 - Which class is +1 is in ``meta["classes"]`` (+1 → original class name).
 """
 
@@ -29,6 +31,7 @@ from .paths import raw_root
 
 __all__ = [
     "DATASET_NAMES",
+    "SIMULATED_DRAWS",
     "Dataset",
     "SimulatedData",
     "load",
@@ -41,10 +44,13 @@ __all__ = [
     "read_skin",
     "require",
     "simulate",
+    "simulate_study001",
     "standardise_features",
 ]
 
 DATASET_NAMES = ("simulated", "skin", "genomic", "blood")
+#: ``load_simulated(draw=...)``: our seeded generator, or study 001's notebook draw.
+SIMULATED_DRAWS = ("seeded", "study001")
 GENOMIC_VARIANTS = ("gravier", "gordon", "original")
 GORDON_FLOOR = 20.0
 
@@ -238,27 +244,121 @@ def simulate(
     )
 
 
+#: Study 001's notebook draw: legacy seed, sizes, split (REFERENCE.md, "Study B").
+STUDY001_SEED, STUDY001_SHAPE, STUDY001_TEST_SIZE, STUDY001_SPLIT_SEED = 10, (1000, 10), 0.33, 42
+
+
+def simulate_study001() -> SimulatedData:
+    """Study 001's exact simulated draw, before standardisation (its notebook, REFERENCE.md).
+
+    The notebook ran ``np.random.seed(10)``, ``X = np.random.randn(1000, 10)``, ``beta =
+    np.random.randn(10)``, ``y = sign(X @ beta + np.random.randn(1000))``. A
+    ``np.random.RandomState(10)`` gives the same stream (NumPy keeps the legacy generator's
+    stream fixed) without touching the global state. The split is the notebook's
+    ``train_test_split(test_size=0.33, random_state=42)``: 670 training rows in that
+    function's shuffled order (kept: cyclic SDCA visits them in it) and 330 test rows.
+    """
+    from sklearn.model_selection import train_test_split
+
+    rng = np.random.RandomState(STUDY001_SEED)
+    X = rng.randn(*STUDY001_SHAPE)
+    beta = rng.randn(STUDY001_SHAPE[1])
+    noise = rng.randn(STUDY001_SHAPE[0])
+    train_index, test_index = train_test_split(
+        np.arange(STUDY001_SHAPE[0]),
+        test_size=STUDY001_TEST_SIZE,
+        random_state=STUDY001_SPLIT_SEED,
+    )
+    return SimulatedData(
+        X=X,
+        y=_labels(X @ beta + noise >= 0.0),
+        beta=beta,
+        noise=noise,
+        train_index=train_index,
+        test_index=test_index,
+    )
+
+
+def _load_simulated_study001() -> Dataset:
+    """The notebook's draw, standardised as the notebook did: with all 1000 rows."""
+    sim = simulate_study001()
+    X, _, mean, scale = standardise_features(sim.X)  # StandardScaler on every row
+    Xtr, Xte = np.ascontiguousarray(X[sim.train_index]), np.ascontiguousarray(X[sim.test_index])
+    ytr, yte = sim.y[sim.train_index], sim.y[sim.test_index]
+    n, d = STUDY001_SHAPE
+    notes = [
+        "study 001's notebook draw: RandomState(10) -> X = randn(1000, 10), beta = randn(10), "
+        "y = sign(X beta + randn(1000))",
+        "standardised with the mean and sd of ALL 1000 rows, as the notebook (the test rows "
+        "take part in the scaling); then train_test_split(test_size=0.33, random_state=42)",
+        "beta_test_accuracy: the notebook's score, sign(X_test_standardised @ beta); "
+        "beta_test_accuracy_raw: sign(X_test_raw @ beta), the generating rule",
+        "lambda = 1/1000 in the study: 1/n of all samples, not of the 670 training rows",
+    ]
+    meta = _meta(
+        "simulated",
+        f"simulated, study 001's draw (n={n}, d={d})",
+        "generated: seeds/001 §4.1, the study's notebook draw",
+        {1: "sign(x·β + ε) = +1", -1: "sign(x·β + ε) = −1"},
+        Xtr,
+        Xte,
+        True,
+        notes,
+        draw="study001",
+        seed=STUDY001_SEED,
+        beta_test_accuracy=float(np.mean(_labels(Xte @ sim.beta >= 0.0) == yte)),
+        beta_test_accuracy_raw=float(
+            np.mean(_labels(sim.X[sim.test_index] @ sim.beta >= 0.0) == yte)
+        ),
+        beta_standardised=sim.beta * scale,
+        feature_mean=mean,
+        feature_scale=scale,
+    )
+    return Dataset(Xtr, ytr, Xte, yte, meta, beta=sim.beta.copy())
+
+
 def load_simulated(
     seed: int = 0,
     n_samples: int = 1000,
     n_features: int = 10,
     test_size: float = 0.33,
     standardise: bool = True,
+    draw: str = "seeded",
 ) -> Dataset:
     """Simulated linear-SVM data of study B: X ~ N(0, 1), y = sign(Xβ + N(0, 1) noise).
 
-    Fully determined by ``seed`` (see :func:`simulate`). Features are standardised with the
-    training statistics. ``beta`` is returned in raw feature space; ``meta`` also holds:
+    ``draw="seeded"`` (default): fully determined by ``seed`` (see :func:`simulate`), any
+    size; features standardised with the training statistics. ``draw="study001"``: the
+    study's own draw (:func:`simulate_study001`), scaled with all rows as its notebook did; it
+    takes no other option. ``beta`` is returned in raw feature space; ``meta`` also holds:
 
     ``beta_test_accuracy``
-        Accuracy of ``sign(X_test_raw @ beta)`` on the test labels (the study reports
-        0.878 for its draw).
+        Accuracy of ``sign(X_test_raw @ beta)`` on the test labels (seeded draws); for the
+        study's draw, its notebook's score ``sign(X_test_standardised @ beta)``: 0.8788
+        (``beta_test_accuracy_raw`` has the other).
     ``beta_standardised``
         ``beta * scale``: the same linear score on standardised features, up to the
         constant offset ``mean @ beta`` that a model without intercept cannot represent.
     ``feature_mean``, ``feature_scale``
-        Training statistics; raw features are ``X * feature_scale + feature_mean``.
+        Scaling statistics; raw features are ``X * feature_scale + feature_mean``.
     """
+    if draw not in SIMULATED_DRAWS:
+        raise ValueError(f"unknown simulated draw {draw!r}; expected one of {SIMULATED_DRAWS}")
+    if draw == "study001":
+        given = {"seed": seed, "n_samples": n_samples, "n_features": n_features}
+        given |= {"test_size": test_size, "standardise": standardise}
+        if given != {
+            "seed": 0,
+            "n_samples": 1000,
+            "n_features": 10,
+            "test_size": 0.33,
+            "standardise": True,
+        }:
+            raise ValueError(
+                f"draw='study001' is the study's fixed draw (1000 x 10, its split, standardised):"
+                f" it takes no other option, got {given}; use draw='seeded' to vary them"
+            )
+        return _load_simulated_study001()
     sim = simulate(n_samples, n_features, test_size, seed)
     Xtr_raw, Xte_raw = sim.X[sim.train_index], sim.X[sim.test_index]
     ytr, yte = sim.y[sim.train_index], sim.y[sim.test_index]
@@ -283,6 +383,7 @@ def load_simulated(
         Xte,
         standardise,
         notes,
+        draw="seeded",
         seed=seed,
         beta_test_accuracy=beta_acc,
         beta_standardised=sim.beta * scale,

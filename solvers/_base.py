@@ -319,14 +319,15 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             )
         with np.errstate(over="ignore"):
             big = max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
-            r2 = np.float64(big) ** 2 * X.shape[1] + problem.bias**2
+            r2 = np.float64(big) ** 2 * X.shape[1] + np.float64(problem.bias) ** 2
             if not r2 / lmbd <= _SCALE_LIMIT:  # the bound fails: the exact largest norm
                 r2 = float(objectives.row_sq_norms(X, problem.bias).max())
         if not np.isfinite(r2):
             raise ValueError(
                 f"X is too large for float64: a squared row norm ||x_i||^2 overflows "
-                f"(max |X| = {big:.3g}), so every step would be 0 or inf. Scale the features "
-                f"first, e.g. sklearn.preprocessing.StandardScaler or X / {big:.0e}."
+                f"(max |X| = {big:.3g}, bias_multiplier = {problem.bias:g}), so every step "
+                f"would be 0 or inf. Scale the features first, e.g. "
+                f"sklearn.preprocessing.StandardScaler or X / {max(big, 1.0):.0e}."
             )
         if not r2 / lmbd <= _SCALE_LIMIT:
             raise ValueError(

@@ -431,7 +431,7 @@ class ASDCAClassifier(BaseLinearSVM):
         if theta is None:  # the paper's θ grows with 1/R²: first from a bound on R² (no pass)
             X, m = problem.X, int(self.batch_size)
             big = max(abs(float(X.max())), abs(float(X.min())))
-            r2 = big * big * X.shape[1] + problem.bias**2
+            r2 = big * big * X.shape[1] + problem.bias * problem.bias  # inf, never an error
             theta = self._paper_theta(r2, problem, m)
             if 1.0 - theta == 1.0:  # the bound may be loose: the exact R²
                 r2 = float(objectives.row_sq_norms(X, problem.bias).max())

@@ -118,6 +118,13 @@ def test_overflowing_scale_raises_a_clear_error(small, cls, scale, lmbd, match):
     assert not hasattr(est, "coef_")
 
 
+@pytest.mark.parametrize("cls", SOLVERS)
+def test_overflowing_bias_multiplier_raises_a_clear_error(small, cls):
+    """B = 1e200 makes the bias feature's B² overflow (it raised OverflowError in the check)."""
+    with pytest.raises(ValueError, match=r"bias_multiplier = 1e\+200"):
+        cls(bias_multiplier=1e200, max_epochs=2).fit(*small)
+
+
 def test_the_exact_row_norms_decide_when_the_cheap_bound_fails():
     """R² <= d·max|X|² is checked first; one large entry per row makes that bound 4x too
     big (4e304/λ > 1e300) while the true ‖x‖²/λ = 5e299 is accepted."""

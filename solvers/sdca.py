@@ -197,6 +197,13 @@ def _sdca_sweep(
                     acc_a[i1] += e1 * d1
                     acc_a[i2] += e2 * d2
                     acc_a[i3] += e3 * d3
+                # a row whose step was 0 is read as a copy of a moving one: c·x adds exactly 0
+                # either way, and the copy comes from L1 instead of streaming the row again
+                f = r0 if c0 != 0.0 else (r1 if c1 != 0.0 else (r2 if c2 != 0.0 else r3))
+                r0 = r0 if c0 != 0.0 else f
+                r1 = r1 if c1 != 0.0 else f
+                r2 = r2 if c2 != 0.0 else f
+                r3 = r3 if c3 != 0.0 else f
             j += 4
             ready = _is_block(m, j, mode, s + 4, snap)
             if ready:  # w's update fused with the next block's scores
@@ -564,8 +571,8 @@ class SDCAClassifier(BaseLinearSVM):
         n = state.problem.n_samples
         if epoch == 1 and self.sgd_init:
             return state.cyclic_order if self.sampling == "cyclic" else rng.permutation(n)
-        if state.n_active < n:  # as many passes over the active set as make n steps
-            sweeps = -(-n // state.n_active)
+        if state.n_active < n:  # as many passes over the active set as fit in n steps
+            sweeps = n // state.n_active
             return active_indices(rng, state.active[: state.n_active], self.sampling, sweeps)
         return epoch_indices(rng, n, self.sampling, state.cyclic_order)
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 from threadpoolctl import threadpool_limits
 
+from solvers import objectives
 from solvers.exact import solve_exact
 
 from . import datasets, reports
@@ -55,6 +57,13 @@ def certify(
                 split.X_train, split.y_train, lmbd, tol=tol, max_cpu=budget_seconds
             )
         title = split.meta.get("title", dataset)
+        a = split.y_train * result.dual_coef
+        errors = {
+            "train_error": objectives.error_rate(split.X_train, split.y_train, result.w),
+            "test_error": None
+            if split.X_test is None
+            else objectives.error_rate(split.X_test, split.y_test, result.w),
+        }
     finally:
         datasets.load.cache_clear()
     return {
@@ -70,6 +79,12 @@ def certify(
         "certified": result.certified,
         "target_rel_gap": tol,
         "method": result.method,
+        # the optimum itself: its errors, and where its dual variables sit
+        **errors,
+        "n_train": int(a.shape[0]),
+        "n_alpha_zero": int(np.sum(a <= 0.0)),
+        "n_alpha_free": int(np.sum((a > 0.0) & (a < 1.0))),
+        "n_alpha_bound": int(np.sum(a >= 1.0)),
         "epochs": result.epochs,
         "newton_steps": result.newton_steps,
         "cpu_seconds": result.cpu_seconds,

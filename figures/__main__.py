@@ -101,7 +101,7 @@ GALLERY = (
     "study001_fig1",
     "study001_fig2",
     "beyond_suboptimality",
-    "beyond_blood_lambda",
+    "beyond_lambda",
 )
 
 

@@ -1,0 +1,296 @@
+"""Beyond both studies: the λ sweeps at convergence (blood raw crops, blood PCA-40, genomic).
+
+For each dataset of the λ sweeps, two views, both read from reports only:
+
+(a) **the certified optimum** at each λ (:mod:`experiments.optima`: relative duality gap
+    ≤ 1e-10): its training objective P* and its test error (training error on the genomic
+    substitute, which has no test split), so "which λ is best" no longer depends on how far
+    a solver got in a fixed number of epochs;
+(b)–(d) **CPU time to a relative suboptimality** (P(w) − P*)/P* ≤ 1e-2, 1e-4, 1e-6 for every
+    solver, read from the stored per-epoch curves: per run, the cumulative update-loop CPU
+    time at the first epoch whose certified bound (P(w) − D(α*))/D(α*) is ≤ ε; per
+    configuration, the median over runs. A configuration whose median run does not reach ε
+    within its epochs is "not reached" (× above the dotted line), with the best relative
+    suboptimality its median run got to: a value, not a hole in the table.
+
+Outputs: ``beyond_lambda.pdf/.png`` (figure), ``beyond_lambda_table.md/.csv/.png`` (the
+time-to-ε table) and ``beyond_lambda_optima.csv``. :func:`findings` turns the same numbers
+into the sentences that README.md and REPRODUCTION.md quote.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from . import SCRIPTS
+from ._common import (
+    cli,
+    config_order,
+    footnote,
+    load,
+    load_optima,
+    output_dir,
+    save_figure,
+    style_for,
+    with_suboptimality,
+    write_table,
+)
+
+NAME = "beyond_lambda"
+REPORTS = SCRIPTS[NAME].reports
+#: Relative suboptimality targets of panels (b)–(d).
+TARGETS = (1e-2, 1e-4, 1e-6)
+
+
+def algorithm_of(frame: pd.DataFrame) -> pd.Series:
+    """Per config: its algorithm tag (the tag other than ``"lambda"``)."""
+    tags = frame.groupby("config", observed=True)["tags"].first()
+    return tags.map(lambda s: next(t for t in s.split(",") if t != "lambda"))
+
+
+def dataset_name(frame: pd.DataFrame) -> str:
+    """Short panel label of a report's dataset ("raw crops", "PCA-40", "genomic ...")."""
+    title = str(frame["dataset_title"].iloc[0])
+    return title.split(", ", 1)[-1] if ", " in title else title
+
+
+def optimum_table(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
+    """The certified optimum at each λ of a sweep report.
+
+    Returns
+    -------
+    DataFrame
+        ``experiment, dataset, lmbd, p_star, rel_gap, certified, test_error, error_kind,
+        alpha_at_bound, alpha_free, cpu_seconds, method`` (``error_kind``: "test" or "train"
+        when the dataset has no test split).
+    """
+    key = str(frame["dataset_key"].iloc[0])
+    rows = []
+    for lmbd in np.sort(frame["lmbd"].unique()):
+        cand = optima[(optima["dataset_key"] == key)]
+        cand = cand[np.isclose(cand["lmbd"].astype(float), lmbd, rtol=1e-9, atol=0.0)]
+        if cand.empty:
+            raise FileNotFoundError(
+                f"no certified optimum for {key} λ={lmbd:.6g}: run "
+                f"`python -m experiments optima {frame['experiment'].iloc[0]}`"
+            )
+        rec = cand.iloc[0]
+        test = rec.get("test_error")
+        has_test = test is not None and not (isinstance(test, float) and math.isnan(test))
+        n = float(rec.get("n_train", np.nan))
+        rel_gap = float(rec.get("rel_gap", rec["gap"] / abs(rec["primal"])))
+        rows.append(
+            {
+                "experiment": frame["experiment"].iloc[0],
+                "dataset": dataset_name(frame),
+                "lmbd": float(lmbd),
+                "p_star": float(rec["primal"]),
+                "rel_gap": rel_gap,
+                "certified": bool(rec.get("certified", rel_gap <= 1e-10)),
+                "test_error": float(test if has_test else rec.get("train_error", np.nan)),
+                "error_kind": "test" if has_test else "train",
+                "alpha_at_bound": float(rec.get("n_alpha_bound", np.nan)) / n,
+                "alpha_free": float(rec.get("n_alpha_free", np.nan)) / n,
+                "cpu_seconds": float(rec.get("cpu_seconds", np.nan)),
+                "method": rec.get("method", "sdca"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def time_to_targets(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
+    """Median CPU time of every config to each relative suboptimality of :data:`TARGETS`.
+
+    Returns
+    -------
+    DataFrame
+        One row per (config, ε): ``experiment, dataset, config, algorithm, solver, lmbd, eps,
+        n_runs, n_reached, time`` (median over runs of the cumulative CPU seconds at the first
+        epoch with relative suboptimality ≤ ε; NaN when the median run does not reach it),
+        ``reached``, ``best`` (median over runs of the smallest relative suboptimality the
+        run reached) and ``epochs`` (epochs per run).
+    """
+    sub = with_suboptimality(frame, optima)
+    primal = sub["primal_output"].where(sub["primal_output"].notna(), sub["primal"])
+    sub = sub.assign(rel=(primal - sub["p_star_dual"]) / sub["p_star_dual"])
+    algorithms = algorithm_of(frame)
+    rows = []
+    for config in config_order(frame):
+        runs = sub[sub["config"] == config]
+        best = runs.groupby("seed_index")["rel"].min()
+        for eps in TARGETS:
+            hit = runs[runs["rel"] <= eps].groupby("seed_index")["cpu_time_cum"].min()
+            per_run = hit.reindex(best.index)  # NaN: the run never reached ε
+            median = per_run.fillna(np.inf).median()
+            rows.append(
+                {
+                    "experiment": runs["experiment"].iloc[0],
+                    "dataset": dataset_name(frame),
+                    "config": config,
+                    "algorithm": algorithms[config],
+                    "solver": runs["solver"].iloc[0],
+                    "lmbd": float(runs["lmbd"].iloc[0]),
+                    "eps": eps,
+                    "n_runs": int(best.shape[0]),
+                    "n_reached": int(hit.shape[0]),
+                    "time": float(median) if np.isfinite(median) else np.nan,
+                    "reached": bool(np.isfinite(median)),
+                    "best": float(best.median()),
+                    "epochs": int(runs["epoch"].max()),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _fmt_time(row) -> str:
+    if row["reached"]:
+        return f"{row['time']:.3g} s ({row['n_reached']}/{row['n_runs']})"
+    return f"not reached in {row['epochs']} epochs (best {row['best']:.1e})"
+
+
+def _lmbd_label(lmbd: float, n_train: int) -> str:
+    return f"1/n = {lmbd:.2g}" if np.isclose(lmbd, 1 / n_train, rtol=1e-9) else f"{lmbd:g}"
+
+
+def findings(optimum: pd.DataFrame, times: pd.DataFrame) -> list[str]:
+    """Sentences of the λ study, each computed from the two tables (README, scorecard)."""
+    out = []
+    for dataset, opt in optimum.groupby("dataset", sort=False):
+        if opt["test_error"].isna().all():
+            raise ValueError(f"{dataset}: the optima records carry no error; recompute them")
+        best = opt.loc[opt["test_error"].idxmin()]
+        worst = opt.loc[opt["test_error"].idxmax()]
+        kind = "test" if best["error_kind"] == "test" else "training"
+        certified = "all" if opt["certified"].all() else f"{opt['certified'].sum()}/{len(opt)}"
+        out.append(
+            f"{dataset}: at the certified optimum ({certified} λ certified, rel. gap ≤ "
+            f"{opt['rel_gap'].max():.0e}) the {kind} error is lowest at λ = {best['lmbd']:.3g} "
+            f"({100 * best['test_error']:.1f} %) and highest at λ = {worst['lmbd']:.3g} "
+            f"({100 * worst['test_error']:.1f} %)."
+        )
+        sub = times[times["dataset"] == dataset]
+        for eps in (1e-2, 1e-4):
+            parts = []
+            for lmbd, group in sub[sub["eps"] == eps].groupby("lmbd"):
+                hit = group[group["reached"]]
+                if hit.empty:
+                    parts.append(f"λ = {lmbd:.3g}: none")
+                else:
+                    first = hit.loc[hit["time"].idxmin()]
+                    parts.append(f"λ = {lmbd:.3g}: {first['algorithm']} ({first['time']:.2g} s)")
+            out.append(f"{dataset}, first to relative suboptimality {eps:g}: " + "; ".join(parts))
+    return out
+
+
+def _panels(axes, opt: pd.DataFrame, times: pd.DataFrame, n_train: int, row: int) -> None:
+    ax_opt, *ax_eps = axes
+    lmbds = opt["lmbd"].to_numpy()
+    kind = opt["error_kind"].iloc[0]
+    ax_opt.plot(lmbds, 100 * opt["test_error"], "o-", color="black", label=f"{kind} error of w*")
+    ax_opt.set_ylabel(f"{kind} error of the optimum, %")
+    twin = ax_opt.twinx()
+    twin.plot(lmbds, opt["p_star"], "s--", color="tab:purple", label="P* (train objective)")
+    twin.set_yscale("log")
+    twin.set_ylabel("P*", color="tab:purple")
+    handles = ax_opt.get_legend_handles_labels()[0] + twin.get_legend_handles_labels()[0]
+    ax_opt.legend(handles=handles, fontsize=7, loc="best")
+    ax_opt.set_title(f"({'abcdefghijkl'[4 * row]}) {opt['dataset'].iloc[0]}", loc="left")
+    reached = times.loc[times["reached"], "time"]
+    top = float(reached.max()) * 3.0 if len(reached) else 1.0
+    algorithms = list(pd.unique(times["algorithm"]))
+    for ax, eps, letter in zip(ax_eps, TARGETS, "abcdefghijkl"[4 * row + 1 :], strict=False):
+        sub = times[times["eps"] == eps]
+        for k, algorithm in enumerate(algorithms):
+            rows = sub[sub["algorithm"] == algorithm].sort_values("lmbd")
+            style = style_for(algorithm, str(rows["solver"].iloc[0]))
+            x = rows["lmbd"].to_numpy() * 10 ** (0.04 * (k - (len(algorithms) - 1) / 2))
+            hit = rows["reached"].to_numpy(bool)
+            ax.plot(x[hit], rows["time"].to_numpy()[hit], marker="o", color=style["color"])
+            ax.plot(
+                x[~hit],
+                np.full((~hit).sum(), top),
+                linestyle="none",
+                marker="x",
+                markersize=7,
+                markeredgewidth=2,
+                color=style["color"],
+                label=algorithm if eps == TARGETS[0] else None,
+            )
+            ax.plot([], [], marker="o", color=style["color"], label=algorithm)
+        ax.axhline(top, color="grey", linestyle=":", linewidth=1)
+        ax.set_yscale("log")
+        ax.set_ylim(top=top * 2.5)
+        ax.set_title(f"({letter}) CPU time to (P − P*)/P* ≤ {eps:g}", loc="left", fontsize=9)
+        ax.set_ylabel("median CPU seconds (update loop)")
+    handles, labels = ax_eps[0].get_legend_handles_labels()
+    keep = {label: h for h, label in zip(handles, labels, strict=True) if label}
+    ax_eps[0].legend(keep.values(), keep.keys(), fontsize=7, loc="lower left")
+    ticks = [_lmbd_label(v, n_train) for v in lmbds]
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xticks(lmbds, ticks, fontsize=7)
+        ax.minorticks_off()
+        ax.set_xlabel("λ")
+
+
+def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = None) -> list[Path]:
+    """Draw the figure, write the time-to-ε table and the optimum table; returns the paths."""
+    frames = {name: load(name, reports_dir) for name in REPORTS}
+    optima = load_optima(reports_dir)
+    optimum = pd.concat([optimum_table(f, optima) for f in frames.values()], ignore_index=True)
+    times = pd.concat([time_to_targets(f, optima) for f in frames.values()], ignore_index=True)
+
+    fig, axes = plt.subplots(len(frames), 4, figsize=(18, 4.2 * len(frames)), squeeze=False)
+    fig.set_layout_engine("constrained")
+    for row, (ax_row, frame) in enumerate(zip(axes, frames.values(), strict=True)):
+        name = dataset_name(frame)
+        _panels(
+            ax_row,
+            optimum[optimum["dataset"] == name],
+            times[times["dataset"] == name],
+            int(frame["n_train"].iloc[0]),
+            row,
+        )
+    fig.suptitle("Beyond the studies: the λ sweeps at convergence (certified optima)")
+    runs = ", ".join(f"{dataset_name(f)} {f['seed_index'].nunique()}" for f in frames.values())
+    footnote(
+        fig,
+        "Left: the certified optimum w* at each λ (relative duality gap ≤ 1e-10): its error "
+        "(test set; training set on the genomic SUBSTITUTE data, which has no test split) and "
+        "P*. Right: per configuration, the median over runs of the cumulative update-loop CPU "
+        "time at the first epoch where the certified bound (P(w) − D(α*))/D(α*) ≤ ε; × above "
+        "the dotted line: the median run does not reach ε within its epochs. The smoothed-hinge "
+        "solvers converge to the smoothed problem's optimum, whose hinge objective exceeds P*: "
+        f"for them × can mean that bias, not slowness. Runs per configuration: {runs}.",
+        width=200,
+    )
+    paths = save_figure(fig, out_dir, NAME)
+    folder = output_dir(out_dir)
+    optimum_csv = folder / f"{NAME}_optima.csv"
+    optimum.to_csv(optimum_csv, index=False)
+    shown = times.assign(
+        λ=[
+            _lmbd_label(v, int(frames[e]["n_train"].iloc[0]))
+            for v, e in zip(times["lmbd"], times["experiment"], strict=True)
+        ],
+        ε=times["eps"].map(lambda e: f"{e:g}"),
+        **{"CPU time (runs reaching)": times.apply(_fmt_time, axis=1)},
+    )[["dataset", "λ", "algorithm", "ε", "CPU time (runs reaching)"]]
+    paths += write_table(
+        times,
+        shown,
+        out_dir,
+        f"{NAME}_table",
+        "The λ sweeps at convergence: CPU time to a relative suboptimality",
+        notes=findings(optimum, times),
+    )
+    return [*paths, optimum_csv]
+
+
+if __name__ == "__main__":
+    raise SystemExit(cli(main, NAME))

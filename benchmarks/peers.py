@@ -356,6 +356,7 @@ def our_solvers() -> list[Solver]:
                 "exact engine (ours)",
                 fit=fit_exact,
                 knobs=("tol",),
+                tols=TARGETS,  # a relative-gap target: each fit aims at one ε
                 float64_only=False,
                 **common,
             )
@@ -539,10 +540,21 @@ def dual_value(X, y, dual_coef, lmbd: float) -> float:
     return objectives.dual(X, y, y * a, lmbd)
 
 
-def certify(problem: Problem, max_cpu: float, cache_dir: Path | None) -> Bounds:
+def store_bounds(bounds: Bounds, path: Path | None, max_cpu: float) -> None:
+    """Keep the bounds for the next run (valid whatever code produced them: weak duality
+    on the same data, which the file name's digest pins)."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        record = {**bounds.__dict__, "gap": bounds.gap, "max_cpu": max_cpu}
+        path.write_text(json.dumps(record, indent=2) + "\n")
+
+
+def certify(
+    problem: Problem, max_cpu: float, cache_dir: Path | None
+) -> tuple[Bounds, Path | None]:
     """Bounds on P* from a certifying run: the exact engine when present, else SDCA run
     until its relative gap is ≤ CERT_TARGET / 10 or ``max_cpu`` is spent. Cached on disk
-    under a digest of (X, y, λ) and the certifier."""
+    under a digest of (X, y, λ) and the certifier; returns the bounds and that path."""
     X, y, lmbd = problem.X, problem.y, problem.lmbd
     exact = exact_engine()
     certifier = "solvers.exact.solve_exact" if exact is not None else "SDCAClassifier"
@@ -555,7 +567,7 @@ def certify(problem: Problem, max_cpu: float, cache_dir: Path | None) -> Bounds:
         if path.exists():
             stored = json.loads(path.read_text())
             if stored["gap"] <= CERT_TARGET or stored["max_cpu"] >= max_cpu:
-                return Bounds(**{k: stored[k] for k in Bounds.__dataclass_fields__})
+                return Bounds(**{k: stored[k] for k in Bounds.__dataclass_fields__}), path
     bounds = Bounds(certifier=certifier)
     start = time.process_time()
     if exact is not None:
@@ -578,11 +590,8 @@ def certify(problem: Problem, max_cpu: float, cache_dir: Path | None) -> Bounds:
             lmbd=lmbd, tol=0, max_epochs=10**8, random_state=1, callback=monitor, **params
         ).fit(X, y)
     bounds.certifier_cpu = time.process_time() - start
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        record = {**bounds.__dict__, "gap": bounds.gap, "max_cpu": max_cpu}
-        path.write_text(json.dumps(record, indent=2) + "\n")
-    return bounds
+    store_bounds(bounds, path, max_cpu)
+    return bounds, path
 
 
 # ------------------------------------------------------------------------------- sweep
@@ -684,7 +693,7 @@ def run_problem(
     X, y, lmbd = problem.X, problem.y, problem.lmbd
     budget = budget * problem.spec.budget_scale
     start = time.process_time()
-    bounds = certify(problem, cert_cpu, cache_dir)
+    bounds, cache_path = certify(problem, cert_cpu, cache_dir)
     log(
         f"  P* bounds from {bounds.certifier}: [{bounds.lower:.12g}, {bounds.upper:.12g}] "
         f"(relative gap {bounds.gap:.1e}, {time.process_time() - start:.1f} s CPU)"
@@ -724,6 +733,7 @@ def run_problem(
                     f"  {solver.name:<36} {knob:>4} rep {rep}: {len(rows):2d} fits, "
                     f"{spent:6.2f} s CPU, best {best:8.1e}, stop: {reason}"
                 )
+    store_bounds(bounds, cache_path, cert_cpu)  # the sweeps' fits may have tightened them
     df = pd.DataFrame.from_records(records)
     df["problem"] = problem.spec.name
     df["title"] = problem.spec.title

@@ -118,8 +118,9 @@ ifneq ($(filter output/%,$(MAKECMDGOALS)),)
 include output/figures.mk
 endif
 
-docs: figures  ## small copies of the key figures for the README gallery (docs/*.png)
+docs: figures  ## README gallery (docs/*.png) and its generated λ findings, from the reports
 	$(PY) -m figures gallery
+	$(PY) -m figures readme
 
 REPRODUCTION.md: figures/scorecard.py figures/_common.py $(wildcard reports/*.parquet)  ## the scorecard
 	$(PY) -m figures.scorecard --out $@

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from . import SCRIPTS
 
+REPO = Path(__file__).resolve().parents[1]
+
 
 def _list() -> int:
     for s in SCRIPTS.values():
@@ -127,13 +129,13 @@ def gallery(src: str = "output/figures", dst: str = "docs", width: int = 900) ->
 
 
 #: Names that are commands, not scripts (each stands alone on the command line).
-COMMANDS = ("list", "deps", "targets", "gallery", "all")
+COMMANDS = ("list", "deps", "targets", "gallery", "readme", "all")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m figures", description=__doc__)
     parser.add_argument(
-        "names", nargs="+", help="list | deps | targets | gallery | all | script names"
+        "names", nargs="+", help="list | deps | targets | gallery | readme | all | script names"
     )
     parser.add_argument("--out", default=None, help="output folder (default: output/figures)")
     parser.add_argument("--reports", default=None, help="reports folder (default: reports)")
@@ -150,6 +152,12 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.names == ["list"]:
         return _list()
+    if args.names == ["readme"]:  # the README's generated findings, from the reports
+        from .beyond_lambda import update_readme
+
+        changed = update_readme(REPO / "README.md", args.reports)
+        print(f"README.md: λ findings {'rewritten' if changed else 'unchanged'}", file=sys.stderr)
+        return 0
     if args.names == ["gallery"]:
         for path in gallery(**({"src": args.out} if args.out else {})):
             print(path)

@@ -238,12 +238,41 @@ def _panels(axes, opt: pd.DataFrame, times: pd.DataFrame, n_train: int, row: int
         ax.set_xlabel("λ")
 
 
-def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = None) -> list[Path]:
-    """Draw the figure, write the time-to-ε table and the optimum table; returns the paths."""
+def tables(reports_dir: Path | str | None = None):
+    """The reports, the optimum table and the time-to-ε table of every λ sweep."""
     frames = {name: load(name, reports_dir) for name in REPORTS}
     optima = load_optima(reports_dir)
     optimum = pd.concat([optimum_table(f, optima) for f in frames.values()], ignore_index=True)
     times = pd.concat([time_to_targets(f, optima) for f in frames.values()], ignore_index=True)
+    return frames, optimum, times
+
+
+#: The README block that :func:`update_readme` regenerates (``make docs``).
+README_MARKERS = (
+    "<!-- beyond_lambda findings: generated from the reports by `make docs`; do not edit -->",
+    "<!-- end of beyond_lambda findings -->",
+)
+
+
+def update_readme(readme: Path | str, reports_dir: Path | str | None = None) -> bool:
+    """Rewrite the findings block of ``readme`` from the reports; True if it changed."""
+    path = Path(readme)
+    text = path.read_text()
+    begin, end = README_MARKERS
+    if begin not in text or end not in text:
+        raise ValueError(f"{path}: the markers of the λ findings block are missing ({begin})")
+    _, optimum, times = tables(reports_dir)
+    block = "\n".join(f"- {line}" for line in findings(optimum, times))
+    head, rest = text.split(begin, 1)
+    new = f"{head}{begin}\n{block}\n{end}{rest.split(end, 1)[1]}"
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
+def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = None) -> list[Path]:
+    """Draw the figure, write the time-to-ε table and the optimum table; returns the paths."""
+    frames, optimum, times = tables(reports_dir)
 
     fig, axes = plt.subplots(len(frames), 4, figsize=(18, 4.2 * len(frames)), squeeze=False)
     fig.set_layout_engine("constrained")

@@ -459,3 +459,24 @@ def test_beyond_lambda_reads_the_certified_optimum_and_says_so(reports, tmp_path
     assert (genomic["error_kind"] == "train").all()  # no test split: said, not hidden
     md = (tmp_path / "beyond_lambda_table.md").read_text()
     assert "not reached in 3 epochs" in md and "first to relative suboptimality 0.01" in md
+
+
+def test_readme_findings_block_is_regenerated_from_the_reports(reports, tmp_path):
+    from figures import beyond_lambda
+
+    begin, end = beyond_lambda.README_MARKERS
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\n\nbefore\n{begin}\n- stale claim\n{end}\nafter\n")
+    assert beyond_lambda.update_readme(readme, reports)
+    text = readme.read_text()
+    _, optimum, times = beyond_lambda.tables(reports)
+    lines = beyond_lambda.findings(optimum, times)
+    assert "stale claim" not in text and text.startswith("# title\n\nbefore\n")
+    assert text.endswith(f"{end}\nafter\n")
+    assert all(f"- {line}" in text for line in lines)
+    # the fixture's optimum errors are lowest at λ = 0.01: the sentence says so
+    assert any("lowest at λ = 0.01" in line for line in lines)
+    assert not beyond_lambda.update_readme(readme, reports)  # idempotent
+    readme.write_text("no markers")
+    with pytest.raises(ValueError, match="markers"):
+        beyond_lambda.update_readme(readme, reports)

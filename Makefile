@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test lint format data bench bench-peers reproduce smoke prepare experiments figures docs clean FORCE
+.PHONY: help venv test lint format data bench bench-peers bench-optima reproduce smoke prepare experiments figures docs clean FORCE
 
 help:  ## list the targets
 	@grep -hE '^[a-zA-Z_%.-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -50,6 +50,9 @@ $(BENCH_STAMP): pyproject.toml | $(STAMP)
 	  $(PY) -m pip install --quiet --no-build-isolation sklearn-contrib-lightning || \
 	  echo "lightning could not be built here: benchmarks/peers.py skips it"
 	@touch $@
+
+bench-optima: $(STAMP)  ## every catalogue optimum from scratch: relative gap reached, CPU s
+	$(PY) benchmarks/optima.py --n-jobs $(N_JOBS)
 
 bench-peers: $(BENCH_STAMP)  ## time to 1e-2/1e-4/1e-6 vs liblinear, Snap ML, skglm, ReHLine, lightning
 	$(PY) benchmarks/peers.py $(BENCH_ARGS)

@@ -16,15 +16,9 @@ import sys
 
 from joblib import Parallel, delayed
 
+from data.cli import positive_int
 from experiments import CATALOGUE, datasets, optima
 from experiments.__main__ import DATA_OF
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def _present(name: str) -> bool:
@@ -36,7 +30,7 @@ def _present(name: str) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n-jobs", type=_positive_int, default=1, help="worker processes")
+    parser.add_argument("--n-jobs", type=positive_int, default=1, help="worker processes")
     parser.add_argument(
         "--experiments", nargs="+", default=None, help="catalogue names (default: all present)"
     )

@@ -102,3 +102,19 @@ def test_numbers_are_computed_from_the_report(tiny_reports):
 def test_pm_formats_mean_and_sd():
     assert scorecard.pm([1.0, 2.0, 3.0], 2) == "2.00 ± 1.00"
     assert scorecard.pm(np.array([0.5]), 1) == "0.5"
+
+
+def test_the_lambda_study_section_is_the_figure_scripts_findings(tiny_reports, tmp_path):
+    from figures import beyond_lambda
+
+    root = tmp_path / "reports"
+    copy_reports(tiny_reports, root)
+    # without the blood λ sweeps the section says what is missing, by its command
+    text = scorecard.main(["--out", str(tmp_path / "R.md"), "--reports", str(root)]).read_text()
+    assert "not run:" in text and "beyond_blood_lambda_raw" in text
+    for name in ("beyond_blood_lambda_raw", "beyond_blood_lambda_pca40"):
+        build_report(root, name, seeds=3, epochs=4)
+    text = scorecard.main(["--out", str(tmp_path / "R.md"), "--reports", str(root)]).read_text()
+    _, optimum, times = beyond_lambda.tables(root)
+    for line in beyond_lambda.findings(optimum, times):
+        assert f"- {line}" in text

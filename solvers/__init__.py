@@ -14,6 +14,7 @@ Shared maths (objectives, dual, gap, λ ↔ C) lives in :mod:`solvers.objectives
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import objectives
 from ._base import BaseLinearSVM, EpochInfo
@@ -40,8 +41,12 @@ _KERNEL_CONFIGS: list[tuple[type[BaseLinearSVM], dict]] = [
 ]
 
 
-def warm_up(dtypes=(np.float64, np.float32), readonly: bool = True) -> None:
+def warm_up(dtypes=(np.float64, np.float32), readonly: bool = True, sparse: bool = True) -> None:
     """Compile every kernel for every dtype (and for read-only inputs) before any timing.
+
+    With ``sparse``, also the CSR kernels of the solvers that have them, for scipy's
+    default int32 indices (int64 indices, used by scipy only beyond 2³¹ entries, compile on
+    their first fit).
 
     Kernels are cached on disk (``cache=True``), so after the first process this costs
     milliseconds. ``fit`` also warms up its own kernels for its input's exact type, so
@@ -54,3 +59,11 @@ def warm_up(dtypes=(np.float64, np.float32), readonly: bool = True) -> None:
             X.setflags(write=writeable)
             for cls, params in _KERNEL_CONFIGS:
                 cls(**params)._warm_up_for(X)
+            if not sparse:
+                continue
+            Xs = sp.csr_matrix(X)
+            for a in (Xs.data, Xs.indices, Xs.indptr):
+                a.setflags(write=writeable)
+            for cls, params in _KERNEL_CONFIGS:
+                if cls._supports_sparse:
+                    cls(**params)._warm_up_for(Xs)

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 import sklearn
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
@@ -61,7 +62,9 @@ class Problem:
 
     Attributes
     ----------
-    X : ndarray of shape (n_samples, n_features), float32 or float64, C-contiguous
+    X : ndarray or scipy.sparse CSR matrix of shape (n_samples, n_features)
+        float32 or float64; dense C-contiguous, or CSR in canonical format (sorted indices,
+        no duplicates), whose ``(data, indices, indptr)`` the ``_csr`` kernels take.
     y : ndarray of shape (n_samples,), float64 in {-1, +1}
     lmbd : float
     bias : float
@@ -80,6 +83,10 @@ class Problem:
     @property
     def n_features(self) -> int:
         return self.X.shape[1]
+
+    @property
+    def sparse(self) -> bool:
+        return sp.issparse(self.X)
 
 
 class EpochInfo:
@@ -162,6 +169,9 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     #: Whether the solver keeps a dual point (SDCA, ASDCA) or not (Pegasos).
     _has_dual = True
 
+    #: Whether the solver has CSR kernels (``fit`` then accepts scipy.sparse input).
+    _supports_sparse = False
+
     #: ConvergenceWarning when max_epochs ends a fit before tol is met (False: warm-up fits).
     _warn_unconverged = True
 
@@ -206,9 +216,12 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
             Dense data; float32 and float64 are kept, other numeric types become float64;
-            Fortran-ordered or strided input is copied to C order once.
+            Fortran-ordered or strided input is copied to C order once. Solvers with CSR
+            kernels (``_supports_sparse``) take sparse input: CSR of float32/float64 in
+            canonical format is used without a copy; CSC, COO, other dtypes, duplicate or
+            unsorted indices are converted once here. Never densified.
         y : array-like of shape (n_samples,)
             Exactly two classes, of any type; ``classes_[1]`` is the positive class (+1).
 
@@ -217,8 +230,15 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         self
         """
         X, y = validate_data(
-            self, X, y, dtype=[np.float64, np.float32], order="C", ensure_min_samples=2
+            self,
+            X,
+            y,
+            dtype=[np.float64, np.float32],
+            order="C",
+            ensure_min_samples=2,
+            accept_sparse="csr" if self._supports_sparse else False,
         )
+        X = _canonical(X)
         y_pm = self._encode_labels(y)
         problem = Problem(X, y_pm, float(self.lmbd), float(self.bias_multiplier))
         self._check_scales(problem)
@@ -235,7 +255,14 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if self.dual_coef_ is None:
             raise AttributeError(f"{type(self).__name__} has no dual point")
-        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32], order="C")
+        X = validate_data(
+            self,
+            X,
+            reset=False,
+            dtype=[np.float64, np.float32],
+            order="C",
+            accept_sparse="csr" if self._supports_sparse else False,
+        )
         y_pm = self._encode_labels(np.asarray(y), refit=False)
         w = objectives.full_weights(self.coef_, self.intercept_[0], float(self.bias_multiplier))
         return objectives.duality_gap(
@@ -251,7 +278,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
-        tags.input_tags.sparse = False
+        tags.input_tags.sparse = self._supports_sparse
         return tags
 
     # ---------------------------------------------------------------- internals
@@ -282,13 +309,22 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         memmaps, are a distinct type): a tiny fit with the same parameters on an array of
         the same dtype and flags triggers exactly those compilations.
         """
-        key = (type(self), X.dtype.str, X.flags.writeable, self._kernel_key())
+        key = (type(self), _layout_key(X), self._kernel_key())
         if key in _WARMED:
             return
         rng = np.random.default_rng(0)
         Xt = rng.standard_normal((8, 3)).astype(X.dtype)
         Xt[0] = 0.0  # exercise the zero-row branch too
-        if not X.flags.writeable:
+        if sp.issparse(X):  # the same index dtype and the same flags on each of the 3 arrays
+            Xt[1, 1] = 0.0
+            tiny_csr = sp.csr_matrix(Xt)
+            for name in ("data", "indices", "indptr"):
+                ref = getattr(X, name)
+                arr = getattr(tiny_csr, name).astype(ref.dtype)
+                arr.setflags(write=ref.flags.writeable)
+                setattr(tiny_csr, name, arr)  # set directly: scipy would re-pick index dtypes
+            Xt = tiny_csr
+        elif not X.flags.writeable:
             Xt.setflags(write=False)
         yt = np.array([1.0, -1.0] * 4)
         tiny = self.__class__(**{**self.get_params(), "max_epochs": 2, "callback": None})
@@ -438,6 +474,25 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=_caller_stacklevel(),
             )
+
+
+def _canonical(X):
+    """A CSR matrix with sorted, unique indices (one copy only when it is not already so).
+
+    The CSR kernels read a row's stored entries as its coordinates: a duplicated column
+    would be right in dot products but wrong in squared row norms.
+    """
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()  # also sorts the indices
+    return X
+
+
+def _layout_key(X) -> tuple:
+    """What Numba specialises the kernels on: dtypes and writeability of the arrays."""
+    if sp.issparse(X):
+        return ("csr", *((a.dtype.str, a.flags.writeable) for a in (X.data, X.indices, X.indptr)))
+    return ("dense", X.dtype.str, X.flags.writeable)
 
 
 def _caller_stacklevel() -> int:

@@ -36,8 +36,11 @@ Conventions
 -----------
 ``w`` is the *full* weight vector of length ``n_features + 1`` whose last entry is the bias
 weight :math:`w_b` (the intercept is :math:`B w_b`); a vector of length ``n_features`` is
-accepted and means :math:`w_b = 0`. ``X`` may be float32 or float64; every reduction here
-accumulates in float64 and never copies ``X``.
+accepted and means :math:`w_b = 0`. ``X`` may be float32 or float64, dense or a
+``scipy.sparse`` matrix (CSR is used as is; CSC/COO are converted to CSR once); every reduction
+here accumulates in float64 and never copies or densifies ``X``. Each dense kernel has a CSR
+twin over ``(data, indices, indptr)`` (suffix ``_csr``) with the same arithmetic per stored
+entry, chosen by :func:`scipy.sparse.issparse`.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.sparse as sp
 from numba import njit
 
 __all__ = [
@@ -162,7 +166,10 @@ def row_sq_norms(X: np.ndarray, bias: float = 0.0) -> np.ndarray:
     r"""Squared norms :math:`\|\tilde x_i\|^2 = \|x_i\|^2 + B^2`, shape (n_samples,)."""
     X = _as_data(X)
     out = np.empty(X.shape[0])
-    _row_sq_norms(X, float(bias), out)
+    if sp.issparse(X):
+        _row_sq_norms_csr(*csr_parts(X), float(bias), out)
+    else:
+        _row_sq_norms(X, float(bias), out)
     return out
 
 
@@ -233,10 +240,22 @@ def _as_labels(y: np.ndarray, n_samples: int) -> np.ndarray:
     return y
 
 
-def _as_data(X: np.ndarray) -> np.ndarray:
+def _as_data(X):
+    """Dense: C-contiguous float32/float64. Sparse: CSR float32/float64 (no copy if already)."""
+    if sp.issparse(X):
+        if X.format != "csr":
+            X = X.tocsr()
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        return X
     if X.dtype not in (np.float32, np.float64):
         X = X.astype(np.float64)
     return np.ascontiguousarray(X)
+
+
+def csr_parts(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(data, indices, indptr)`` of a CSR matrix, as the ``_csr`` kernels take them."""
+    return X.data, X.indices, X.indptr
 
 
 def margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> np.ndarray:
@@ -244,7 +263,10 @@ def margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> n
     X = _as_data(X)
     y = _as_labels(y, X.shape[0])
     out = np.empty(X.shape[0])
-    _margins(X, y, _as_full(w, X.shape[1]), float(bias), out)
+    if sp.issparse(X):
+        _margins_csr(*csr_parts(X), y, _as_full(w, X.shape[1]), float(bias), out)
+    else:
+        _margins(X, y, _as_full(w, X.shape[1]), float(bias), out)
     return out
 
 
@@ -281,7 +303,8 @@ def dual_weights(
     X = _as_data(X)
     dual_coef = _as_dual(dual_coef, X.shape[0])
     out = np.empty(X.shape[1] + 1)
-    _dual_weights(X, dual_coef, float(bias), 1.0 / (lmbd * X.shape[0]), out)
+    kernel, data = (_dual_weights_csr, csr_parts(X)) if sp.issparse(X) else (_dual_weights, (X,))
+    kernel(*data, dual_coef, float(bias), 1.0 / (lmbd * X.shape[0]), out)
     return out
 
 
@@ -340,8 +363,9 @@ def monitor(
     with_dual = dual_coef is not None
     alpha = _as_dual(dual_coef, n) if with_dual else np.zeros(1)
     w_alpha = np.empty(X.shape[1] + 1)
-    hinge, smooth, errors = _monitor(
-        X, y, w, alpha, float(bias), float(gamma), 1.0 / (lmbd * n), with_dual, w_alpha
+    kernel, data = (_monitor_csr, csr_parts(X)) if sp.issparse(X) else (_monitor, (X,))
+    hinge, smooth, errors = kernel(
+        *data, y, w, alpha, float(bias), float(gamma), 1.0 / (lmbd * n), with_dual, w_alpha
     )
     reg = 0.5 * lmbd * float(np.dot(w, w))
     out = {
@@ -452,8 +476,17 @@ def certificate(
         raise ValueError(f"dual point is infeasible: y*alpha spans [{lo}, {hi}], not [0, 1]")
     a = np.clip(a, 0.0, 1.0)
     w_alpha = np.empty(X.shape[1] + 1)
-    loss, dual_sum = _certificate(
-        X, y, w, a, float(bias), float(gamma), 1.0 / (lmbd * n), w_alpha, np.empty_like(w_alpha)
+    kernel, data = (_certificate_csr, csr_parts(X)) if sp.issparse(X) else (_certificate, (X,))
+    loss, dual_sum = kernel(
+        *data,
+        y,
+        w,
+        a,
+        float(bias),
+        float(gamma),
+        1.0 / (lmbd * n),
+        w_alpha,
+        np.empty_like(w_alpha),
     )
     primal_value = 0.5 * lmbd * _sq_norm(w) + loss / n
     dual_value = dual_sum / n - 0.5 * lmbd * _sq_norm(w_alpha)
@@ -476,3 +509,122 @@ def error_rate(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -
     y = _as_labels(y, X.shape[0])
     z = margins(X, y, w, bias)
     return float(np.mean((z < 0.0) | ((z == 0.0) & (y > 0.0))))
+
+
+# ---------------------------------------------------------------------------- CSR kernels
+# Twins of the dense kernels above over a CSR matrix (data, indices, indptr): row i is
+# data[indptr[i]:indptr[i + 1]] at columns indices[...]; n_features is w's length minus one.
+# Each costs O(nnz) (plus O(d) for an output vector), reads every stored entry once and
+# accumulates in float64 like its dense twin.
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _margins_csr(data, indices, indptr, y, w, bias, out):
+    """CSR twin of :func:`_margins`."""
+    d = w.shape[0] - 1
+    wb = bias * w[d]
+    for i in range(indptr.shape[0] - 1):
+        s = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            s += np.float64(data[p]) * w[indices[p]]
+        out[i] = y[i] * (s + wb)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _dual_weights_csr(data, indices, indptr, dual_coef, bias, scale, out):
+    """CSR twin of :func:`_dual_weights`."""
+    d = out.shape[0] - 1
+    out[:] = 0.0
+    total = 0.0
+    for i in range(indptr.shape[0] - 1):
+        c = dual_coef[i]
+        if c != 0.0:
+            for p in range(indptr[i], indptr[i + 1]):
+                out[indices[p]] += c * np.float64(data[p])
+            total += c
+    out[d] = total * bias
+    for k in range(d + 1):
+        out[k] *= scale
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _row_sq_norms_csr(data, indices, indptr, bias, out):
+    """CSR twin of :func:`_row_sq_norms`."""
+    b2 = bias * bias
+    for i in range(indptr.shape[0] - 1):
+        s = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            v = np.float64(data[p])
+            s += v * v
+        out[i] = s + b2
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _monitor_csr(data, indices, indptr, y, w, dual_coef, bias, gamma, scale, with_dual, w_alpha):
+    """CSR twin of :func:`_monitor` (w_alpha : (d + 1,) float64)."""
+    d = w.shape[0] - 1
+    wb = bias * w[d]
+    if with_dual:
+        w_alpha[:] = 0.0
+    total = hinge = smooth = 0.0
+    errors = 0
+    for i in range(indptr.shape[0] - 1):
+        lo, hi = indptr[i], indptr[i + 1]
+        s = 0.0
+        for p in range(lo, hi):
+            s += np.float64(data[p]) * w[indices[p]]
+        z = y[i] * (s + wb)
+        u = 1.0 - z
+        if u > 0.0:
+            hinge += u
+            if gamma > 0.0:
+                smooth += u - 0.5 * gamma if u >= gamma else u * u / (2.0 * gamma)
+        if z < 0.0 or (z == 0.0 and y[i] > 0.0):
+            errors += 1
+        if with_dual:
+            c = dual_coef[i]
+            if c != 0.0:
+                for p in range(lo, hi):
+                    w_alpha[indices[p]] += c * np.float64(data[p])
+                total += c
+    if with_dual:
+        w_alpha[d] = total * bias
+        for k in range(d + 1):
+            w_alpha[k] *= scale
+    return hinge, smooth, errors
+
+
+@njit(cache=True)  # no fastmath: reassociation would optimise the compensation away
+def _certificate_csr(data, indices, indptr, y, w, a, bias, gamma, scale, w_alpha, comp):
+    """CSR twin of :func:`_certificate` (every sum TwoSum-compensated)."""
+    d = w.shape[0] - 1
+    w_alpha[:] = 0.0
+    comp[:] = 0.0
+    loss = loss_c = dual = dual_c = 0.0
+    wb = bias * w[d]
+    for i in range(indptr.shape[0] - 1):
+        lo, hi = indptr[i], indptr[i + 1]
+        s = wb
+        c = 0.0
+        for p in range(lo, hi):
+            s, c = _two_sum(s, c, np.float64(data[p]) * w[indices[p]])
+        u = 1.0 - y[i] * (s + c)
+        if u > 0.0:
+            if gamma == 0.0:
+                phi = u
+            elif u >= gamma:
+                phi = u - 0.5 * gamma
+            else:
+                phi = u * u / (2.0 * gamma)
+            loss, loss_c = _two_sum(loss, loss_c, phi)
+        ai = a[i]
+        if ai != 0.0:
+            dual, dual_c = _two_sum(dual, dual_c, ai - 0.5 * gamma * ai * ai)
+            alpha = y[i] * ai
+            for p in range(lo, hi):
+                k = indices[p]
+                w_alpha[k], comp[k] = _two_sum(w_alpha[k], comp[k], alpha * np.float64(data[p]))
+            w_alpha[d], comp[d] = _two_sum(w_alpha[d], comp[d], alpha * bias)
+    for k in range(d + 1):
+        w_alpha[k] = (w_alpha[k] + comp[k]) * scale
+    return loss + loss_c, dual + dual_c

@@ -91,6 +91,17 @@ update. This is the same sequential algorithm (equal up to rounding) with four m
 streams in flight instead of one, as in :func:`solvers.sdca._sdca_epoch`. With
 :math:`k > 1` the batch's margins are independent dot products with the same :math:`v`,
 computed four rows per pass, and the rows of :math:`A_t^+` are added four per pass.
+
+*Sparse input.* For a CSR matrix the driver calls ``_pegasos_single_epoch_csr`` /
+``_pegasos_batch_epoch_csr`` on ``(data, indices, indptr)``: the same iterations, one sample at
+a time (no blocks of four: rows share few columns, so there is no memory stream to overlap),
+each touching only the row's stored entries, so a step costs :math:`O(\mathrm{nnz}(x_i))` with
+the scaled iterate and the lazy average above; the :math:`O(d)` passes are the :math:`t = 1`
+reset and the renormalisations. With :math:`k > 1` and ``projection``, :math:`\|v\|^2` is
+updated row by row as in the single-sample case (:math:`\|v + c\tilde x\|^2 = \|v\|^2 +
+2c\,\tilde x^\top v + c^2\|\tilde x\|^2`, each row's dot product and norm taken in the pass
+that adds it) instead of recomputed per batch. Same index arrays, same iterates as the dense
+kernels up to rounding.
 """
 
 from __future__ import annotations
@@ -107,7 +118,7 @@ from . import objectives
 from ._base import BaseLinearSVM, Problem
 from ._kernels import _gram4
 from ._sampling import distinct_batches
-from .objectives import FASTMATH
+from .objectives import FASTMATH, csr_parts
 
 # Output modes shared by the kernels.
 _LAST, _UNIFORM, _WEIGHTED = 0, 1, 2
@@ -467,6 +478,148 @@ def _pegasos_batch_epoch(
     scal[0], scal[1], scal[2] = s, vn2, sigma
 
 
+@njit(cache=True, fastmath=FASTMATH)
+def _row_dot(data, cols, lo, hi, v):
+    """Σ_p data[p] v[cols[p]] over lo <= p < hi, in float64."""
+    g = 0.0
+    for p in range(lo, hi):
+        g += np.float64(data[p]) * v[cols[p]]
+    return g
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _row_axpy(data, cols, lo, hi, c, v):
+    """v[cols[p]] += c data[p] over lo <= p < hi."""
+    for p in range(lo, hi):
+        v[cols[p]] += c * np.float64(data[p])
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _pegasos_single_epoch_csr(
+    data,
+    cols,
+    indptr,
+    y,
+    sq_norms,
+    v,
+    acc,
+    scal,
+    indices,
+    t_start,
+    lmbd,
+    bias,
+    weighted,
+    projection,
+    mode,
+    t0,
+    s_min,
+):
+    """CSR twin of :func:`_pegasos_single_epoch`: one sample at a time, O(nnz) per step.
+
+    ``data`` (nnz,) float32/float64, ``cols`` (nnz,) and ``indptr`` (n + 1,) int32/int64:
+    the CSR arrays of X. Other arguments as in :func:`_pegasos_single_epoch`.
+    """
+    d = v.shape[0] - 1
+    m = indices.shape[0]
+    s, vn2, sigma = scal[0], scal[1], scal[2]
+    for j in range(m):
+        t = t_start + j + 1
+        i = indices[j]
+        lo, hi = indptr[i], indptr[i + 1]
+        p = bias * v[d] + _row_dot(data, cols, lo, hi, v)
+        margin = y[i] * s * p
+        f, eta = _step(t, weighted, lmbd)
+        if t == 1:  # factor 0: w^(1) does not depend on w^(0)
+            _reset(v, acc, sigma)
+            s, vn2, p, f = 1.0, 0.0, 0.0, 1.0
+        qi = sq_norms[i] if projection else 0.0
+        c, u, s, vn2, sigma = _one_sample(
+            margin, p, y[i], qi, f, eta, s, vn2, sigma, _rho(t, mode, t0), lmbd, projection
+        )
+        if c != 0.0:
+            _row_axpy(data, cols, lo, hi, c, v)
+            v[d] += c * bias
+            if u != 0.0:
+                _row_axpy(data, cols, lo, hi, u, acc)
+                acc[d] += u * bias
+        if s < s_min:
+            s, vn2, sigma = _renormalise(v, acc, s, sigma, projection)
+    scal[0], scal[1], scal[2] = s, vn2, sigma
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _pegasos_batch_epoch_csr(
+    data,
+    cols,
+    indptr,
+    y,
+    v,
+    acc,
+    scal,
+    indices,
+    batch_size,
+    t_start,
+    lmbd,
+    bias,
+    weighted,
+    projection,
+    mode,
+    t0,
+    s_min,
+    score_buf,
+):
+    """CSR twin of :func:`_pegasos_batch_epoch`, O(nnz) per sample (‖v‖² kept row by row).
+
+    ``data``, ``cols``, ``indptr``: the CSR arrays of X; ``score_buf`` (k,) float64 scratch.
+    Other arguments as in :func:`_pegasos_batch_epoch`.
+    """
+    d = v.shape[0] - 1
+    m = indices.shape[0]
+    b2 = bias * bias
+    s, vn2, sigma = scal[0], scal[1], scal[2]
+    t = t_start
+    j = 0
+    while j < m:
+        size = min(batch_size, m - j)
+        t += 1
+        vb = bias * v[d]
+        for b in range(size):  # all at w^(t-1)
+            i = indices[j + b]
+            score_buf[b] = _row_dot(data, cols, indptr[i], indptr[i + 1], v) + vb
+        f, eta = _step(t, weighted, lmbd)
+        s_before = s
+        if t == 1:  # factor 0: w^(1) does not depend on w^(0)
+            _reset(v, acc, sigma)
+            s, f, vn2 = 1.0, 1.0, 0.0
+        s *= f
+        scale = eta / (size * s)
+        for b in range(size):
+            i = indices[j + b]
+            if y[i] * s_before * score_buf[b] < 1.0:
+                lo, hi = indptr[i], indptr[i + 1]
+                c = scale * y[i]
+                if projection:  # ‖v + c x̃‖² = ‖v‖² + 2c x̃ᵀv + c²‖x̃‖², before the add
+                    g = bias * v[d]
+                    q = b2
+                    for p in range(lo, hi):
+                        x = np.float64(data[p])
+                        g += x * v[cols[p]]
+                        q += x * x
+                    vn2 += 2.0 * c * g + c * c * q
+                _row_axpy(data, cols, lo, hi, c, v)
+                v[d] += c * bias
+                if sigma != 0.0:
+                    _row_axpy(data, cols, lo, hi, -sigma * c, acc)
+                    acc[d] -= sigma * c * bias
+        if projection and lmbd * s * s * vn2 > 1.0:
+            s = 1.0 / math.sqrt(lmbd * vn2)
+        sigma += _rho(t, mode, t0) * s
+        if s < s_min:
+            s, vn2, sigma = _renormalise(v, acc, s, sigma, projection)
+        j += size
+    scal[0], scal[1], scal[2] = s, vn2, sigma
+
+
 @dataclass
 class _State:
     problem: Problem
@@ -559,6 +712,7 @@ class PegasosClassifier(BaseLinearSVM):
     }
 
     _has_dual = False
+    _supports_sparse = True
 
     def __init__(
         self,
@@ -628,7 +782,11 @@ class PegasosClassifier(BaseLinearSVM):
 
     def _setup(self, state: _State) -> None:
         if state.sq_norms.shape[0]:
-            objectives._row_sq_norms(state.problem.X, state.problem.bias, state.sq_norms)
+            p = state.problem
+            if p.sparse:
+                objectives._row_sq_norms_csr(*csr_parts(p.X), p.bias, state.sq_norms)
+            else:
+                objectives._row_sq_norms(p.X, p.bias, state.sq_norms)
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         n = state.problem.n_samples
@@ -640,7 +798,9 @@ class PegasosClassifier(BaseLinearSVM):
         p = state.problem
         weighted = state.mode == _WEIGHTED
         projection = bool(self.projection)
-        if self.batch_size == 1:
+        if p.sparse:
+            self._run_epoch_csr(state, indices, weighted, projection)
+        elif self.batch_size == 1:
             _pegasos_single_epoch(
                 p.X,
                 p.y,
@@ -680,6 +840,46 @@ class PegasosClassifier(BaseLinearSVM):
                 state.row_buf,
             )
         state.t += state.iters_per_epoch
+
+    def _run_epoch_csr(self, state: _State, indices, weighted: bool, projection: bool) -> None:
+        p = state.problem
+        if self.batch_size == 1:
+            _pegasos_single_epoch_csr(
+                *csr_parts(p.X),
+                p.y,
+                state.sq_norms,
+                state.v,
+                state.acc,
+                state.scal,
+                indices,
+                state.t,
+                p.lmbd,
+                p.bias,
+                weighted,
+                projection,
+                state.mode,
+                state.t0,
+                _S_MIN,
+            )
+        else:
+            _pegasos_batch_epoch_csr(
+                *csr_parts(p.X),
+                p.y,
+                state.v,
+                state.acc,
+                state.scal,
+                indices,
+                int(self.batch_size),
+                state.t,
+                p.lmbd,
+                p.bias,
+                weighted,
+                projection,
+                state.mode,
+                state.t0,
+                _S_MIN,
+                state.score_buf,
+            )
 
     def _current(self, state: _State) -> tuple[np.ndarray, None]:
         np.multiply(state.v, state.scal[0], out=state.w)

@@ -1,0 +1,222 @@
+"""scipy.sparse CSR input: the CSR kernels give the dense kernels' iterates (same seed, same
+index arrays, up to reassociation), CSR is never copied or densified, and CSR fits reach
+liblinear's optimum."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+
+import solvers
+from solvers import ASDCAClassifier, PegasosClassifier, objectives
+
+RTOL = 1e-10
+
+
+def sparse_problem(n=40, d=9, density=0.4, seed=0, dtype=np.float64):
+    """Noisy linear labels on a matrix with ~``density`` nonzeros and one empty row."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X[rng.random(X.shape) > density] = 0.0
+    X[3] = 0.0
+    y = np.where(X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X.astype(dtype), y
+
+
+def full_w(est):
+    return np.r_[est.coef_.ravel(), est.intercept_]
+
+
+def assert_same_fit(dense, sparse):
+    w_d, w_s = full_w(dense), full_w(sparse)
+    assert_allclose(w_s, w_d, rtol=0, atol=RTOL * np.abs(w_d).max())
+    if dense.dual_coef_ is not None:
+        assert_allclose(sparse.dual_coef_, dense.dual_coef_, rtol=0, atol=RTOL)
+    assert sparse.n_epochs_ == dense.n_epochs_
+
+
+# ------------------------------------------------------------------------ objectives
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_objectives_accept_sparse(dtype, fmt):
+    X, y = sparse_problem(dtype=dtype)
+    Xs = sp.csr_matrix(X).asformat(fmt)
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal(X.shape[1] + 1)
+    a = rng.random(X.shape[0]) * y
+    lmbd, gamma, bias = 0.1, 0.5, 0.7
+    for f, args in [
+        (objectives.margins, (y, w, bias)),
+        (objectives.row_sq_norms, (bias,)),
+        (objectives.dual_weights, (a, lmbd, bias)),
+        (objectives.primal, (y, w, lmbd, gamma, bias)),
+        (objectives.dual, (y, a, lmbd, gamma, bias)),
+        (objectives.error_rate, (y, w, bias)),
+        (objectives.duality_gap, (y, w, a, lmbd, gamma, bias)),
+    ]:
+        assert_allclose(f(Xs, *args), f(X, *args), rtol=1e-12, err_msg=f.__name__)
+    m_d, m_s = (
+        objectives.monitor(X, y, w, lmbd, gamma, bias, a),
+        objectives.monitor(Xs, y, w, lmbd, gamma, bias, a),
+    )
+    for key in m_d:
+        assert_allclose(m_s[key], m_d[key], rtol=1e-12, err_msg=key)
+    c_d, c_s = (objectives.certificate(M, y, w, a, lmbd, gamma, bias) for M in (X, Xs))
+    for key in c_d:
+        assert_allclose(c_s[key], c_d[key], rtol=1e-13, err_msg=key)
+
+
+def test_row_norms_of_duplicate_entries():
+    """A CSR with a duplicated column is summed once at the boundary (norms of the sums)."""
+    data, cols = np.array([1.0, 2.0, 3.0, 1.0]), np.array([0, 0, 1, 1])
+    X2 = sp.csr_matrix((data, cols, np.array([0, 3, 4])), (2, 2))
+    assert not X2.has_canonical_format
+    est = PegasosClassifier(lmbd=0.1, projection=True, max_epochs=1, random_state=0)
+    Xd = np.array([[3.0, 3.0], [0.0, 1.0]])
+    y = np.array([1.0, -1.0])
+    assert_same_fit(est.fit(Xd, y), PegasosClassifier(**est.get_params()).fit(X2, y))
+
+
+# ------------------------------------------------------------------------ Pegasos
+PEGASOS_OPTIONS = [
+    # (batch_size, sampling, projection, average, bias, lmbd)
+    (1, "iid", False, False, 0.0, 0.1),
+    (1, "epoch", True, True, 1.0, 1e-3),  # projections shrink s: renormalisations
+    (1, "iid", True, "weighted", 0.5, 0.1),
+    (3, "iid", False, True, 1.0, 0.1),
+    (3, "epoch", True, "weighted", 0.0, 1e-3),
+    (3, "epoch", True, False, 1.0, 0.1),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(
+    ("k", "sampling", "projection", "average", "bias", "lmbd"), PEGASOS_OPTIONS
+)
+def test_pegasos_csr_equals_dense(dtype, k, sampling, projection, average, bias, lmbd):
+    X, y = sparse_problem(dtype=dtype)
+    params = dict(
+        lmbd=lmbd,
+        batch_size=k,
+        sampling=sampling,
+        projection=projection,
+        average=average,
+        bias_multiplier=bias,
+        max_epochs=4,
+        random_state=1,
+    )
+    dense = PegasosClassifier(**params).fit(X, y)
+    assert_same_fit(dense, PegasosClassifier(**params).fit(sp.csr_matrix(X), y))
+
+
+# ------------------------------------------------------------------------ ASDCA
+ASDCA_OPTIONS = [
+    # (batch_size, average, bias, theta, gamma)
+    (1, False, 0.0, None, 1.0),
+    (3, True, 1.0, None, 0.1),
+    (3, False, 1.0, 0.5, 1.0),
+    (3, True, 0.0, 1.0, 1.0),  # θ = 1: v_e cleared on the batch's columns only
+    (8, True, 1.0, 0.15, 0.5),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(("m", "average", "bias", "theta", "gamma"), ASDCA_OPTIONS)
+def test_asdca_csr_equals_dense(dtype, m, average, bias, theta, gamma):
+    X, y = sparse_problem(dtype=dtype)
+    params = dict(
+        lmbd=0.05,
+        gamma=gamma,
+        batch_size=m,
+        theta=theta,
+        average=average,
+        bias_multiplier=bias,
+        max_epochs=4,
+        tol=1e-4,
+        random_state=1,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        dense = ASDCAClassifier(**params).fit(X, y)
+        sparse = ASDCAClassifier(**params).fit(sp.csr_matrix(X), y)
+    assert_same_fit(dense, sparse)
+    assert_allclose(sparse.duality_gap_, dense.duality_gap_, rtol=1e-9)
+
+
+# ------------------------------------------------------------------------ boundary
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("cls", [PegasosClassifier, ASDCAClassifier])
+def test_csr_is_not_copied(cls, record_fit):
+    X, y = sparse_problem()
+    Xs = sp.csr_matrix(X)
+    record = record_fit(cls)
+    cls(max_epochs=1, random_state=0).fit(Xs, y)
+    assert record.state.problem.X is Xs
+
+
+@pytest.mark.parametrize("fmt", ["csc", "coo", "lil"])
+def test_other_formats_converted_once(fmt, record_fit):
+    X, y = sparse_problem()
+    record = record_fit(PegasosClassifier)
+    est = PegasosClassifier(max_epochs=2, random_state=0).fit(sp.csr_matrix(X).asformat(fmt), y)
+    assert record.state.problem.X.format == "csr"
+    assert_same_fit(PegasosClassifier(max_epochs=2, random_state=0).fit(X, y), est)
+    assert_allclose(est.decision_function(sp.csr_matrix(X)), est.decision_function(X))
+
+
+def test_readonly_csr_and_int64_indices():
+    X, y = sparse_problem(dtype=np.float32)
+    Xs = sp.csr_matrix(X)
+    Xs.indices = Xs.indices.astype(np.int64)
+    Xs.indptr = Xs.indptr.astype(np.int64)
+    for a in (Xs.data, Xs.indices, Xs.indptr):
+        a.setflags(write=False)
+    params = dict(lmbd=0.1, batch_size=3, projection=True, max_epochs=3, random_state=2)
+    assert_same_fit(PegasosClassifier(**params).fit(X, y), PegasosClassifier(**params).fit(Xs, y))
+
+
+def test_sparse_tags():
+    assert PegasosClassifier().__sklearn_tags__().input_tags.sparse
+    assert ASDCAClassifier().__sklearn_tags__().input_tags.sparse
+
+
+def test_warm_up_compiles_csr_kernels():
+    from solvers import _base
+
+    solvers.warm_up(dtypes=(np.float64,), readonly=False)
+    Xs = sp.csr_matrix(sparse_problem()[0])
+    for cls, params in solvers._KERNEL_CONFIGS:
+        if cls._supports_sparse:
+            key = (cls, _base._layout_key(Xs), cls(**params)._kernel_key())
+            assert key in _base._WARMED
+
+
+# ------------------------------------------------------------------------ liblinear
+def test_csr_reaches_liblinear_optimum():
+    """On a CSR problem, P* from liblinear (evaluated on the CSR matrix) is reached by
+    averaged Pegasos to 1e-3 relative, and bracketed by ASDCA's certified smoothed dual:
+    D_γ(α) ≤ P*_γ ≤ P* ≤ P(w_ASDCA) ≤ P*_γ + γ/2 + gap."""
+    X, y = sparse_problem(n=200, d=20, density=0.2, seed=3)
+    Xs = sp.csr_matrix(X)
+    lmbd = 0.05
+    C = objectives.lmbd_to_C(lmbd, X.shape[0])
+    svc = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=C, tol=1e-10, max_iter=10**6)
+    p_star = objectives.primal(Xs, y, svc.fit(Xs, y).coef_.ravel(), lmbd)
+
+    peg = PegasosClassifier(lmbd=lmbd, average="weighted", max_epochs=300, random_state=0)
+    p_peg = objectives.primal(Xs, y, full_w(peg.fit(Xs, y))[:-1], lmbd)
+    assert p_star <= p_peg <= p_star * (1 + 1e-3)
+
+    gamma = 0.05
+    asd = ASDCAClassifier(lmbd=lmbd, gamma=gamma, tol=1e-9, max_epochs=3000, random_state=0)
+    asd.fit(Xs, y)
+    assert asd.converged_
+    d_gamma = objectives.dual(Xs, y, asd.dual_coef_, lmbd, gamma)
+    assert d_gamma <= p_star + 1e-12
+    assert asd.hinge_objective_ <= d_gamma + gamma / 2 + 1e-9

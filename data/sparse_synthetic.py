@@ -1,8 +1,8 @@
 """SYNTHETIC sparse text-like data with the statistics of rcv1 (a seeded generator).
 
-No package on PyPI that this project may install ships rcv1, astro-ph or another real sparse
-SVM benchmark (scikit-learn's ``fetch_rcv1`` downloads from the web, which the pipeline
-cannot rely on), so this module draws a matrix with rcv1's published statistics
+Real sparse data (rcv1, astro-ph) was not found in a PyPI package within this change's time
+(the registry was not searched: scikit-learn's ``fetch_rcv1`` downloads from the web, which the
+pipeline cannot rely on), so this module draws a matrix with rcv1's published statistics
 (Lewis et al. 2004, binary ``rcv1.binary`` of LIBSVM: 20,242 × 47,236, 0.16 % dense, about
 74 nonzeros per row, tf-idf rows of unit L2 norm, 52 % positive):
 

@@ -1,10 +1,11 @@
 """CPU cost of one epoch of each solver against the memory-bandwidth bound, measured together.
 
 Run with ``make bench`` (or ``python benchmarks/epoch_cost.py --help``). On a dense
-``n x d`` float64 problem with λ = 1/n, it prints for each solver the *marginal* CPU cost of
-one more epoch (one pass over the n samples) and its ratio to the one-pass bound: the CPU
-time of the fastest single streaming read of X (a Numba row-dot pass and a single-threaded
-BLAS ``X @ v``, best of several repeats), measured in the same run on the same array.
+``n x d`` float64 (or ``--dtype float32``) problem with λ = 1/n, it prints for each solver
+the *marginal* CPU cost of one more epoch (one pass over the n samples) and its ratio to
+the one-pass bound: the CPU time of the fastest single streaming read of X (a Numba row-dot
+pass and a single-threaded BLAS ``X @ v``, best of several repeats; ``sgemv`` for float32),
+measured in the same run on the same array.
 
 Marginal costs: our solvers report the update-loop CPU time of every epoch
 (``epoch_times_``); the median over epochs 2..K is used. scikit-learn's solvers are timed
@@ -81,7 +82,7 @@ def cpu(fn: Callable[[], object]) -> float:
 
 
 def one_pass_bound(X: np.ndarray, repeats: int) -> tuple[float, dict[str, float]]:
-    v = np.ones(X.shape[1])
+    v = np.ones(X.shape[1], dtype=X.dtype)  # float32 X: sgemv (a float64 v would copy X)
     out = np.empty(X.shape[0])
     _stream_rows(X, v, out)  # compile
     _stream_rows4(X, v, out)
@@ -256,20 +257,23 @@ def main(argv: list[str] | None = None) -> list[Row]:
     parser.add_argument("--d", type=int, default=2000, help="features (default 2000)")
     parser.add_argument("--epochs", type=int, default=10, help="epochs timed per solver")
     parser.add_argument("--repeats", type=int, default=5, help="repeats of each measurement")
+    parser.add_argument("--dtype", choices=["float64", "float32"], default="float64")
     args = parser.parse_args(argv)
 
     rng = np.random.default_rng(0)
-    X = rng.standard_normal((args.n, args.d))
+    X = rng.standard_normal((args.n, args.d)).astype(args.dtype)
     y = np.where(X @ rng.standard_normal(args.d) + rng.standard_normal(args.n) > 0, 1.0, -1.0)
     lmbd = 1.0 / args.n
 
     with threadpool_limits(limits=1):
-        solvers.warm_up(dtypes=(np.float64,), readonly=False)
+        solvers.warm_up(dtypes=(X.dtype,), readonly=False)
         bound, passes = one_pass_bound(X, args.repeats)
         rows = rows_for(X, y, lmbd, args)
 
     mb = X.nbytes / 1e6
-    print(f"\nProblem: dense {args.n} x {args.d} float64 ({mb:.0f} MB), lambda = 1/n, 1 thread")
+    print(
+        f"\nProblem: dense {args.n} x {args.d} {args.dtype} ({mb:.0f} MB), lambda = 1/n, 1 thread"
+    )
     for name, seconds in passes.items():
         print(f"  {name:<28} {seconds * 1e3:8.2f} ms  ({mb / 1e3 / seconds:5.1f} GB/s)")
     print(f"  one-pass bound (fastest)     {bound * 1e3:8.2f} ms\n")

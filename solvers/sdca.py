@@ -44,20 +44,38 @@ from .objectives import FASTMATH
 # Output modes shared by the kernels.
 _LAST, _AVERAGE, _RANDOM = 0, 1, 2
 
+#: When a block's four rows and w together exceed this many bytes (about L1's size), w's
+#: block update is fused with the next block's scores (one pass over the rows instead of
+#: two); smaller rows stay in L1 between the two passes, and there the fused loop (which
+#: carries the next block's ten products from one block to the next) costs more than it
+#: saves. Measured crossover on a 32 KiB-L1 core: d ≈ 700 in float64, ≈ 900 in float32.
+#: Same iterates either way.
+_FUSE_MIN_BYTES = 24 * 1024
+
 #: Shrinking restores every sample once the active set's projected-gradient range is below
 #: this fraction of the range of the last full pass.
 _UNSHRINK_RATIO = 0.1
 
+#: Projected gradients within this of 0 count as 0 in the shrinking thresholds (liblinear's
+#: constant): an interior coordinate's gradient is 0 up to rounding after its own step.
+_PG_ZERO = 1e-12
 
-@njit(cache=True, fastmath=FASTMATH)
+# Per-block helpers inlined into the sweeps: a call with up to 13 array arguments costs more
+# than the arithmetic on short rows.
+_gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(_gram4.py_func)
+_update_gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(_update_gram4.py_func)
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _coordinate_step(i, score, y, sq_norms, dual_coef, inv_lmbd_n, gamma, grad):
     """Exact maximisation of D along coordinate i given x̃_i·w = ``score``.
 
-    Returns ``(Δα_i, PG_i)`` and writes ``grad[i]``. With G_i = y_i x̃_i·w − 1 + γ a_i, the
-    derivative of −nD along a_i (liblinear's gradient), PG_i is its projection before the
-    step (``min(G_i, 0)`` at a_i = 0, ``max(G_i, 0)`` at a_i = 1, G_i inside) and
-    ``grad[i]`` is G_i *after* the step, G_i + (‖x̃_i‖²/(λn) + γ)Δa_i: 0 for a coordinate
-    left inside (0, 1), of the sign that keeps it there for one left at a bound.
+    Returns ``(Δα_i, PG_i)`` and, unless ``grad`` is None, writes ``grad[i]``. With
+    G_i = y_i x̃_i·w − 1 + γ a_i, the derivative of −nD along a_i (liblinear's gradient),
+    PG_i is its projection before the step (``min(G_i, 0)`` at a_i = 0, ``max(G_i, 0)`` at
+    a_i = 1, G_i inside) and ``grad[i]`` is G_i *after* the step,
+    G_i + (‖x̃_i‖²/(λn) + γ)Δa_i: 0 for a coordinate left inside (0, 1), of the sign that
+    keeps it there for one left at a bound. Without ``grad``, PG_i is returned as 0.
     """
     yi = y[i]
     a_old = yi * dual_coef[i]
@@ -66,81 +84,154 @@ def _coordinate_step(i, score, y, sq_norms, dual_coef, inv_lmbd_n, gamma, grad):
     # x̃_i = 0 and plain hinge (denom = 0): the coordinate's objective a is maximal at a = 1
     a_new = min(1.0, max(0.0, a_old - g / denom)) if denom > 0.0 else 1.0
     dual_coef[i] = yi * a_new
-    grad[i] = g + denom * (a_new - a_old)
-    pg = g
-    if a_old == 0.0:
-        pg = min(g, 0.0)
-    elif a_old == 1.0:
-        pg = max(g, 0.0)
+    pg = 0.0
+    if grad is not None:  # shrinking only (None compiles a kernel without it)
+        grad[i] = g + denom * (a_new - a_old)
+        pg = min(g, 0.0) if a_old == 0.0 else (max(g, 0.0) if a_old == 1.0 else g)
     return yi * (a_new - a_old), pg
 
 
-@njit(cache=True, fastmath=FASTMATH)
+@njit(cache=True, fastmath=FASTMATH, inline="always")
 def _is_block(m, j, mode, s, snap):
-    """Whether positions j..j+3 of the epoch are taken as one block of four: they exist, and
+    """Whether positions j..j+3 of the pass are taken as one block of four: they exist, and
     (mode 2) the snapshot step is not among them."""
     return m - j >= 4 and not (mode == 2 and s < snap <= s + 4)
 
 
-@njit(cache=True, fastmath=FASTMATH)
-def _sdca_sweep(
-    X,
-    y,
-    sq_norms,
-    w,
-    dual_coef,
-    indices,
-    lmbd_n,
-    gamma,
-    bias,
-    mode,
-    t_start,
-    t0,
-    snap,
-    acc_w,
-    acc_a,
-    grad,
-    pg_range,
-):
-    """One SDCA pass over ``indices``, in place: exact coordinate ascent in that order.
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _block_steps(i0, i1, i2, i3, scores, wb, b2, y, sq_norms, dual_coef, inv, gamma, grad):
+    """The four coordinate steps of a block, in order, each score corrected by the block's
+    earlier steps: x̃_b·w_{after c} = x̃_b·w + Σ_{c<b} Δ_c (x̃_b·x̃_c + B²) / (λn).
 
-    Consecutive samples are taken four at a time. The scores x̃_b·w of a block and its six
-    pairwise products x̃_b·x̃_c come from one pass over its four rows; the four coordinate
-    steps are then made one after the other, each score corrected by the earlier steps of
-    the block (x̃_b·w_{after c} = x̃_b·w + Σ_{c<b} Δ_c x̃_b·x̃_c / (λn)); and w gets the
-    block's combined update *in the same pass* that computes the next block's scores and
-    products against the updated w (:func:`solvers._kernels._update_gram4`). This is the
-    same sequential algorithm (equal up to rounding); each pass keeps four rows streaming
-    from memory while the four previous ones (just read, in cache) are applied.
-
-    Parameters
-    ----------
-    X : (n, d) float32/float64 ; y : (n,) float64 ±1 ; sq_norms : (n,) float64, ‖x̃_i‖²
-    w : (d + 1,) float64, the iterate w(α) ; dual_coef : (n,) float64, α (signed)
-    indices : (m,) int64, the samples visited, in order
-    lmbd_n : float, λn ; gamma : float, smoothing (0: hinge) ; bias : float, B
-    mode : int, 0 last iterate, 1 running average, 2 snapshot at step ``snap``
-    t_start : int, steps done before this epoch ; t0 : int, first averaged iterate index
-    snap : int, step whose iterate mode 2 keeps
-    acc_w : (d + 1,) float64, acc_a : (n,) float64
-        mode 1: Σ_{s>t0} (s - t0)·(w_s - w_{s-1}) and the same for α, so that the mean of
-        the iterates t0..T is ``w_T - acc_w / (T - t0 + 1)``; mode 2: the snapshot.
-    grad : (n,) float64, out
-        For every visited sample, its gradient G_i right after its (last) step of the pass
-        (see :func:`_coordinate_step`); other entries untouched.
-    pg_range : (2,) float64, out
-        Max and min over the pass's steps of the projected gradient before the step
-        (-inf and inf for an empty pass): liblinear's shrinking thresholds.
+    ``scores`` is what :func:`solvers._kernels._gram4` returns for the block's rows against
+    the w before the block; ``wb`` = B·w_b. Returns ``(Δ0, Δ1, Δ2, Δ3, max PG, min PG)``.
     """
+    g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = scores
+    d0, q0 = _coordinate_step(i0, g0 + wb, y, sq_norms, dual_coef, inv, gamma, grad)
+    c0 = d0 * inv
+    d1, q1 = _coordinate_step(
+        i1, g1 + wb + c0 * (h10 + b2), y, sq_norms, dual_coef, inv, gamma, grad
+    )
+    c1 = d1 * inv
+    score2 = g2 + wb + c0 * (h20 + b2) + c1 * (h21 + b2)
+    d2, q2 = _coordinate_step(i2, score2, y, sq_norms, dual_coef, inv, gamma, grad)
+    c2 = d2 * inv
+    score3 = g3 + wb + c0 * (h30 + b2) + c1 * (h31 + b2) + c2 * (h32 + b2)
+    d3, q3 = _coordinate_step(i3, score3, y, sq_norms, dual_coef, inv, gamma, grad)
+    return d0, d1, d2, d3, max(max(q0, q1), max(q2, q3)), min(min(q0, q1), min(q2, q3))
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _average_block(r0, r1, r2, r3, i0, i1, i2, i3, deltas, inv, s, t0, bias, acc_w, acc_a):
+    """Mode 1: add the block's four steps (numbers s+1..s+4) to the running sums, each
+    weighted by (step − t0), 0 before t0 (see :func:`_sdca_sweep`)."""
+    d0, d1, d2, d3 = deltas
+    d = r0.shape[0]
+    e0 = max(0, s + 1 - t0)
+    e1 = max(0, s + 2 - t0)
+    e2 = max(0, s + 3 - t0)
+    e3 = max(0, s + 4 - t0)
+    f0, f1, f2, f3 = e0 * d0 * inv, e1 * d1 * inv, e2 * d2 * inv, e3 * d3 * inv
+    for k in range(d):
+        acc_w[k] += f0 * r0[k] + f1 * r1[k] + f2 * r2[k] + f3 * r3[k]
+    acc_w[d] += (f0 + f1 + f2 + f3) * bias
+    acc_a[i0] += e0 * d0
+    acc_a[i1] += e1 * d1
+    acc_a[i2] += e2 * d2
+    acc_a[i3] += e3 * d3
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _single_step(
+    X, y, sq_norms, w, dual_coef, i, inv, gamma, bias, mode, s, t0, snap, acc_w, acc_a, grad
+):
+    """Step number s + 1 alone (score from its own pass over the row); returns its PG."""
+    d = X.shape[1]
+    xi = X[i]
+    score = bias * w[d]
+    for k in range(d):
+        score += xi[k] * w[k]
+    delta, q = _coordinate_step(i, score, y, sq_norms, dual_coef, inv, gamma, grad)
+    if delta != 0.0:
+        c = delta * inv
+        for k in range(d):
+            w[k] += c * xi[k]
+        w[d] += c * bias
+        if mode == 1 and s + 1 > t0:
+            e = s + 1 - t0
+            for k in range(d):
+                acc_w[k] += e * c * xi[k]
+            acc_w[d] += e * c * bias
+            acc_a[i] += e * delta
+    if mode == 2 and s + 1 == snap:
+        acc_w[:] = w
+        acc_a[:] = dual_coef
+    return q
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _sweep_two_pass(
+    X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0, snap,
+    acc_w, acc_a, grad, pg_range,
+):  # fmt: skip
+    """:func:`_sdca_sweep` for short rows: per block, one pass for the scores and products,
+    then one for w's update."""
     d = X.shape[1]
     m = indices.shape[0]
     inv = 1.0 / lmbd_n
     b2 = bias * bias
     pg_max = -np.inf
     pg_min = np.inf
-    # scores and products of the block at j, against the current w, when ``ready``
-    ready = False
-    g0 = g1 = g2 = g3 = h10 = h20 = h21 = h30 = h31 = h32 = 0.0
+    j = 0
+    while j < m:
+        s = t_start + j  # steps done before this sample
+        if _is_block(m, j, mode, s, snap):
+            i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
+            r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
+            scores = _gram4_inline(r0, r1, r2, r3, w)
+            d0, d1, d2, d3, q_max, q_min = _block_steps(
+                i0, i1, i2, i3, scores, bias * w[d], b2, y, sq_norms, dual_coef, inv, gamma, grad
+            )
+            pg_max, pg_min = max(pg_max, q_max), min(pg_min, q_min)
+            c0, c1, c2, c3 = d0 * inv, d1 * inv, d2 * inv, d3 * inv
+            if c0 != 0.0 or c1 != 0.0 or c2 != 0.0 or c3 != 0.0:
+                for k in range(d):
+                    w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+                w[d] += (c0 + c1 + c2 + c3) * bias
+                if mode == 1 and s + 4 > t0:
+                    deltas = (d0, d1, d2, d3)
+                    _average_block(
+                        r0, r1, r2, r3, i0, i1, i2, i3, deltas, inv, s, t0, bias, acc_w, acc_a
+                    )
+            j += 4
+        else:  # one sample: the pass's tail, or the block that holds mode 2's snapshot
+            q = _single_step(
+                X, y, sq_norms, w, dual_coef, indices[j], inv, gamma, bias, mode, s, t0, snap,
+                acc_w, acc_a, grad,
+            )  # fmt: skip
+            pg_max, pg_min = max(pg_max, q), min(pg_min, q)
+            j += 1
+    pg_range[0] = pg_max
+    pg_range[1] = pg_min
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _sweep_fused(
+    X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0, snap,
+    acc_w, acc_a, grad, pg_range,
+):  # fmt: skip
+    """:func:`_sdca_sweep` for long rows: w's update by a block is made in the same pass
+    that computes the next block's scores and products against the updated w
+    (:func:`solvers._kernels._update_gram4`), so that the rows just read are applied from
+    cache while the next four stream in; a row whose step was 0 is not read again."""
+    d = X.shape[1]
+    m = indices.shape[0]
+    inv = 1.0 / lmbd_n
+    b2 = bias * bias
+    pg_max = -np.inf
+    pg_min = np.inf
+    ready = False  # the block at j has its scores, against the current w, in ``scores``
+    scores = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     j = 0
     while j < m:
         s = t_start + j  # steps done before this sample
@@ -148,57 +239,22 @@ def _sdca_sweep(
             i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
             r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
             if not ready:
-                g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _gram4(r0, r1, r2, r3, w)
-            wb = bias * w[d]
-            d0, q0 = _coordinate_step(i0, g0 + wb, y, sq_norms, dual_coef, inv, gamma, grad)
-            c0 = d0 * inv
-            d1, q1 = _coordinate_step(
-                i1, g1 + wb + c0 * (h10 + b2), y, sq_norms, dual_coef, inv, gamma, grad
+                scores = _gram4_inline(r0, r1, r2, r3, w)
+            d0, d1, d2, d3, q_max, q_min = _block_steps(
+                i0, i1, i2, i3, scores, bias * w[d], b2, y, sq_norms, dual_coef, inv, gamma, grad
             )
-            c1 = d1 * inv
-            d2, q2 = _coordinate_step(
-                i2,
-                g2 + wb + c0 * (h20 + b2) + c1 * (h21 + b2),
-                y,
-                sq_norms,
-                dual_coef,
-                inv,
-                gamma,
-                grad,
-            )
-            c2 = d2 * inv
-            d3, q3 = _coordinate_step(
-                i3,
-                g3 + wb + c0 * (h30 + b2) + c1 * (h31 + b2) + c2 * (h32 + b2),
-                y,
-                sq_norms,
-                dual_coef,
-                inv,
-                gamma,
-                grad,
-            )
-            c3 = d3 * inv
-            pg_max = max(pg_max, max(max(q0, q1), max(q2, q3)))
-            pg_min = min(pg_min, min(min(q0, q1), min(q2, q3)))
+            pg_max, pg_min = max(pg_max, q_max), min(pg_min, q_min)
+            c0, c1, c2, c3 = d0 * inv, d1 * inv, d2 * inv, d3 * inv
             moved = c0 != 0.0 or c1 != 0.0 or c2 != 0.0 or c3 != 0.0
             if moved:
                 w[d] += (c0 + c1 + c2 + c3) * bias
                 if mode == 1 and s + 4 > t0:
-                    # weight (step - t0) for each step after t0, 0 before
-                    e0 = max(0, s + 1 - t0)
-                    e1 = max(0, s + 2 - t0)
-                    e2 = max(0, s + 3 - t0)
-                    e3 = max(0, s + 4 - t0)
-                    f0, f1, f2, f3 = e0 * c0, e1 * c1, e2 * c2, e3 * c3
-                    for k in range(d):
-                        acc_w[k] += f0 * r0[k] + f1 * r1[k] + f2 * r2[k] + f3 * r3[k]
-                    acc_w[d] += (f0 + f1 + f2 + f3) * bias
-                    acc_a[i0] += e0 * d0
-                    acc_a[i1] += e1 * d1
-                    acc_a[i2] += e2 * d2
-                    acc_a[i3] += e3 * d3
-                # a row whose step was 0 is read as a copy of a moving one: c·x adds exactly 0
-                # either way, and the copy comes from L1 instead of streaming the row again
+                    deltas = (d0, d1, d2, d3)
+                    _average_block(
+                        r0, r1, r2, r3, i0, i1, i2, i3, deltas, inv, s, t0, bias, acc_w, acc_a
+                    )
+                # a row whose step was 0 is read as a copy of a moving one: c·x adds exactly
+                # 0 either way, and the copy comes from L1 instead of streaming the row again
                 f = r0 if c0 != 0.0 else (r1 if c1 != 0.0 else (r2 if c2 != 0.0 else r3))
                 r0 = r0 if c0 != 0.0 else f
                 r1 = r1 if c1 != 0.0 else f
@@ -210,64 +266,79 @@ def _sdca_sweep(
                 n0, n1 = X[indices[j]], X[indices[j + 1]]
                 n2, n3 = X[indices[j + 2]], X[indices[j + 3]]
                 if moved:
-                    g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _update_gram4(
+                    scores = _update_gram4_inline(
                         r0, r1, r2, r3, c0, c1, c2, c3, w, n0, n1, n2, n3
                     )
                 else:
-                    g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _gram4(n0, n1, n2, n3, w)
+                    scores = _gram4_inline(n0, n1, n2, n3, w)
             elif moved:
                 for k in range(d):
                     w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-        else:  # one sample: the epoch's tail, or the block that holds mode 2's snapshot
-            i = indices[j]
-            xi = X[i]
-            score = bias * w[d]
-            for k in range(d):
-                score += xi[k] * w[k]
-            delta, q = _coordinate_step(i, score, y, sq_norms, dual_coef, inv, gamma, grad)
-            pg_max = max(pg_max, q)
-            pg_min = min(pg_min, q)
-            if delta != 0.0:
-                c = delta * inv
-                for k in range(d):
-                    w[k] += c * xi[k]
-                w[d] += c * bias
-                if mode == 1 and s + 1 > t0:
-                    e = s + 1 - t0
-                    for k in range(d):
-                        acc_w[k] += e * c * xi[k]
-                    acc_w[d] += e * c * bias
-                    acc_a[i] += e * delta
-            if mode == 2 and s + 1 == snap:
-                acc_w[:] = w
-                acc_a[:] = dual_coef
+        else:  # one sample: the pass's tail, or the block that holds mode 2's snapshot
+            q = _single_step(
+                X, y, sq_norms, w, dual_coef, indices[j], inv, gamma, bias, mode, s, t0, snap,
+                acc_w, acc_a, grad,
+            )  # fmt: skip
+            pg_max, pg_min = max(pg_max, q), min(pg_min, q)
             j += 1
     pg_range[0] = pg_max
     pg_range[1] = pg_min
 
 
 @njit(cache=True, fastmath=FASTMATH)
+def _sdca_sweep(
+    X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0, snap,
+    acc_w, acc_a, grad, pg_range,
+):  # fmt: skip
+    """One SDCA pass over ``indices``, in place: exact coordinate ascent in that order.
+
+    Consecutive samples are taken four at a time. The scores x̃_b·w of a block and its six
+    pairwise products x̃_b·x̃_c come from one pass over its four rows; the four coordinate
+    steps are then made one after the other, each score corrected by the earlier steps of
+    the block (:func:`_block_steps`), and w gets the block's combined update: in a second
+    pass over the rows (:func:`_sweep_two_pass`, short rows: see ``_FUSE_MIN_BYTES``) or
+    in the pass that computes the next block's scores (:func:`_sweep_fused`). This is
+    the same sequential algorithm (equal up to rounding), with four memory streams in flight
+    instead of one.
+
+    Parameters
+    ----------
+    X : (n, d) float32/float64 ; y : (n,) float64 ±1 ; sq_norms : (n,) float64, ‖x̃_i‖²
+    w : (d + 1,) float64, the iterate w(α) ; dual_coef : (n,) float64, α (signed)
+    indices : (m,) int64, the samples visited, in order
+    lmbd_n : float, λn ; gamma : float, smoothing (0: hinge) ; bias : float, B
+    mode : int, 0 last iterate, 1 running average, 2 snapshot at step ``snap``
+    t_start : int, steps done before this pass ; t0 : int, first averaged iterate index
+    snap : int, step whose iterate mode 2 keeps
+    acc_w : (d + 1,) float64, acc_a : (n,) float64
+        mode 1: Σ_{s>t0} (s - t0)·(w_s - w_{s-1}) and the same for α, so that the mean of
+        the iterates t0..T is ``w_T - acc_w / (T - t0 + 1)``; mode 2: the snapshot.
+    grad : (n,) float64 or None, out
+        For every visited sample, its gradient G_i right after its (last) step of the pass
+        (see :func:`_coordinate_step`); other entries untouched. None: nothing recorded, in
+        a specialisation compiled without it (SDCA without shrinking).
+    pg_range : (2,) float64, out
+        Max and min over the pass's steps of the projected gradient before the step:
+        liblinear's shrinking thresholds (0 and 0 when ``grad`` is None; -inf and inf for
+        an empty pass).
+    """
+    if (4 * X.itemsize + 8) * X.shape[1] > _FUSE_MIN_BYTES:
+        _sweep_fused(
+            X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0,
+            snap, acc_w, acc_a, grad, pg_range,
+        )  # fmt: skip
+    else:
+        _sweep_two_pass(
+            X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0,
+            snap, acc_w, acc_a, grad, pg_range,
+        )  # fmt: skip
+
+
+@njit(cache=True, fastmath=FASTMATH)
 def _sdca_epoch(
-    X,
-    y,
-    sq_norms,
-    w,
-    dual_coef,
-    indices,
-    lmbd_n,
-    gamma,
-    bias,
-    mode,
-    t_start,
-    t0,
-    snap,
-    acc_w,
-    acc_a,
-    grad,
-    pg_range,
-    sweep_len,
-    eps_stop,
-):
+    X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0, snap,
+    acc_w, acc_a, grad, pg_range, sweep_len, eps_stop,
+):  # fmt: skip
     """One SDCA epoch: consecutive passes (:func:`_sdca_sweep`) of ``sweep_len`` entries of
     ``indices`` each, stopping after the first pass whose projected-gradient range
     ``pg_range[0] - pg_range[1]`` is at most ``eps_stop``. Returns the number of steps made.
@@ -283,26 +354,11 @@ def _sdca_epoch(
     while done < m:
         end = min(done + sweep_len, m)
         _sdca_sweep(
-            X,
-            y,
-            sq_norms,
-            w,
-            dual_coef,
-            indices[done:end],
-            lmbd_n,
-            gamma,
-            bias,
-            mode,
-            t_start + done,
-            t0,
-            snap,
-            acc_w,
-            acc_a,
-            grad,
-            pg_range,
-        )
+            X, y, sq_norms, w, dual_coef, indices[done:end], lmbd_n, gamma, bias, mode,
+            t_start + done, t0, snap, acc_w, acc_a, grad, pg_range,
+        )  # fmt: skip
         done = end
-        if pg_range[0] - pg_range[1] <= eps_stop:
+        if done < m and pg_range[0] - pg_range[1] <= eps_stop:
             break
     return done
 
@@ -376,7 +432,7 @@ class _State:
     snap: int
     acc_w: np.ndarray
     acc_a: np.ndarray
-    grad: np.ndarray  # G_i after sample i's last step (NaN: not visited since last shrink)
+    grad: np.ndarray | None  # shrinking: G_i after i's last step (NaN: none since last shrink)
     pg_range: np.ndarray  # (max, min) projected gradient of the last epoch
     active: np.ndarray  # shrinking: active[:n_active] are swept, in their base order
     n_active: int
@@ -555,7 +611,7 @@ class SDCAClassifier(BaseLinearSVM):
             snap=snap,
             acc_w=np.zeros(d + 1 if mode else 1),
             acc_a=np.zeros(n if mode else 1),
-            grad=np.full(n, np.nan),
+            grad=np.full(n, np.nan) if self.shrinking else None,
             pg_range=np.array([-np.inf, np.inf]),
             active=np.arange(n) if cyclic_order is None else cyclic_order.copy(),
             n_active=n,
@@ -624,8 +680,9 @@ class SDCAClassifier(BaseLinearSVM):
         elif pg_max - pg_min <= state.eps:  # the active problem is solved: full pass next
             self._restore_all(state)
             return
-        upper = pg_max if pg_max > 0.0 else np.inf
-        lower = pg_min if pg_min < 0.0 else -np.inf
+        # as liblinear, a projected gradient within 1e-12 of 0 counts as 0 (rounding)
+        upper = pg_max if pg_max > _PG_ZERO else np.inf
+        lower = pg_min if pg_min < -_PG_ZERO else -np.inf
         p = state.problem
         state.n_active = _shrink(
             state.active, state.n_active, p.y, state.dual_coef, state.grad, upper, lower

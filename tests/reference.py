@@ -83,9 +83,10 @@ def sdca_shrinking_reference(X, y, lmbd, index_arrays, *, gamma=0.0, bias=0.0, r
     with every sample active is one pass over its indices; it sets ε = ratio·(max PG −
     min PG). An epoch over a smaller active set A is made of passes of |A| indices and ends
     after the first pass whose PG range is ≤ ε; if that happened, every sample is restored.
-    Otherwise sample i of A leaves if a_i = 0 and G_i > max PG (when positive) or a_i = 1
-    and G_i < min PG (when negative), with the last pass's PG range and the last G_i seen
-    since the previous shrink (none: the sample stays). If no sample is left, all return.
+    Otherwise sample i of A leaves if a_i = 0 and G_i > max PG (when above 1e-12) or a_i = 1
+    and G_i < min PG (when below -1e-12), with the last pass's PG range and the last G_i
+    seen since the previous shrink (none: the sample stays). If no sample is left, all
+    return.
     """
     Xt = augment(X, bias)
     n = Xt.shape[0]
@@ -122,8 +123,8 @@ def sdca_shrinking_reference(X, y, lmbd, index_arrays, *, gamma=0.0, bias=0.0, r
         elif pg_max - pg_min <= eps:
             active = set(everyone)
             continue
-        upper = pg_max if pg_max > 0 else np.inf
-        lower = pg_min if pg_min < 0 else -np.inf
+        upper = pg_max if pg_max > 1e-12 else np.inf
+        lower = pg_min if pg_min < -1e-12 else -np.inf
         active = {
             i
             for i in active

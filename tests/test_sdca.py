@@ -294,6 +294,57 @@ def test_kernel_equals_numpy_twin(
     assert_allclose(state.dual_coef, a_last, rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("bias", [0.0, 1.5])
+@pytest.mark.parametrize("average", [False, True, "random"])
+@pytest.mark.parametrize(("dtype", "d"), [(np.float64, 700), (np.float32, 1100)])
+def test_wide_rows_equal_numpy_twin(record_fit, dtype, d, average, bias):
+    """Rows long enough for the fused sweep (w's update in the next block's pass)."""
+    X, y = gaussian_problem(n=30, d=d, seed=2, dtype=dtype)
+    assert (4 * X.itemsize + 8) * d > sdca_module._FUSE_MIN_BYTES
+    lmbd = 0.05
+    record = record_fit(SDCAClassifier)
+    est = SDCAClassifier(
+        lmbd=lmbd,
+        loss="smooth_hinge",
+        gamma=0.3,
+        sampling="random",  # repeated samples inside and across blocks
+        average=average,
+        avg_start=37,
+        max_epochs=3,
+        tol=0,
+        bias_multiplier=bias,
+        random_state=4,
+    ).fit(X, y)
+    state = record.state
+    w_ref, a_ref, w_last, a_last = sdca_reference(
+        X.astype(np.float64), y, lmbd, record.indices, gamma=0.3, bias=bias,
+        average=average, t0=state.t0, snap=state.snap,
+    )  # fmt: skip
+    assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)
+    assert_allclose(est.dual_coef_, a_ref, rtol=0, atol=1e-10)
+    assert_allclose(state.w, w_last, rtol=0, atol=1e-10)
+    assert_allclose(state.dual_coef, a_last, rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fused_and_two_pass_sweeps_make_the_same_steps(dtype):
+    """The two block schedules are the same algorithm: same iterates to rounding (the only
+    difference is whether w's update and the next block's scores share a pass)."""
+    X, y = gaussian_problem(n=41, d=50, seed=5, dtype=dtype)  # 41: a tail of one sample
+    n, d = X.shape
+    sq = objectives.row_sq_norms(X, 1.5)
+    indices = np.random.default_rng(0).integers(0, n, size=3 * n)  # repeats included
+    out = []
+    for sweep in (sdca_module._sweep_two_pass, sdca_module._sweep_fused):
+        w, alpha, grad, pg = np.zeros(d + 1), np.zeros(n), np.full(n, np.nan), np.empty(2)
+        acc_w, acc_a = np.zeros(d + 1), np.zeros(n)
+        sweep(X, y, sq, w, alpha, indices, 0.02 * n, 0.0, 1.5, 1, 0, 10, -1, acc_w, acc_a,
+              grad, pg)  # fmt: skip
+        out.append((w, alpha, grad, pg, acc_w, acc_a))
+    for a, b in zip(*out, strict=True):
+        assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+
+
 def test_float32_data_gives_the_float64_iterates(small, record_fit):
     """float32 X is read as is (no copy) with float64 state: same iterates as the twin on the
     float32 values."""

@@ -409,11 +409,9 @@ def solve_exact(
         # (until one lowers f by less than 1e-12 of the first: rounding level). A round that
         # does not cut the KKT residual tenfold (the partition is still far from right, as on
         # near-duplicate raw crops at small λ, where each step costs a large factorisation)
-        # makes the next stage skip Newton and leave the time to the sweeps.
+        # makes the later stages skip Newton and leave the time to the sweeps.
         rep.refresh(a)
-        if skip_newton:
-            skip_newton = False
-        else:
+        if not skip_newton:
             kkt = np.abs(_projected_gradient(rep.gradient(a), a)).max()
             first = 0.0
             for _ in range(20):

@@ -1,0 +1,74 @@
+"""Certified optima records (experiments.optima): content, keys, and worker memory."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sklearn.svm import LinearSVC
+
+from experiments import Config, Experiment, datasets, optima
+from experiments.datasets import Split
+from solvers import objectives
+
+from .conftest import gaussian_problem
+
+
+def _tiny_split(n=80, d=6, seed=0) -> Split:
+    X, y = gaussian_problem(n=n, d=d, seed=seed)
+    Xt, yt = gaussian_problem(n=40, d=d, seed=seed + 1)
+    return Split(X, y, Xt, yt, meta={"title": "tiny gaussian"})
+
+
+@pytest.fixture
+def tiny_dataset(monkeypatch, tmp_path):
+    monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "reports"))
+    datasets.register("tiny_gaussian", _tiny_split)
+    yield "tiny_gaussian"
+    datasets._REGISTRY.pop("tiny_gaussian", None)
+    datasets.load.cache_clear()
+
+
+def test_record_is_certified_and_carries_the_optimum(tiny_dataset):
+    rec = optima.certify(tiny_dataset, {}, 0.02)
+    split = _tiny_split()
+    assert rec["certified"] and rec["rel_gap"] <= 1e-10
+    assert rec["dual"] <= rec["primal"] and rec["cpu_seconds"] >= 0.0
+    assert rec["method"] == "primal-cd+newton"
+    # the stored P* is liblinear's optimum (tol=1e-10, where it converges) up to 1e-8
+    svc = LinearSVC(loss="hinge", dual=True, fit_intercept=False, tol=1e-10, max_iter=10**6)
+    svc.set_params(C=objectives.lmbd_to_C(0.02, 80)).fit(split.X_train, split.y_train)
+    p_lib = objectives.primal(split.X_train, split.y_train, svc.coef_.ravel(), 0.02)
+    assert rec["dual"] <= p_lib <= rec["primal"] * (1 + 1e-8)
+    assert rec["n_alpha_zero"] + rec["n_alpha_free"] + rec["n_alpha_bound"] == rec["n_train"]
+    assert 0.0 <= rec["test_error"] <= 1.0 and 0.0 <= rec["train_error"] <= 1.0
+
+
+def test_worker_does_not_keep_the_dataset_it_certified(tiny_dataset):
+    """Issue "No silent wrong results", point 6: a long-lived loky worker kept every dataset
+    it had certified (287 MB of raw crops), grew past loky's 300 MB memory-leak guard and was
+    retired mid-pool ("A worker stopped while some jobs were given to the executor")."""
+    datasets.load(tiny_dataset, {})
+    assert datasets._load_cached.cache_info().currsize == 1
+    optima.certify(tiny_dataset, {}, 0.02)
+    assert datasets._load_cached.cache_info().currsize == 0
+
+
+def test_records_are_keyed_by_code_and_replace_older_versions(tiny_dataset, monkeypatch):
+    exp = Experiment(
+        name="t",
+        study="test",
+        dataset=tiny_dataset,
+        lmbd=0.02,
+        epochs=1,
+        configs=(Config("SDCA", "sdca", {}),),
+    )
+    assert optima.ensure_all([exp]) == 1
+    (path,) = (optima.reports.reports_dir() / "optima").glob("*.json")
+    assert path.name.endswith(f"_{optima.code_digest()}.json")
+    assert json.loads(path.read_text())["code"] == optima.code_digest()
+    assert optima.ensure_all([exp]) == 0  # cached under the same key
+    monkeypatch.setattr(optima, "code_digest", lambda: "0123456789ab")
+    assert optima.ensure_all([exp]) == 1  # a code change recomputes it...
+    (new,) = (optima.reports.reports_dir() / "optima").glob("*.json")
+    assert new.name.endswith("_0123456789ab.json")  # ...and the stale record is gone

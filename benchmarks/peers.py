@@ -852,7 +852,7 @@ def markdown(summary: pd.DataFrame, meta: dict) -> str:
         info = meta["problems"][problem]
         title = (
             f"{info['title']}<br>{info['n_samples']} × {info['n_features']}, "
-            f"P* = {info['pstar_lower']:.6g} (± {info['pstar_gap_rel']:.0e})"
+            f"P* = {info['pstar_lower']:.6g} (± {max(info['pstar_gap_rel'], 0.0):.0e})"
         )
         for i, (_, r) in enumerate(g.iterrows()):
             cells = [

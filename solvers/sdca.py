@@ -460,7 +460,7 @@ class _State:
     acc_a: np.ndarray
     grad: np.ndarray | None  # shrinking: G_i after i's last step (NaN: none since last shrink)
     pg_range: np.ndarray  # (max, min) projected gradient of the last epoch
-    active: np.ndarray  # shrinking: active[:n_active] are swept, in their base order
+    active: np.ndarray  # shrinking: active[:n_active] are swept, in their base order (else [])
     n_active: int
     eps: float = np.inf  # shrinking: restore every sample once the PG range is below it
     steps: int = 0  # samples processed (steps taken) so far
@@ -506,13 +506,16 @@ class SDCAClassifier(BaseLinearSVM):
         problem is solved, after which every sample gets a full pass. The first epoch is
         full; the ``tol`` gap is over all samples, exact after any epoch. Needs
         ``average=False`` (the averaged and random-iterate outputs are defined over the
-        uniform sweeps of SDCA's analysis, which shrinking replaces). Measured (one thread,
-        CPU time of the update loops, median of 7 seeds, ``benchmarks/shrinking.py``):
-        a tie to relative suboptimality 1e-2 (blood PCA-40 0.025 s vs 0.024 s, skin 0.19
-        vs 0.17), faster to 1e-4 (3.2× blood, 4.8× a 20000×40 synthetic problem, 1.05×
-        skin) and much faster to 1e-6 (24×, 45×, 1.8×). Off by default because this
-        class is first the studies' SDCA: every experiment, figure and averaged output is
-        defined on epochs that sweep all n samples. Turn it on to solve to 1e-4 or better.
+        uniform sweeps of SDCA's analysis, which shrinking replaces). Measured at λ = 1/n
+        (``benchmarks/shrinking.py``: one thread, update-loop CPU time, median of 5 seeds;
+        without → with shrinking): to relative suboptimality 1e-2 no gain (blood PCA-40
+        0.018 → 0.020 s, a 20000×40 synthetic problem 0.12 → 0.10 s, skin 0.16 → 0.25 s,
+        whose primal still jumps tenfold between epochs there); to 1e-4 3.2× and 5.9×
+        faster, skin even (0.74 → 0.78 s); to 1e-6 27×, 61× and 2.0× faster (2.2 → 0.08 s,
+        13 → 0.21 s, 2.8 → 1.4 s). Off by default because this class is first the
+        studies' SDCA: every experiment, figure and averaged output is defined on epochs
+        that sweep all n samples, and short runs gain nothing. Turn it on to solve to 1e-4
+        or better.
     max_epochs : int, default=100
     tol : float or None, default=1e-5
         Stop when the exact duality gap :math:`P(w(\alpha)) - D(\alpha) \le` ``tol``,
@@ -638,9 +641,11 @@ class SDCAClassifier(BaseLinearSVM):
             acc_a=np.zeros(n if mode else 1),
             grad=np.full(n, np.nan) if self.shrinking else None,
             pg_range=np.array([-np.inf, np.inf]),
-            active=np.arange(n) if cyclic_order is None else cyclic_order.copy(),
+            active=np.empty(0, dtype=np.int64),
             n_active=n,
         )
+        if self.shrinking:
+            state.active = np.arange(n) if cyclic_order is None else cyclic_order.copy()
         if self._epoch_fields is not None:
             self._epoch_fields["state"] = state
         return state

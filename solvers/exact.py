@@ -117,6 +117,21 @@ class ExactResult:
 
 
 # ---------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def _shrink_test(ai, g, pg_hi, pg_lo):
+    """liblinear's shrinking rule for one variable; returns (keep, projected gradient).
+
+    A variable at 0 whose gradient exceeds the previous sweep's largest projected gradient
+    (or at 1 with one below the smallest) would only be pushed further out: it leaves the
+    sweep. Otherwise the projected gradient drops the outward part at a bound.
+    """
+    if ai <= 0.0:
+        return g <= pg_hi, min(g, 0.0)
+    if ai >= 1.0:
+        return g >= pg_lo, max(g, 0.0)
+    return True, g
+
+
 @njit(cache=True, fastmath=FASTMATH)
 def _cd_sweep_primal(X, y, sq_norms, w, a, order, inv_lmbd_n, gamma, bias, pg_hi, pg_lo, keep):
     """One shrinking CD sweep over ``order`` in the primal representation, in place.
@@ -145,19 +160,9 @@ def _cd_sweep_primal(X, y, sq_norms, w, a, order, inv_lmbd_n, gamma, bias, pg_hi
             s += xi[k] * w[k]
         ai = a[i]
         g = y[i] * s - 1.0 + gamma * ai
-        keep[j] = True
-        if ai <= 0.0:
-            if g > pg_hi:
-                keep[j] = False
-                continue
-            pg = min(g, 0.0)
-        elif ai >= 1.0:
-            if g < pg_lo:
-                keep[j] = False
-                continue
-            pg = max(g, 0.0)
-        else:
-            pg = g
+        keep[j], pg = _shrink_test(ai, g, pg_hi, pg_lo)
+        if not keep[j]:
+            continue
         hi = max(hi, pg)
         lo = min(lo, pg)
         if pg != 0.0:
@@ -188,19 +193,9 @@ def _cd_sweep_gram(Q, a, qa, order, gamma, pg_hi, pg_lo, keep):
         i = order[j]
         ai = a[i]
         g = qa[i] - 1.0 + gamma * ai
-        keep[j] = True
-        if ai <= 0.0:
-            if g > pg_hi:
-                keep[j] = False
-                continue
-            pg = min(g, 0.0)
-        elif ai >= 1.0:
-            if g < pg_lo:
-                keep[j] = False
-                continue
-            pg = max(g, 0.0)
-        else:
-            pg = g
+        keep[j], pg = _shrink_test(ai, g, pg_hi, pg_lo)
+        if not keep[j]:
+            continue
         hi = max(hi, pg)
         lo = min(lo, pg)
         if pg != 0.0:

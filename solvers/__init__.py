@@ -35,6 +35,7 @@ __all__ = [
 _KERNEL_CONFIGS: list[tuple[type[BaseLinearSVM], dict]] = [
     (SDCAClassifier, {"sgd_init": False, "average": True, "tol": 1e-3}),
     (SDCAClassifier, {"sgd_init": True, "average": "random", "tol": 1e-3}),
+    (SDCAClassifier, {"shrinking": True, "tol": 1e-3}),
     (PegasosClassifier, {"batch_size": 1, "projection": True, "average": True}),
     (PegasosClassifier, {"batch_size": 2, "projection": True, "average": "weighted"}),
     (ASDCAClassifier, {"tol": 1e-3, "average": True}),

@@ -76,7 +76,6 @@ import importlib.metadata  # noqa: E402
 import json  # noqa: E402
 import math  # noqa: E402
 import platform  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
@@ -88,6 +87,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
+from experiments.reports import cpu_model, git_commit  # noqa: E402  (shared with the run sidecars)
 from solvers import SDCAClassifier, objectives  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -946,33 +946,6 @@ def plot(df: pd.DataFrame, path_stem: Path) -> None:
 
 
 # ------------------------------------------------------------------------------- main
-def git_commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-        )
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-        return out.stdout.strip() + ("-dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     names = [p.name for p in PROBLEMS]

@@ -231,7 +231,7 @@ def load_sidecar(name: str, root: Path | str | None = None) -> dict:
         raise damaged(path, name, exc, "report sidecar") from exc
 
 
-def _git_commit() -> str:
+def git_commit() -> str:
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True
@@ -248,7 +248,7 @@ def _git_commit() -> str:
         return "unknown"
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
@@ -270,8 +270,8 @@ def environment() -> dict:
         "numba": numba.__version__,
         "scikit-learn": sklearn.__version__,
         "pandas": pd.__version__,
-        "git_commit": _git_commit(),
-        "cpu_model": _cpu_model(),
+        "git_commit": git_commit(),
+        "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
         "platform": platform.platform(),
     }

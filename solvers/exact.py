@@ -211,7 +211,15 @@ def _cd_sweep_gram(Q, a, qa, order, gamma, pg_hi, pg_lo, keep):
 
 
 # ---------------------------------------------------------------------------- representations
-class _Primal:
+class _Representation:
+    """What both representations share: the returned primal point, rebuilt from α."""
+
+    def weights(self, a):
+        """w̃(a) from scratch (never the sweeps' running copy), for the certificate."""
+        return objectives.dual_weights(self.X, self.y * a, self.lmbd, self.bias)
+
+
+class _Primal(_Representation):
     """State of the primal representation: w̃ kept by the sweeps."""
 
     method = "primal-cd+newton"
@@ -264,11 +272,8 @@ class _Primal:
         self.w[:-1] += c @ rows
         self.w[-1] += c.sum() * self.bias
 
-    def weights(self, a):
-        return objectives.dual_weights(self.X, self.y * a, self.lmbd, self.bias)
 
-
-class _Gram:
+class _Gram(_Representation):
     """State of the Gram representation: Q (n × n) and the gradient part Q a."""
 
     method = "gram-cd+newton"
@@ -312,9 +317,6 @@ class _Gram:
 
     def apply(self, free, delta):
         self.qa += self.Q[:, free] @ delta
-
-    def weights(self, a):
-        return objectives.dual_weights(self.X, self.y * a, self.lmbd, self.bias)
 
 
 # ---------------------------------------------------------------------------- driver

@@ -48,6 +48,17 @@ full pass (liblinear's absolute ε is its stopping tolerance; the stop here is t
 ``tol`` stop is unchanged: the gap is computed over all samples after every epoch, so it
 certifies the returned pair whatever the active set (liblinear needs a final full pass
 because its stopping test only sees the active set).
+
+Sparse input
+------------
+For a CSR matrix the driver calls :func:`_sdca_epoch_csr` and :func:`_sgd_init_epoch_csr` on
+``(data, indices, indptr)``: the same steps on the same index arrays, one sample at a time
+(no blocks of four: rows share few columns, so there is no Gram correction to amortise),
+each reading and updating only the row's stored entries, so a step costs
+:math:`O(\mathrm{nnz}(x_i))` for every option — averaging updates its running sums on the
+same entries, shrinking needs no row. The :math:`O(d)` work is once per fit: the random
+iterate's snapshot and the SGD epoch's final scaling. Same iterates as the dense kernels up
+to the order of the additions.
 """
 
 from __future__ import annotations
@@ -63,7 +74,7 @@ from . import objectives
 from ._base import BaseLinearSVM, Problem
 from ._kernels import _gram4, _update_gram4
 from ._sampling import SAMPLINGS, active_indices, epoch_indices
-from .objectives import FASTMATH
+from .objectives import FASTMATH, csr_parts
 
 # Output modes shared by the kernels.
 _LAST, _AVERAGE, _RANDOM = 0, 1, 2
@@ -422,6 +433,101 @@ def _sgd_init_epoch(X, y, sq_norms, w, dual_coef, indices, lmbd, gamma, bias):
         w[k] *= scale
 
 
+@njit(cache=True, fastmath=FASTMATH)
+def _sdca_sweep_csr(
+    data, cols, indptr, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode,
+    t_start, t0, snap, acc_w, acc_a, grad, pg_range,
+):  # fmt: skip
+    """CSR twin of :func:`_sdca_sweep`: the same steps in the same order, one sample at a
+    time, each reading only the row's stored entries (module docstring, *Sparse input*).
+
+    ``data`` (nnz,) float32/float64, ``cols`` (nnz,) and ``indptr`` (n + 1,) int32/int64:
+    the canonical CSR arrays of X. Other arguments as in :func:`_sdca_sweep`.
+    """
+    d = w.shape[0] - 1
+    m = indices.shape[0]
+    inv = 1.0 / lmbd_n
+    pg_max = -np.inf
+    pg_min = np.inf
+    for j in range(m):
+        s = t_start + j  # steps done before this sample
+        i = indices[j]
+        start, end = indptr[i], indptr[i + 1]
+        score = bias * w[d]
+        for p in range(start, end):
+            score += np.float64(data[p]) * w[cols[p]]
+        delta, q = _coordinate_step(i, score, y, sq_norms, dual_coef, inv, gamma, grad)
+        pg_max, pg_min = max(pg_max, q), min(pg_min, q)
+        if delta != 0.0:
+            c = delta * inv
+            for p in range(start, end):
+                w[cols[p]] += c * np.float64(data[p])
+            w[d] += c * bias
+            if mode == 1 and s + 1 > t0:
+                e = s + 1 - t0
+                ec = e * c
+                for p in range(start, end):
+                    acc_w[cols[p]] += ec * np.float64(data[p])
+                acc_w[d] += ec * bias
+                acc_a[i] += e * delta
+        if mode == 2 and s + 1 == snap:  # O(d + n) once per fit
+            acc_w[:] = w
+            acc_a[:] = dual_coef
+    pg_range[0] = pg_max
+    pg_range[1] = pg_min
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _sdca_epoch_csr(
+    data, cols, indptr, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode,
+    t_start, t0, snap, acc_w, acc_a, grad, pg_range, sweep_len, eps_stop,
+):  # fmt: skip
+    """CSR twin of :func:`_sdca_epoch` (passes of :func:`_sdca_sweep_csr`); returns the
+    number of steps made. Arguments as in :func:`_sdca_sweep_csr` and :func:`_sdca_epoch`."""
+    m = indices.shape[0]
+    done = 0
+    while done < m:
+        end = min(done + sweep_len, m)
+        _sdca_sweep_csr(
+            data, cols, indptr, y, sq_norms, w, dual_coef, indices[done:end], lmbd_n, gamma,
+            bias, mode, t_start + done, t0, snap, acc_w, acc_a, grad, pg_range,
+        )  # fmt: skip
+        done = end
+        if done < m and pg_range[0] - pg_range[1] <= eps_stop:
+            break
+    return done
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _sgd_init_epoch_csr(data, cols, indptr, y, sq_norms, w, dual_coef, indices, lmbd, gamma, bias):
+    """CSR twin of :func:`_sgd_init_epoch`: O(nnz(x_t)) per step, one O(d) scaling at the
+    end. ``data``, ``cols``, ``indptr`` as in :func:`_sdca_sweep_csr`."""
+    d = w.shape[0] - 1
+    n = indices.shape[0]
+    for j in range(n):
+        t = j + 1
+        i = indices[j]
+        start, end = indptr[i], indptr[i + 1]
+        yi = y[i]
+        z = 0.0
+        if j > 0:
+            score = bias * w[d]
+            for p in range(start, end):
+                score += np.float64(data[p]) * w[cols[p]]
+            z = yi * score / (lmbd * (t - 1))
+        denom = sq_norms[i] / (lmbd * t) + gamma
+        a = min(1.0, max(0.0, (1.0 - z) / denom)) if denom > 0.0 else 1.0
+        alpha = yi * a
+        dual_coef[i] = alpha
+        if alpha != 0.0:
+            for p in range(start, end):
+                w[cols[p]] += alpha * np.float64(data[p])
+            w[d] += alpha * bias
+    scale = 1.0 / (lmbd * n)
+    for k in range(d + 1):
+        w[k] *= scale
+
+
 @njit(cache=True)
 def _shrink(active, n_active, y, dual_coef, grad, upper, lower, forget):
     """Remove from ``active[:n_active]`` every sample held at a bound by its gradient.
@@ -564,6 +670,8 @@ class SDCAClassifier(BaseLinearSVM):
         "shrinking": ["boolean"],
     }
 
+    _supports_sparse = True
+
     def __init__(
         self,
         lmbd=1e-3,
@@ -651,7 +759,11 @@ class SDCAClassifier(BaseLinearSVM):
         return state
 
     def _setup(self, state: _State) -> None:
-        objectives._row_sq_norms(state.problem.X, state.problem.bias, state.sq_norms)
+        p = state.problem
+        if p.sparse:
+            objectives._row_sq_norms_csr(*csr_parts(p.X), p.bias, state.sq_norms)
+        else:
+            objectives._row_sq_norms(p.X, p.bias, state.sq_norms)
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         n = state.problem.n_samples
@@ -666,15 +778,26 @@ class SDCAClassifier(BaseLinearSVM):
         p = state.problem
         gamma = self._loss_gamma()
         state.swept = state.n_active
+        data = csr_parts(p.X) if p.sparse else (p.X,)
         if epoch == 1 and self.sgd_init:
-            _sgd_init_epoch(
-                p.X, p.y, state.sq_norms, state.w, state.dual_coef, indices, p.lmbd, gamma, p.bias
+            sgd_kernel = _sgd_init_epoch_csr if p.sparse else _sgd_init_epoch
+            sgd_kernel(
+                *data,
+                p.y,
+                state.sq_norms,
+                state.w,
+                state.dual_coef,
+                indices,
+                p.lmbd,
+                gamma,
+                p.bias,
             )
             steps = indices.shape[0]
         else:
             shrunk = state.n_active < p.n_samples
-            steps = _sdca_epoch(
-                p.X,
+            kernel = _sdca_epoch_csr if p.sparse else _sdca_epoch
+            steps = kernel(
+                *data,
                 p.y,
                 state.sq_norms,
                 state.w,

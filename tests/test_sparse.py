@@ -1,6 +1,6 @@
 """scipy.sparse CSR input: the CSR kernels give the dense kernels' iterates (same seed, same
-index arrays, up to reassociation), CSR is never copied or densified, and CSR fits reach
-liblinear's optimum."""
+index arrays, up to reassociation) for every solver and option, CSR is never copied or
+densified, and CSR fits reach liblinear's optimum."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 import solvers
-from solvers import ASDCAClassifier, PegasosClassifier, objectives
+from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
+from solvers import sdca as sdca_module
 
 RTOL = 1e-10
 
@@ -81,6 +82,116 @@ def test_row_norms_of_duplicate_entries():
     Xd = np.array([[3.0, 3.0], [0.0, 1.0]])
     y = np.array([1.0, -1.0])
     assert_same_fit(est.fit(Xd, y), PegasosClassifier(**est.get_params()).fit(X2, y))
+
+
+# ------------------------------------------------------------------------ SDCA
+SDCA_OPTIONS = [
+    # (sampling, sgd_init, average, loss, bias, shrinking)
+    ("perm", False, False, "hinge", 0.0, False),
+    ("random", False, False, "smooth_hinge", 1.0, False),
+    ("cyclic", False, False, "hinge", 0.5, False),
+    ("perm", True, False, "hinge", 1.0, False),
+    ("cyclic", True, "random", "smooth_hinge", 0.0, False),
+    ("random", False, True, "hinge", 1.0, False),
+    ("perm", True, True, "smooth_hinge", 0.5, False),
+    ("random", False, "random", "hinge", 0.0, False),
+    ("perm", False, False, "hinge", 0.0, True),
+    ("random", True, False, "smooth_hinge", 1.0, True),
+    ("cyclic", False, False, "hinge", 0.5, True),
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize(
+    ("sampling", "sgd_init", "average", "loss", "bias", "shrinking"), SDCA_OPTIONS
+)
+def test_sdca_csr_equals_dense(dtype, sampling, sgd_init, average, loss, bias, shrinking):
+    """Same seed: same iterates, same certificate, and with shrinking the same active sets
+    (so the same samples swept) epoch by epoch."""
+    X, y = sparse_problem(dtype=dtype)
+    seen = {"dense": [], "csr": []}
+
+    def fit(M, key):
+        def record(info):
+            seen[key].append((info.n_active, info.n_samples_seen, info.w.copy()))
+
+        params = dict(
+            lmbd=1.0 / X.shape[0] if shrinking else 0.05,
+            loss=loss,
+            gamma=0.3,
+            sampling=sampling,
+            sgd_init=sgd_init,
+            average=average,
+            avg_start=None if average is False else 5 * X.shape[0],
+            shrinking=shrinking,
+            bias_multiplier=bias,
+            max_epochs=12,
+            tol=1e-9,
+            random_state=1,
+            callback=record,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            return SDCAClassifier(**params).fit(M, y)
+
+    dense, sparse = fit(X, "dense"), fit(sp.csr_matrix(X), "csr")
+    assert_same_fit(dense, sparse)
+    assert_allclose(sparse.duality_gap_, dense.duality_gap_, rtol=1e-8, atol=1e-15)
+    assert [s[:2] for s in seen["csr"]] == [s[:2] for s in seen["dense"]]
+    for (*_, w_s), (*_, w_d) in zip(seen["csr"], seen["dense"], strict=True):
+        assert_allclose(w_s, w_d, rtol=0, atol=RTOL * np.abs(w_d).max())
+    if shrinking:  # the test must exercise a shrunk epoch
+        assert min(s[0] for s in seen["dense"]) < X.shape[0]
+
+
+def test_sdca_csr_certificate():
+    """CSR SDCA stops on the exact duality gap of the CSR problem: recomputed from scratch
+    on the returned pair, P − D ≤ tol and D never decreases across epochs."""
+    X, y = sparse_problem(n=120, d=30, density=0.2, seed=5)
+    Xs = sp.csr_matrix(X)
+    lmbd = 0.01
+    duals = []
+
+    def record(info):
+        duals.append(objectives.dual(Xs, y, info.dual_coef, lmbd))
+
+    est = SDCAClassifier(lmbd=lmbd, tol=1e-10, max_epochs=5000, random_state=0, callback=record)
+    est.fit(Xs, y)
+    assert est.converged_
+    gap = est.duality_gap(Xs, y)
+    assert 0.0 <= gap <= 1e-10
+    assert gap == pytest.approx(est.duality_gap(X, y), rel=1e-6, abs=1e-15)
+    assert np.all(np.diff(duals) >= -1e-15)
+
+
+def test_sdca_csr_kernels_equal_sequential_numpy_steps():
+    """The CSR sweep against the textbook step on dense rows, on a given index array (with
+    repeats), hinge and smoothed: w = w(α) and each α_i its exact coordinate maximiser."""
+    X, y = sparse_problem(n=30, d=7, seed=2)
+    Xs = sp.csr_matrix(X)
+    rng = np.random.default_rng(0)
+    order = rng.integers(0, X.shape[0], 90)
+    lmbd, bias = 0.1, 0.5
+    n = X.shape[0]
+    Xb = np.c_[X, np.full(n, bias)]
+    sq = np.einsum("ij,ij->i", Xb, Xb)
+    for gamma in (0.0, 0.4):
+        w, a = np.zeros(X.shape[1] + 1), np.zeros(n)
+        sdca_module._sdca_epoch_csr(
+            *objectives.csr_parts(Xs), y, sq, w, a, order, lmbd * n, gamma, bias, 0, 0, 0, -1,
+            np.zeros(1), np.zeros(1), None, np.empty(2), order.shape[0], -np.inf,
+        )  # fmt: skip
+        w_ref, a_ref = np.zeros(X.shape[1] + 1), np.zeros(n)
+        for i in order:
+            yi = y[i]
+            g = 1.0 - yi * Xb[i] @ w_ref - gamma * yi * a_ref[i]
+            denom = sq[i] / (lmbd * n) + gamma
+            new = np.clip(yi * a_ref[i] + g / denom, 0, 1) if denom > 0 else 1.0
+            w_ref += (yi * new - a_ref[i]) / (lmbd * n) * Xb[i]
+            a_ref[i] = yi * new
+        assert_allclose(a, a_ref, rtol=0, atol=1e-12)
+        assert_allclose(w, w_ref, rtol=0, atol=1e-12)
+        assert_allclose(w, objectives.dual_weights(X, a, lmbd, bias), rtol=0, atol=1e-12)
 
 
 # ------------------------------------------------------------------------ Pegasos
@@ -151,7 +262,7 @@ def test_asdca_csr_equals_dense(dtype, m, average, bias, theta, gamma):
 
 # ------------------------------------------------------------------------ boundary
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("cls", [PegasosClassifier, ASDCAClassifier])
+@pytest.mark.parametrize("cls", [SDCAClassifier, PegasosClassifier, ASDCAClassifier])
 def test_csr_is_not_copied(cls, record_fit):
     X, y = sparse_problem()
     Xs = sp.csr_matrix(X)
@@ -179,11 +290,30 @@ def test_readonly_csr_and_int64_indices():
         a.setflags(write=False)
     params = dict(lmbd=0.1, batch_size=3, projection=True, max_epochs=3, random_state=2)
     assert_same_fit(PegasosClassifier(**params).fit(X, y), PegasosClassifier(**params).fit(Xs, y))
+    params = dict(lmbd=0.1, sgd_init=True, average=True, max_epochs=3, tol=0, random_state=2)
+    assert_same_fit(SDCAClassifier(**params).fit(X, y), SDCAClassifier(**params).fit(Xs, y))
 
 
-def test_sparse_tags():
-    assert PegasosClassifier().__sklearn_tags__().input_tags.sparse
-    assert ASDCAClassifier().__sklearn_tags__().input_tags.sparse
+@pytest.mark.parametrize("cls", [SDCAClassifier, PegasosClassifier, ASDCAClassifier])
+def test_sparse_tags(cls):
+    assert cls().__sklearn_tags__().input_tags.sparse
+
+
+def test_no_compilation_inside_a_csr_fit_after_warm_up():
+    """Every CSR kernel signature an SDCA fit needs exists before the fit."""
+    solvers.warm_up(readonly=False)
+    kernels = [
+        sdca_module._sdca_epoch_csr,
+        sdca_module._sgd_init_epoch_csr,
+        objectives._row_sq_norms_csr,
+    ]
+    before = [len(k.signatures) for k in kernels]
+    X, y = sparse_problem()
+    for dtype in (np.float64, np.float32):
+        Xs = sp.csr_matrix(X.astype(dtype))
+        for params in ({}, {"sgd_init": True}, {"average": "random"}, {"shrinking": True}):
+            SDCAClassifier(max_epochs=2, tol=0, random_state=0, **params).fit(Xs, y)
+    assert [len(k.signatures) for k in kernels] == before
 
 
 def test_warm_up_compiles_csr_kernels():
@@ -220,3 +350,36 @@ def test_csr_reaches_liblinear_optimum():
     d_gamma = objectives.dual(Xs, y, asd.dual_coef_, lmbd, gamma)
     assert d_gamma <= p_star + 1e-12
     assert asd.hinge_objective_ <= d_gamma + gamma / 2 + 1e-9
+
+
+@pytest.mark.parametrize("bias", [0.0, 1.0])
+@pytest.mark.parametrize("shrinking", [False, True])
+def test_sdca_csr_reaches_liblinear_optimum(shrinking, bias):
+    """CSR SDCA certified to a gap of 1e-10 has liblinear's objective: D(α) ≤ P* ≤ P(w_lib)
+    brackets the optimum, and P(w_SDCA) ≤ D(α) + 1e-10 (liblinear with C = 1/(λn), the
+    intercept as a constant feature B, no fit_intercept)."""
+    X, y = sparse_problem(n=300, d=40, density=0.15, seed=7)
+    Xs = sp.csr_matrix(X)
+    lmbd = 1.0 / X.shape[0]
+    C = objectives.lmbd_to_C(lmbd, X.shape[0])
+    Xl = sp.hstack([Xs, np.full((X.shape[0], 1), bias)], format="csr") if bias else Xs
+    svc = LinearSVC(
+        loss="hinge", dual=True, fit_intercept=False, C=C, tol=1e-10, max_iter=10**6,
+        random_state=0,  # at tol=1e-12 liblinear stalls on this problem (never unshrinks)
+    )  # fmt: skip
+    w_lib = svc.fit(Xl, y).coef_.ravel()
+    w_lib_full = w_lib if bias else np.r_[w_lib, 0.0]
+    p_lib = objectives.primal(Xs, y, w_lib_full, lmbd, 0.0, bias)
+
+    est = SDCAClassifier(
+        lmbd=lmbd, shrinking=shrinking, bias_multiplier=bias, tol=1e-10, max_epochs=100_000,
+        random_state=0,
+    )  # fmt: skip
+    est.fit(Xs, y)
+    assert est.converged_
+    w = objectives.full_weights(est.coef_, est.intercept_[0], bias)
+    p_sdca = objectives.primal(Xs, y, w, lmbd, 0.0, bias)
+    d_sdca = objectives.dual(Xs, y, est.dual_coef_, lmbd, 0.0, bias)
+    assert p_sdca - d_sdca <= 1e-10
+    assert d_sdca <= p_lib + 1e-15  # weak duality on liblinear's point
+    assert p_sdca == pytest.approx(p_lib, rel=1e-9)

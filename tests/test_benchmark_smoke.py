@@ -13,11 +13,26 @@ def test_epoch_cost_benchmark_runs_on_a_tiny_problem(capsys, monkeypatch):
     module = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "epoch_cost", module)  # dataclasses look themselves up
     spec.loader.exec_module(module)
-    rows = module.main(["--n", "64", "--d", "16", "--epochs", "3", "--repeats", "1"])
+    tiny = ["--epochs", "3", "--repeats", "1", "--sparse-n", "64", "--sparse-d", "50"]
+    rows = module.main(["--n", "64", "--d", "16", *tiny, "--sparse-nnz", "5"])
     names = [row.name for row in rows]
-    assert "SDCA-Perm, hinge" in names and len(set(names)) == len(names)
+    assert {"SDCA-Perm, hinge", "CSR SDCA-Perm, hinge"} <= set(names)
+    assert len(set(names)) == len(names)
     assert all(row.seconds >= 0 for row in rows)
-    assert "one-pass bound" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "one-pass bound" in out
+    assert "Sparse SDCA-Perm epoch / one X @ v pass:" in out and "Peak allocation" in out
+
+
+def test_sparse_benchmark_problem_has_exact_row_counts(monkeypatch):
+    path = Path(__file__).parents[1] / "benchmarks" / "epoch_cost.py"
+    spec = importlib.util.spec_from_file_location("epoch_cost", path)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "epoch_cost", module)
+    spec.loader.exec_module(module)
+    X, y = module.sparse_problem(200, 30, 12, seed=1)
+    assert X.format == "csr" and X.has_canonical_format
+    assert (X.getnnz(axis=1) == 12).all() and set(y) == {-1.0, 1.0}
 
 
 def test_optima_benchmark_certifies_the_simulated_experiment(capsys, monkeypatch, tmp_path):

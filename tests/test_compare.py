@@ -66,10 +66,25 @@ def test_compare_end_to_end(svmlight_file, tmp_path, monkeypatch, capsys):
                 assert (out / f"{stem}_lmbd{lmbd}.{ext}").stat().st_size > 0
     text = (out / "SUMMARY.md").read_text()
     assert "SDCA converges faster than Pegasos" in text and "λ = 0.05" in text
+    assert "(sparse CSR)" in text and "densified" not in text  # every solver takes CSR
     # resumable: the same command reuses every stored run (identical rows, timings included)
     assert main(argv) == 0
     again = pd.read_parquet(out / "compare.parquet")
     pd.testing.assert_frame_equal(report, again)
+
+
+def test_sparse_file_is_never_densified(svmlight_file, tmp_path, monkeypatch):
+    """A svmlight file stays CSR from the loader to every solver: no dense copy is made."""
+    monkeypatch.setattr(datasets, "_REGISTRY", {})
+
+    def refuse(self, *args, **kwargs):
+        raise AssertionError("a sparse matrix was densified")
+
+    for name in ("toarray", "todense"):
+        monkeypatch.setattr(sp.csr_matrix, name, refuse)
+    argv = ["compare", str(svmlight_file), "--out", str(tmp_path / "o"), "--seeds", "1"]
+    assert main([*argv, "--max-epochs", "2", "--lmbd", "0.05", "--quiet"]) == 0
+    assert "(sparse CSR)" in (tmp_path / "o" / "SUMMARY.md").read_text()
 
 
 def test_formats_agree(tmp_path):

@@ -27,22 +27,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import SCRIPTS
-from ._common import (
-    cli,
-    config_order,
-    footnote,
-    load,
-    load_optima,
-    output_dir,
-    save_figure,
-    style_for,
-    with_suboptimality,
-    write_table,
-)
+from . import OUTPUTS
+from ._common import config_order, load, load_optima, output_dir, with_suboptimality
+from .plots import footnote, save_figure, style_for, write_table
 
 NAME = "beyond_lambda"
-REPORTS = SCRIPTS[NAME].reports
+REPORTS = OUTPUTS[NAME].reports
 #: Relative suboptimality targets of panels (b)–(d).
 TARGETS = (1e-2, 1e-4, 1e-6)
 
@@ -291,7 +281,7 @@ def update_readme(readme: Path | str, reports_dir: Path | str | None = None) -> 
     return new != text
 
 
-def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = None) -> list[Path]:
+def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
     """Draw the figure, write the time-to-ε table and the optimum table; returns the paths."""
     frames, optimum, times = tables(reports_dir)
 
@@ -340,7 +330,3 @@ def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = Non
         notes=findings(optimum, times),
     )
     return [*paths, optimum_csv]
-
-
-if __name__ == "__main__":
-    raise SystemExit(cli(main, NAME))

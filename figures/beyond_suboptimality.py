@@ -22,22 +22,16 @@ import pandas as pd
 
 from ._common import (
     MissingInputError,
-    cli,
-    cpu_axis_label,
     existing_reports,
-    footnote,
     lmbd_text,
     load,
     load_optima,
     make_target,
     n_runs,
-    plot_curves,
-    save_figure,
-    time_unit,
     with_suboptimality,
 )
+from .plots import cpu_axis_label, footnote, plot_curves, save_figure, time_unit
 
-NAME = "beyond_suboptimality"
 CAPTION = (
     "y: P(w) − D(α*), with P the hinge objective of the iterate and D(α*) ≤ P* the dual value "
     "of the certified optimum: a certified upper bound of the suboptimality P(w) − P*. "
@@ -97,7 +91,7 @@ def _grid(n: int, ncols: int = 3):
     return fig, list(axes.flat[:n])
 
 
-def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = None) -> list[Path]:
+def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
     """Draw the figure (and one per λ-sweep report); returns the paths written."""
     names = existing_reports(reports_dir)
     if not names:
@@ -123,7 +117,7 @@ def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = Non
         f"(λ sweeps: smallest λ; {runs} runs per curve)"
     )
     footnote(fig, CAPTION, width=int(fig.get_figwidth() * 15))
-    paths = save_figure(fig, out_dir, NAME)
+    paths = save_figure(fig, out_dir, spec.name)
 
     for name, frame in frames.items():
         lmbds = sorted(pd.unique(frame["lmbd"]), reverse=True)
@@ -134,9 +128,5 @@ def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = Non
             panel(ax, frame[frame["lmbd"] == lmbd], _title(name, frame, lmbd))
         fig.suptitle(f"Certified suboptimality vs CPU time, every λ of {name}")
         footnote(fig, CAPTION, width=int(fig.get_figwidth() * 15))
-        paths += save_figure(fig, out_dir, f"{NAME}_{name}")
+        paths += save_figure(fig, out_dir, f"{spec.name}_{name}")
     return paths
-
-
-if __name__ == "__main__":
-    raise SystemExit(cli(main, NAME))

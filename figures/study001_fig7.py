@@ -19,11 +19,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from . import SCRIPTS
-from ._common import cli, config_order, footnote, load, load_coef, save_figure, style_for
+from ._common import Runs, config_order, load, load_coef
+from .plots import footnote, save_figure, style_for
 
-NAME = "study001_fig7"
-(REPORT,) = SCRIPTS[NAME].reports
 PANELS = ("SDCA", "Pegasos", "ASDCA", "Mini-batch Pegasos")
 
 
@@ -55,10 +53,24 @@ def normalised(coef: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = None) -> list[Path]:
+def cosines(coef: pd.DataFrame) -> dict[str, Runs]:
+    """cos(w, β) of every run, ``plain`` and ``avg`` (averaged output) configs (scorecard)."""
+
+    def cosine(frame):
+        runs = (
+            r[["coef", "beta"]].to_numpy().T for _, r in frame.groupby(["config", "seed_index"])
+        )
+        return Runs([w @ b / (np.linalg.norm(w) * np.linalg.norm(b) + 1e-300) for w, b in runs])
+
+    averaged = coef.config.str.endswith("(averaged)")
+    return {"plain": cosine(coef[~averaged]), "avg": cosine(coef[averaged])}
+
+
+def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
     """Draw the figure from the coefficient report; returns the paths written (PDF, PNG)."""
-    coef = normalised(load_coef(REPORT, reports_dir))
-    configs = load(REPORT, reports_dir, columns=["config", "solver", "params"])
+    (report,) = spec.reports
+    coef = normalised(load_coef(report, reports_dir))
+    configs = load(report, reports_dir, columns=["config", "solver", "params"])
     configs = configs.drop_duplicates("config").set_index("config")
     panel = {
         c: panel_of(row.solver, int(json.loads(row.params).get("batch_size", 1)))
@@ -119,8 +131,4 @@ def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = Non
         "hollow markers: averaged output. cos: mean over runs of the cosine similarity "
         "between w and β.",
     )
-    return save_figure(fig, out_dir, NAME)
-
-
-if __name__ == "__main__":
-    raise SystemExit(cli(main, NAME))
+    return save_figure(fig, out_dir, spec.name)

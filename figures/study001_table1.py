@@ -10,11 +10,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import SCRIPTS
-from ._common import cli, load_sidecar, write_table
+from ._common import load_sidecar
+from .plots import write_table
 
-NAME = "study001_table1"
-REPORTS = SCRIPTS[NAME].reports
 MARK = "†"
 
 
@@ -47,10 +45,10 @@ def dataset_rows(metas: dict[str, dict]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = None) -> list[Path]:
+def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
     """Write the table (Markdown, CSV, PNG); returns the paths written."""
     data = dataset_rows(
-        {name: load_sidecar(name, reports_dir)["dataset_meta"] for name in REPORTS}
+        {name: load_sidecar(name, reports_dir)["dataset_meta"] for name in spec.reports}
     )
     shown = pd.DataFrame(
         {
@@ -75,8 +73,4 @@ def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = Non
         if s
     ]
     notes.append("From the dataset metadata stored with each report (its sidecar JSON).")
-    return write_table(data, shown, out_dir, NAME, "Study 001, table 1: datasets", notes)
-
-
-if __name__ == "__main__":
-    raise SystemExit(cli(main, NAME))
+    return write_table(data, shown, out_dir, spec.name, "Study 001, table 1: datasets", notes)

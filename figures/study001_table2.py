@@ -14,17 +14,16 @@ sidecar).
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from . import SCRIPTS
-from ._common import cli, config_order, final, load, load_sidecar, write_table
+from ._common import config_order, final, load, load_sidecar
+from .plots import write_table
 
-NAME = "study001_table2"
-(REPORT,) = SCRIPTS[NAME].reports
 AVERAGED = " (averaged)"
 
 #: The study's printed numbers, as listed in ../shared/REFERENCE.md (plain, averaged test
@@ -145,10 +144,30 @@ def _against(notebook: float, within: float) -> str:
     return f"{notebook:.4f} {'✓' if within == 1.0 else '✗'}"
 
 
-def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = None) -> list[Path]:
+def notebook_check(report: pd.DataFrame, meta: dict) -> dict:
+    """The scorecard's claim on table 2: per variant, our accuracy (``rows``) and the notebook
+    numbers outside our seed interval (``outside``); ``same_beta``, ``runs``, ``beta``."""
+    n_test, beta = int(meta["n_test"]), float(meta["beta_test_accuracy"])
+    table = accuracy_table(report, beta, n_test).set_index("variant")
+    rows, outside = [], []
+    for label, kind in itertools.product(NOTEBOOK, ("plain", "averaged")):
+        name = label + ("" if kind == "plain" else AVERAGED)
+        cols = [f"{c}_{kind}" for c in ("mean", "sd", "notebook", "lo", "hi", "within")]
+        mean, sd, theirs, lo, hi, within = table.loc[label, cols]
+        rows.append(f"{name}: {_pm(mean, sd)} (notebook {theirs:.4f})")
+        if within != 1.0:
+            interval = f"[{lo + 0.5 / n_test:.4f}, {hi - 0.5 / n_test:.4f}]"
+            outside.append(f"{name} {theirs:.4f} outside our {interval}")
+    runs = int(table.loc[next(iter(NOTEBOOK)), "n_plain"])
+    same = table.loc[TRUE_BETA, "within_plain"] == 1.0
+    return {"rows": rows, "outside": outside, "same_beta": same, "runs": runs, "beta": beta}
+
+
+def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
     """Write the table (Markdown, CSV, PNG); returns the paths written."""
-    report = load(REPORT, reports_dir)
-    meta = load_sidecar(REPORT, reports_dir)["dataset_meta"]
+    (name,) = spec.reports
+    report = load(name, reports_dir)
+    meta = load_sidecar(name, reports_dir)["dataset_meta"]
     n_test = int(meta.get("n_test") or 330)
     data = accuracy_table(report, float(meta.get("beta_test_accuracy", math.nan)), n_test)
     shown = pd.DataFrame({"variant": data["variant"]})
@@ -188,9 +207,5 @@ def main(out_dir: Path | str | None = None, reports_dir: Path | str | None = Non
         "notebook scored it).",
     ]
     return write_table(
-        data, shown, out_dir, NAME, "Study 001, table 2: test accuracy (simulated)", notes
+        data, shown, out_dir, spec.name, "Study 001, table 2: test accuracy (simulated)", notes
     )
-
-
-if __name__ == "__main__":
-    raise SystemExit(cli(main, NAME))

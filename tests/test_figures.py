@@ -9,7 +9,6 @@ sidecars. The blood-cell image functions are replaced by tiny synthetic images.
 
 from __future__ import annotations
 
-import importlib
 import json
 import subprocess
 import sys
@@ -27,7 +26,7 @@ from experiments.datasets import dataset_key, resolve_lmbd
 from experiments.metrics import METRIC_COLUMNS
 from experiments.runner import column_order
 from experiments.spec import canonical, derive_seed
-from figures import SCRIPTS, _common
+from figures import OUTPUTS, _common, build, plots
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -247,13 +246,12 @@ def fake_blood(monkeypatch) -> None:
 
 
 # ------------------------------------------------------------------ every script
-@pytest.mark.parametrize("name", list(SCRIPTS))
-def test_script_writes_its_outputs(name, reports, few_reports, tmp_path, monkeypatch):
+@pytest.mark.parametrize("name", list(OUTPUTS))
+def test_every_output_is_written(name, reports, few_reports, tmp_path, monkeypatch):
     fake_blood(monkeypatch)
-    module = importlib.import_module(f"figures.{name}")
-    root = few_reports if SCRIPTS[name].any_report else reports
-    paths = module.main(out_dir=tmp_path / "out", reports_dir=root)
-    expected = {tmp_path / "out" / f"{name}.{ext}" for ext in SCRIPTS[name].extensions}
+    root = few_reports if OUTPUTS[name].any_report else reports
+    paths = build(name, out_dir=tmp_path / "out", reports_dir=root)
+    expected = {tmp_path / "out" / f"{name}.{ext}" for ext in OUTPUTS[name].extensions}
     if name == "beyond_suboptimality":  # one more figure per λ-sweep report
         expected.add(tmp_path / "out" / f"{name}_001_genomic_lambda.png")
     assert expected <= set(paths)
@@ -262,9 +260,8 @@ def test_script_writes_its_outputs(name, reports, few_reports, tmp_path, monkeyp
 
 
 def test_missing_report_names_the_make_target(tmp_path):
-    module = importlib.import_module("figures.study000_fig2")
     with pytest.raises(FileNotFoundError) as info:
-        module.main(out_dir=tmp_path / "out", reports_dir=tmp_path / "empty")
+        build("study000_fig2", out_dir=tmp_path / "out", reports_dir=tmp_path / "empty")
     message = str(info.value)
     assert "make reports/000_blood_raw.parquet" in message
     assert "python -m experiments run 000_blood_raw" in message
@@ -273,9 +270,8 @@ def test_missing_report_names_the_make_target(tmp_path):
 
 def test_missing_dataset_names_make_data(tmp_path, monkeypatch):
     monkeypatch.setenv("SVM_DATA_DIR", str(tmp_path / "no-data"))
-    module = importlib.import_module("figures.study000_fig1")
     with pytest.raises(FileNotFoundError, match="make data"):
-        module.main(out_dir=tmp_path / "out")
+        build("study000_fig1", out_dir=tmp_path / "out")
 
 
 def test_cli_list_deps_and_missing_report(reports, tmp_path, capsys):
@@ -283,7 +279,7 @@ def test_cli_list_deps_and_missing_report(reports, tmp_path, capsys):
 
     assert figures_cli(["list"]) == 0
     listing = capsys.readouterr().out
-    assert all(name in listing for name in SCRIPTS)
+    assert all(name in listing for name in OUTPUTS)
     assert figures_cli(["deps"]) == 0
     deps = capsys.readouterr().out
     assert "output/figures/study001_fig7.pdf: reports/001_simulated.parquet" in deps
@@ -295,11 +291,35 @@ def test_cli_list_deps_and_missing_report(reports, tmp_path, capsys):
     assert figures_cli(["study001_fig1", "--reports", str(tmp_path), "--allow-missing", *out]) == 0
     assert figures_cli(["study001_fig1", "--reports", str(reports), *out]) == 0
     assert (tmp_path / "o" / "study001_fig1.png").stat().st_size > 0
-    # each script is a module entry point too
-    module = [sys.executable, "-m", "figures.study001_fig2", "--reports", str(tmp_path), *out]
-    missing = subprocess.run(module, capture_output=True, text=True, cwd=REPO)
+    # the command line as the Makefile runs it
+    command = [sys.executable, "-m", "figures", "study001_fig2", "--reports", str(tmp_path), *out]
+    missing = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
     assert missing.returncode == 1
     assert "make reports/001_genomic.parquet" in missing.stderr
+
+
+def test_list_traces_every_output_to_its_estimator_classes():
+    from experiments.spec import SOLVER_CLASSES
+    from figures.__main__ import trace
+
+    for spec in OUTPUTS.values():
+        lines = trace(spec)
+        assert lines[0].startswith(spec.name) and f"drawn by figures.{spec.draw}" in lines[1]
+        if spec.data:
+            assert any("data: blood-cells" in line for line in lines)
+        for name in CATALOGUE if spec.any_report else spec.reports:
+            assert any(f"<- experiment {name} (" in line for line in lines), (spec.name, name)
+            for c in CATALOGUE[name].configs:
+                shown = any(
+                    line.strip().startswith(c.label)
+                    and f"solvers.{SOLVER_CLASSES[c.solver]}(lmbd=" in line
+                    for line in lines
+                )
+                drawn = set(spec.select) <= set(c.tags) and spec.solver in (None, c.solver)
+                assert shown == drawn or not drawn, (spec.name, c.label)
+    fig6 = "\n".join(trace(OUTPUTS["study000_fig6"]))
+    assert "solvers.SDCAClassifier(lmbd=1.6, sampling='perm')" in fig6
+    assert "PegasosClassifier" not in fig6  # fig. 6 draws the SDCA configs only
 
 
 # ------------------------------------------------------------------ helpers
@@ -360,27 +380,29 @@ def test_select_matches_whole_tags_only(reports):
         _common.select(frame, "no such tag")
 
 
-def test_lambda_figures_use_tags_of_the_catalogue():
-    tags = {t for c in CATALOGUE["001_genomic_lambda"].configs for t in c.tags}
-    for n in (8, 9, 10, 11):
-        assert importlib.import_module(f"figures.study001_fig{n}").ALGORITHM in tags
+def test_every_curve_figure_selects_configs_of_its_experiment():
+    for spec in OUTPUTS.values():
+        configs = [c for r in spec.reports for c in CATALOGUE[r].configs]
+        chosen = [c for c in configs if set(spec.select) <= set(c.tags)]
+        assert spec.select == () or chosen, spec.name
+        if spec.by == "lambda":  # one curve per λ: one algorithm, several λ
+            assert len({c.solver for c in chosen}) == 1
+            assert len({c.params["lmbd"] for c in chosen}) == len(chosen) > 1
 
 
 def test_style_families():
     blue, orange, red, green = (
-        _common.style_for(label)["color"]
+        plots.style_for(label)["color"]
         for label in ("SDCA perm", "Pegasos", "Mini-batch Pegasos k=8", "ASDCA θ=0.15")
     )
     assert len({blue, orange, red, green}) == 4
-    assert _common.style_for("Pegasos k=100 λ=0.1")["color"] == red
-    assert _common.style_for("SDCA perm (averaged)")["linestyle"] == "--"
+    assert plots.style_for("Pegasos k=100 λ=0.1")["color"] == red
+    assert plots.style_for("SDCA perm (averaged)")["linestyle"] == "--"
 
 
 # ------------------------------------------------------------------ tables: the numbers
 def test_table2_numbers_equal_a_direct_computation(reports, tmp_path):
-    from figures import study001_table2
-
-    study001_table2.main(out_dir=tmp_path, reports_dir=reports)
+    build("study001_table2", out_dir=tmp_path, reports_dir=reports)
     table = pd.read_csv(tmp_path / "study001_table2.csv")
     report = pd.read_parquet(reports / "001_simulated.parquet")
     last = report[report["epoch"] == report["epoch"].max()]
@@ -399,11 +421,9 @@ def test_table2_numbers_equal_a_direct_computation(reports, tmp_path):
 
 
 def test_table1_numbers_equal_the_sidecars(reports, tmp_path):
-    from figures import study001_table1
-
-    study001_table1.main(out_dir=tmp_path, reports_dir=reports)
+    build("study001_table1", out_dir=tmp_path, reports_dir=reports)
     table = pd.read_csv(tmp_path / "study001_table1.csv")
-    for name in SCRIPTS["study001_table1"].reports:
+    for name in OUTPUTS["study001_table1"].reports:
         meta = json.loads((reports / f"{name}.json").read_text())["dataset_meta"]
         row = table[table["report"] == name].iloc[0]
         assert row["n"] == meta["n_train"] + meta["n_test"]
@@ -447,9 +467,7 @@ def test_beyond_lambda_time_to_targets_equals_a_direct_computation(reports):
 
 
 def test_beyond_lambda_reads_the_certified_optimum_and_says_so(reports, tmp_path):
-    from figures import beyond_lambda
-
-    paths = beyond_lambda.main(out_dir=tmp_path, reports_dir=reports)
+    paths = build("beyond_lambda", out_dir=tmp_path, reports_dir=reports)
     assert {p.name for p in paths} >= {"beyond_lambda.pdf", "beyond_lambda_table.md"}
     optimum = pd.read_csv(tmp_path / "beyond_lambda_optima.csv")
     frame = _common.load("001_genomic_lambda", reports)

@@ -120,7 +120,7 @@ def capture_outputs(reports: Path, out: Path, monkeypatch) -> dict[str, dict[str
     import pandas as pd
 
     from experiments import compare
-    from figures import SCRIPTS, _common
+    from figures import OUTPUTS, _common
     from figures.__main__ import main as figures_cli
 
     captured: dict[str, dict[str, str]] = {}
@@ -146,7 +146,7 @@ def capture_outputs(reports: Path, out: Path, monkeypatch) -> dict[str, dict[str
             if path.suffix == ".csv":  # the same numbers, whatever the CSV writer's rounding
                 text = pd.read_csv(path).to_json(double_precision=10)
             captured.setdefault(path.stem, {})[f"file {path.name}"] = digest(text)
-    assert set(SCRIPTS) <= set(captured), set(SCRIPTS) - set(captured)
+    assert set(OUTPUTS) <= set(captured), set(OUTPUTS) - set(captured)
     return captured
 
 

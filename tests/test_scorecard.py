@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from figures import scorecard
+from figures import _common, scorecard
 from tests.test_figures import build_report
 
 NEEDED = (
@@ -75,33 +75,50 @@ def set_final_primal(root, name, config, value):
 def test_verdict_follows_the_data(tiny_reports, tmp_path):
     """'Plain Pegasos is the slowest everywhere': holds when its final objective is the
     worst on the three datasets, flips to differs when it is the best on genomic."""
-    claim = next(c for c in scorecard.CLAIMS if c.check is scorecard.c001_pegasos_slowest)
+    claim = scorecard.CLAIM["001.4"]
+    assert claim.reports == ("001_simulated", "001_genomic", "001_skin")
     copy_reports(tiny_reports, tmp_path)
-    for name in ("001_simulated", "001_genomic", "001_skin"):
+    for name in claim.reports:
         set_final_primal(tmp_path, name, "Pegasos", 10.0)
-    assert scorecard.evaluate(scorecard.Context(tmp_path), claim).verdict == "holds"
+    assert scorecard.evaluate(scorecard.Query(tmp_path), claim).verdict == "holds"
 
     set_final_primal(tmp_path, "001_genomic", "Pegasos", 0.0)  # below every other method
-    result = scorecard.evaluate(scorecard.Context(tmp_path), claim)
+    result = scorecard.evaluate(scorecard.Query(tmp_path), claim)
     assert result.verdict == "differs" and "genomic" in result.reason
 
 
 def test_numbers_are_computed_from_the_report(tiny_reports):
-    ctx = scorecard.Context(tiny_reports)
-    report = ctx.report("000_blood_raw")
+    q = scorecard.Query(tiny_reports)
+    report = q.frame(name="000_blood_raw")
     e2 = report[(report.config == "SDCA-Perm") & (report.epoch == 2)].test_error
-    result = scorecard.c000_error_two_epochs(ctx)
+    result = scorecard.evaluate(q, scorecard.CLAIM["000.1"])
     assert result.ours.startswith(f"{e2.mean():.3f} ± {e2.std(ddof=1):.3f}")
-    table = scorecard.c001_table2(ctx)
-    sim = ctx.report("001_simulated")
+    table = scorecard.evaluate(q, scorecard.CLAIM["001.1"])
+    sim = q.frame(name="001_simulated")
     last = sim[(sim.epoch == sim.epoch.max()) & (sim.config == "Pegasos (averaged)")]
     acc = 1 - last.test_error_output
     assert f"Pegasos (averaged): {acc.mean():.3f} ± {acc.std(ddof=1):.3f}" in table.ours
 
 
 def test_pm_formats_mean_and_sd():
-    assert scorecard.pm([1.0, 2.0, 3.0], 2) == "2.00 ± 1.00"
-    assert scorecard.pm(np.array([0.5]), 1) == "0.5"
+    assert _common.pm([1.0, 2.0, 3.0], 2) == "2.00 ± 1.00"
+    assert _common.pm(np.array([0.5]), 1) == "0.5"
+    runs = _common.Runs([1.0, 2.0, 3.0])
+    assert runs == 2.0 and f"{runs:pm2}" == "2.00 ± 1.00" and f"{runs:.1f}" == "2.0"
+
+
+def test_claims_are_rows_with_their_inputs():
+    """Ids number the rows of each study; each row names outputs that exist and reports of
+    the catalogue, and states the study's value and a criterion."""
+    from experiments import CATALOGUE
+    from figures import OUTPUTS
+
+    for study in ("000", "001"):
+        ids = [c.id for c in scorecard.CLAIMS if c.id.startswith(study)]
+        assert ids == [f"{study}.{i}" for i in range(1, len(ids) + 1)]
+    for c in scorecard.CLAIMS:
+        assert set(c.figures) <= set(OUTPUTS) and set(c.reports) <= set(CATALOGUE), c.id
+        assert c.theirs and c.criterion and c.claim, c.id
 
 
 def test_the_lambda_study_section_is_the_figure_scripts_findings(tiny_reports, tmp_path):

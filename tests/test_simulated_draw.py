@@ -133,6 +133,6 @@ def test_table2_checks_each_notebook_number_against_our_seed_interval(tmp_path):
     ],
 )
 def test_scorecard_table2_verdict_follows_the_seed_spread(tmp_path, shift, beta, verdict, reason):
-    ctx = scorecard.Context(synthetic_reports(tmp_path, shift, beta))
-    result = scorecard.c001_table2(ctx)
+    q = scorecard.Query(synthetic_reports(tmp_path, shift, beta))
+    result = scorecard.evaluate(q, scorecard.CLAIM["001.1"])
     assert result.verdict == verdict and reason in result.reason, result.reason

@@ -7,7 +7,7 @@ becomes an :class:`~experiments.spec.Experiment` run by :func:`experiments.runne
 (run files under ``DIR/runs``; running the same command again reuses them). Then, in DIR:
 
 - ``compare.parquet``: the long-format report of every λ (one row per run and epoch);
-- per λ, the standard figures as PNG and PDF, drawn by :mod:`figures._common`: training loss
+- per λ, the standard figures as PNG and PDF, drawn by :mod:`figures.plots`: training loss
   and test error, primal objective and certified suboptimality P − P* vs epochs and CPU time,
   duality gap of the dual solvers;
 - ``SUMMARY.md``: which of the studies' claims hold on this data, with the numbers.
@@ -314,36 +314,40 @@ def run(p: Plan, out: Path, progress: bool = True) -> pd.DataFrame:
 
 # ------------------------------------------------------------------------------- outputs
 def figures(frame: pd.DataFrame, opt: pd.DataFrame, out: Path) -> list[Path]:
-    """The standard figures of every λ, through :mod:`figures._common` (PNG and PDF)."""
+    """The standard figures of every λ, in the plot kinds of :mod:`figures.plots` (PNG, PDF)."""
+    from figures import ASDCA_NOTE, plots
     from figures import _common as fc
 
     paths: list[Path] = []
     framed = fc.with_suboptimality(frame, opt)
     for lmbd, sub in framed.groupby("lmbd", sort=True):
         stem = f"lmbd{lmbd:.6g}"
-        fig = fc.loss_and_error(sub, fc.suptitle_for(sub, "Training loss and test error"))
-        paths += fc.save_figure(fig, out, f"loss_error_{stem}")
-        fig = fc.objective_panels(
-            sub, fc.suptitle_for(sub, "Primal objective"), note=fc.ASDCA_NOTE
+        title = fc.suptitle_for(sub, "Training loss and test error")
+        fig = plots.curve_figure(sub, "loss_error", title)
+        paths += plots.save_figure(fig, out, f"loss_error_{stem}")
+        fig = plots.curve_figure(
+            sub, "objective", fc.suptitle_for(sub, "Primal objective"), ASDCA_NOTE
         )
-        paths += fc.save_figure(fig, out, f"objective_{stem}")
-        fig = fc.objective_panels(
+        paths += plots.save_figure(fig, out, f"objective_{stem}")
+        fig = plots.curve_figure(
             sub,
+            plots.vs_epochs_and_time(
+                "suboptimality", "P(w) − P* (certified upper bound), log scale"
+            ),
             fc.suptitle_for(sub, "Certified suboptimality P(w) − P*"),
-            value="suboptimality",
-            ylabel="P(w) − P* (certified upper bound), log scale",
         )
-        paths += fc.save_figure(fig, out, f"suboptimality_{stem}")
+        paths += plots.save_figure(fig, out, f"suboptimality_{stem}")
         duals = sub[sub["solver"] != "pegasos"]  # Pegasos keeps no dual point
         if len(duals):
-            fig = fc.objective_panels(
+            fig = plots.curve_figure(
                 duals,
+                plots.vs_epochs_and_time(
+                    "gap", "duality gap P(w) − D(α) of the problem solved, log scale"
+                ),
                 fc.suptitle_for(duals, "Duality gap"),
-                value="gap",
-                ylabel="duality gap P(w) − D(α) of the problem solved, log scale",
-                note="ASDCA: gap of the smoothed problem it solves.",
+                "ASDCA: gap of the smoothed problem it solves.",
             )
-            paths += fc.save_figure(fig, out, f"duality_gap_{stem}")
+            paths += plots.save_figure(fig, out, f"duality_gap_{stem}")
     return paths
 
 

@@ -393,15 +393,15 @@ def available(name: str) -> bool:
 
     Cheap (one ``stat`` per file, no hashing): the completion marker must be present and
     match the project's checksums, and every file must match the manifest written when it
-    was verified. ``"simulated"`` needs no files and is always available.
+    was verified. ``"simulated"`` and ``"sparse-synthetic"`` are generated: always available.
 
     Parameters
     ----------
     name : str
-        ``"blood-cells"`` (or ``"blood"``), ``"skin"``, ``"genomic"``, ``"genomic-original"``
-        or ``"simulated"``.
+        ``"blood-cells"`` (or ``"blood"``), ``"skin"``, ``"genomic"``, ``"genomic-original"``,
+        ``"simulated"`` or ``"sparse-synthetic"``.
     """
-    if name == "simulated":
+    if name in ("simulated", "sparse-synthetic"):
         return True
     src = get_source(name)
     dest = raw_root() / src.name

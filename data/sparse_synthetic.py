@@ -1,8 +1,11 @@
 """SYNTHETIC sparse text-like data with the statistics of rcv1 (a seeded generator).
 
-Real sparse data (rcv1, astro-ph) was not found in a PyPI package within this change's time
-(the registry was not searched: scikit-learn's ``fetch_rcv1`` downloads from the web, which the
-pipeline cannot rely on), so this module draws a matrix with rcv1's published statistics
+No real sparse data (rcv1, news20, astro-ph) can be installed offline here: scikit-learn's
+``fetch_rcv1`` and ``fetch_20newsgroups`` download from the web, which the pipeline cannot rely
+on, and a search of PyPI's package list (names and summaries: rcv1, news20, libsvm, svmlight)
+found only fetchers that download at run time (``libsvmdata``) and solver bindings
+(``libsvm``, ``libsvm-official``), none installed. So this module draws a matrix with rcv1's
+published statistics
 (Lewis et al. 2004, binary ``rcv1.binary`` of LIBSVM: 20,242 × 47,236, 0.16 % dense, about
 74 nonzeros per row, tf-idf rows of unit L2 norm, 52 % positive):
 

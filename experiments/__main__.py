@@ -15,7 +15,13 @@ from .catalogue import CATALOGUE
 from .runner import run_experiment
 
 # the dataset folder each loader needs (data.available(name) tells whether it is there)
-DATA_OF = {"blood": "blood-cells", "skin": "skin", "genomic": "genomic", "simulated": None}
+DATA_OF = {
+    "blood": "blood-cells",
+    "skin": "skin",
+    "genomic": "genomic",
+    "simulated": None,
+    "sparse-synthetic": None,  # generated (data.sparse_synthetic), SYNTHETIC
+}
 
 
 def _names(parser: argparse.ArgumentParser, requested: list[str]) -> list[str]:

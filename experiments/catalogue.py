@@ -168,6 +168,22 @@ def _blood_lambda(pca: int | None, epochs: int, seeds: int) -> Experiment:
     )
 
 
+def _sparse_configs() -> tuple[Config, ...]:
+    """The studies' main variants (those of ``python -m experiments compare``), on CSR."""
+    return (
+        Config("SDCA-Perm", "sdca", _sdca("perm"), ("sdca", "algorithms")),
+        Config("SDCA-Perm + SGD init", "sdca", _sdca("perm", sgd_init=True), ("sdca",)),
+        Config("Pegasos", "pegasos", _pegasos(1, False), ("pegasos", "algorithms")),
+        Config("Mini-batch Pegasos k=8", "pegasos", _pegasos(8, False), ("pegasos",)),
+        Config("ASDCA paper θ", "asdca", _asdca(8, None), ("asdca", "algorithms")),
+    )
+
+
+#: The sparse experiment's SYNTHETIC data (data.load_sparse_synthetic): 10,000 × 30,000,
+#: about 57 nonzeros per row, 7,500 training rows.
+SPARSE_OPTIONS = {"seed": 0, "n_samples": 10_000, "n_features": 30_000, "nnz_per_row": 60.0}
+
+
 CATALOGUE: dict[str, Experiment] = {
     e.name: e
     for e in (
@@ -247,5 +263,20 @@ CATALOGUE: dict[str, Experiment] = {
         # python -m experiments run beyond_blood_lambda_raw --seeds 100
         _blood_lambda(None, 20, seeds=10),
         _blood_lambda(40, 30, seeds=100),
+        # SYNTHETIC rcv1-like CSR (no real sparse data can be installed here: see
+        # data.sparse_synthetic); every solver runs on CSR, nothing is densified
+        Experiment(
+            name="beyond_sparse_synthetic",
+            study="beyond",
+            dataset="sparse-synthetic",
+            dataset_options=SPARSE_OPTIONS,
+            lmbd="1/n",
+            epochs=20,
+            configs=_sparse_configs(),
+            description=(
+                "Beyond both studies: their comparison on sparse text-like data (SYNTHETIC, "
+                "rcv1's statistics, 10,000 x 30,000 CSR), lambda = 1/n, 20 epochs"
+            ),
+        ),
     )
 }

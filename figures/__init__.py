@@ -36,49 +36,29 @@ STUDY_LAMBDA = "λ is the study's (not cross-validated); every run does the same
 
 @dataclass(frozen=True)
 class Output:
-    """One figure or table.
+    """One figure or table: its inputs, the configs it draws, how, and the study's words.
 
-    Attributes
-    ----------
-    name : str
-        Stem of its output files (``output/figures/<name>.pdf``...).
-    title : str
-        What it shows (one line).
-    reports : tuple of str
-        Reports it reads (``reports/<name>.parquet`` and the sidecars written with them).
-    draw : str
-        ``"plots.curves"`` (the generic kind, options below) or ``"module.function"``.
-    select, solver : tuple of str, str
-        The configs drawn: those carrying every tag of ``select`` (and of ``solver``).
-    layout : str
-        Panels of the curves kind (:data:`figures.plots.LAYOUTS`): ``"objective"`` (primal
-        vs epochs and vs CPU time), ``"loss_error"`` (loss vs CPU time, test error vs epochs),
-        ``"gap"`` (duality gap vs epochs).
-    by : {"config", "lambda"}
-        One curve per configuration, or per λ (a λ sweep of one algorithm).
-    heading, caption : str
-        The study's figure title (the dataset and λ are appended) and the caption's note.
-    data : tuple of str
-        Raw datasets it reads directly (``make data``), for the image figures.
-    kind : {"figure", "table"}
-        Figures write ``.pdf`` and ``.png``; tables write ``.md``, ``.csv`` and ``.png``.
-    any_report : bool
-        Reads every catalogue report that exists (at least one), not a fixed list.
+    ``select`` and ``solver`` pick the configs (every tag of ``select``; the solver if given);
+    ``layout`` names the panels of the curves kind (:data:`figures.plots.LAYOUTS`:
+    ``"objective"`` primal vs epochs and CPU time, ``"loss_error"`` loss vs CPU time and
+    test error vs epochs, ``"gap"`` duality gap vs epochs); ``by="lambda"`` draws one curve
+    per λ of one algorithm; ``heading`` is the study's title (the dataset and λ are
+    appended) and ``caption`` the note after the standard one on the aggregation.
     """
 
-    name: str
-    title: str
-    reports: tuple[str, ...] = ()
-    draw: str = "plots.curves"
+    name: str  # stem of its files: output/figures/<name>.pdf ...
+    title: str  # what it shows, one line
+    reports: tuple[str, ...] = ()  # reports/<name>.parquet (and sidecars) it reads
+    draw: str = "plots.curves"  # the plot kind, or "module.function" of this package
     select: tuple[str, ...] = ()
     solver: str | None = None
     layout: str = "objective"
-    by: str = "config"
+    by: str = "config"  # or "lambda"
     heading: str = ""
     caption: str = ""
-    data: tuple[str, ...] = ()
-    kind: str = "figure"
-    any_report: bool = False
+    data: tuple[str, ...] = ()  # raw datasets read directly (image figures; `make data`)
+    kind: str = "figure"  # figure: .pdf, .png; table: .md, .csv, .png
+    any_report: bool = False  # reads every catalogue report present, not a fixed list
 
     @property
     def extensions(self) -> tuple[str, ...]:
@@ -164,13 +144,8 @@ OUTPUTS: dict[str, Output] = {o.name: o for o in (
 
 
 def build(name: str, out_dir=None, reports_dir=None) -> list[Path]:
-    """Draw output ``name`` from its inputs; returns the paths written.
-
-    Raises
-    ------
-    FileNotFoundError
-        A report or dataset is missing (the message names the command that makes it).
-    """
+    """Draw output ``name`` from its inputs; returns the paths written (FileNotFoundError
+    naming the command that makes a missing report or dataset)."""
     spec = OUTPUTS[name]
     module, function = spec.draw.rsplit(".", 1)
     return getattr(importlib.import_module(f"{__name__}.{module}"), function)(

@@ -38,11 +38,6 @@ RUN_COLUMNS = ("experiment", "config", "seed_index")
 # =============================================================================== locations
 
 
-def reports_root(reports_dir: Path | str | None = None) -> Path:
-    """The reports folder: ``reports_dir``, else ``$SVM_REPORTS_DIR``, else ``<repo>/reports``."""
-    return reports.reports_dir(reports_dir)
-
-
 def output_dir(out_dir: Path | str | None = None) -> Path:
     """Where figures go: ``out_dir``, else ``$SVM_FIGURES_DIR``, else ``<repo>/output/figures``.
 
@@ -53,11 +48,6 @@ def output_dir(out_dir: Path | str | None = None) -> Path:
     return path
 
 
-def make_target(name: str) -> str:
-    """The command that builds report ``name``."""
-    return f"make reports/{name}.parquet"
-
-
 # =============================================================================== inputs
 # (the loaders of experiments.reports: a missing input names the make target that builds it)
 load = reports.load_report
@@ -66,14 +56,8 @@ load_sidecar = reports.load_sidecar
 
 
 def load_optima(reports_dir: Path | str | None = None) -> pd.DataFrame:
-    """Every certified optimum as a table (:func:`experiments.optima.load_all`).
-
-    Returns
-    -------
-    DataFrame
-        One row per stored optimum: ``dataset_key``, ``lmbd``, ``primal`` (≥ P*), ``dual``
-        (≤ P*), ``gap`` and the other stored fields. Empty (with those columns) if none.
-    """
+    """Every certified optimum (:func:`experiments.optima.load_all`), one row each:
+    ``dataset_key``, ``lmbd``, ``primal`` (≥ P*), ``dual`` (≤ P*), ``gap``, other fields."""
     records = optima.load_all(reports_dir)
     columns = ["dataset_key", "lmbd", "primal", "dual", "gap"]
     return pd.DataFrame.from_records(records) if records else pd.DataFrame(columns=columns)
@@ -83,7 +67,7 @@ def existing_reports(reports_dir: Path | str | None = None) -> list[str]:
     """Names of the catalogue's experiments whose report exists, in catalogue order."""
     from experiments import CATALOGUE
 
-    root = reports_root(reports_dir)
+    root = reports.reports_dir(reports_dir)  # reports_dir, $SVM_REPORTS_DIR or <repo>/reports
     return [name for name in CATALOGUE if (root / f"{name}.parquet").is_file()]
 
 
@@ -97,13 +81,8 @@ def tag_mask(frame: pd.DataFrame, *tags: str) -> pd.Series:
 
 
 def select(frame: pd.DataFrame, *tags: str, solver: str | None = None) -> pd.DataFrame:
-    """Rows of the configs carrying every tag in ``tags`` (and of ``solver`` if given).
-
-    Raises
-    ------
-    ValueError
-        No row matches (a figure would silently be empty).
-    """
+    """Rows of the configs carrying every tag in ``tags`` (and of ``solver`` if given); a
+    ValueError if none (a figure would silently be empty)."""
     mask = tag_mask(frame, *tags)
     if solver is not None:
         mask &= frame["solver"] == solver
@@ -119,29 +98,12 @@ def config_order(frame: pd.DataFrame) -> list[str]:
     return list(pd.unique(frame["config"]))
 
 
-def band(
-    frame: pd.DataFrame, value: str, by: Sequence[str] = ("config",), x: str = "epoch"
-) -> pd.DataFrame:
-    """Mean and 10-90 % quantile band over seeds of ``value``, per group and ``x``.
+def band(frame: pd.DataFrame, value: str, by: Sequence[str] = ("config",), x: str = "epoch"):
+    """Mean and 10-90 % quantile band over seeds of ``value`` per group ``by`` and ``x``.
 
-    Parameters
-    ----------
-    frame : DataFrame
-        Report rows (one per run and epoch).
-    value : str
-        Column to aggregate.
-    by : sequence of str
-        Grouping columns (default: one curve per config).
-    x : str
-        The abscissa column, aggregated within (default ``"epoch"``).
-
-    Returns
-    -------
-    DataFrame
-        Columns ``*by, x, mean, q10, q90, n``: the mean, the 10 % and 90 % quantiles (linear
-        interpolation, NumPy's default) and the number of non-missing values (seeds) at each
-        ``x``; sorted by ``by`` then ``x``. Missing values (NaN) are left out of every
-        statistic.
+    Returns columns ``*by, x, mean, q10, q90, n``: the mean, the 10 % and 90 % quantiles
+    (linear interpolation, NumPy's default) and the number of non-missing values (seeds),
+    sorted by ``by`` then ``x``. Missing values (NaN) are left out of every statistic.
     """
     keys = [*by, x]
     groups = frame.groupby(keys, sort=True, dropna=False, observed=True)[value]
@@ -151,17 +113,9 @@ def band(
     return out.reset_index()[[*keys, "mean", "q10", "q90", "n"]]
 
 
-def curves(
-    frame: pd.DataFrame,
-    value: str,
-    by: Sequence[str] = ("config",),
-    time: str = "cpu_time_cum",
-) -> pd.DataFrame:
-    """:func:`band` of ``value`` per epoch, plus ``time``: the mean over seeds of ``time``.
-
-    ``time`` is the cumulative CPU time of the update loop by default: the abscissa of every
-    "vs CPU time" panel.
-    """
+def curves(frame, value: str, by: Sequence[str] = ("config",), time: str = "cpu_time_cum"):
+    """:func:`band` of ``value`` per epoch, plus ``time``: the mean over seeds of ``time`` (the
+    cumulative update-loop CPU time: the abscissa of every "vs CPU time" panel)."""
     out = band(frame, value, by, "epoch")
     mean_time = frame.groupby([*by, "epoch"], sort=True, dropna=False, observed=True)[time].mean()
     return out.merge(mean_time.rename("time").reset_index(), on=[*by, "epoch"], how="left")
@@ -173,22 +127,9 @@ def final(frame: pd.DataFrame, run: Sequence[str] = RUN_COLUMNS) -> pd.DataFrame
     return frame[frame["epoch"] == last]
 
 
-def time_to(
-    frame: pd.DataFrame,
-    value: str,
-    threshold: float,
-    by: Sequence[str] = ("config",),
-    time: str = "cpu_time_cum",
-) -> pd.DataFrame:
-    """First epoch where the mean over seeds of ``value`` is ``<= threshold``, and its time.
-
-    Returns
-    -------
-    DataFrame
-        One row per group: ``*by, epoch, time, reached``. ``epoch`` and ``time`` (the mean
-        over seeds of ``time`` at that epoch) are NaN and ``reached`` is False when the mean
-        never reaches the threshold.
-    """
+def time_to(frame, value: str, threshold: float, by=("config",), time="cpu_time_cum"):
+    """First epoch where the mean over seeds of ``value`` is ``<= threshold``, and its time:
+    one row per group, ``*by, epoch, time, reached`` (NaN, NaN, False if never)."""
     c = curves(frame, value, by, time)
     rows = []
     for key, group in c.groupby(list(by), sort=False, dropna=False):
@@ -208,12 +149,8 @@ def with_suboptimality(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFram
     primal``. Added columns: ``p_star_dual`` and ``p_star_primal`` (the two bounds),
     ``certificate_gap`` (their difference: the floor below which nothing is signal) and
     ``suboptimality = primal - p_star_dual``, a certified upper bound of P(w) − P* (P is the
-    hinge objective of the iterate, whatever loss the solver optimises).
-
-    Raises
-    ------
-    MissingInputError
-        Some (dataset_key, λ) of ``frame`` has no stored optimum; names the command.
+    hinge objective of the iterate, whatever loss the solver optimises). A (dataset_key, λ)
+    without a stored optimum raises MissingInputError naming the command.
     """
     pairs = frame[["experiment", "dataset_key", "lmbd"]].drop_duplicates(["dataset_key", "lmbd"])
     rows, missing = [], []
@@ -249,11 +186,15 @@ def n_runs(frame: pd.DataFrame) -> tuple[int, int]:
     return int(counts.min()), int(counts.max())
 
 
+def runs_count(lo: int, hi: int) -> str:
+    """``"100"``, or ``"3–5"`` when configs have different numbers of runs."""
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
 def runs_phrase(frame: pd.DataFrame) -> str:
     """``"mean over 100 runs"`` (or ``"mean over 3–5 runs"`` when configs differ)."""
     lo, hi = n_runs(frame)
-    count = f"{lo}" if lo == hi else f"{lo}–{hi}"
-    return f"mean over {count} run{'s' if hi > 1 else ''}"
+    return f"mean over {runs_count(lo, hi)} run{'s' if hi > 1 else ''}"
 
 
 def dataset_label(frame: pd.DataFrame) -> str:
@@ -366,23 +307,3 @@ class Query:
 
     def p_star(self, name: str | None = None) -> float:
         return float(self.frame("p_star_dual", name).p_star_dual.iloc[0])
-
-
-def __getattr__(name: str):  # drawing moved to figures.plots; until compare.py imports it
-    from . import ASDCA_NOTE, plots
-
-    def objective_panels(frame, title, value="primal", ylabel=None, note=""):
-        ylabel = ylabel or plots.LAYOUTS["objective"][0].ylabel
-        return plots.curve_figure(frame, plots.vs_epochs_and_time(value, ylabel), title, note)
-
-    moved = {
-        "ASDCA_NOTE": ASDCA_NOTE,
-        "save_figure": plots.save_figure,
-        "objective_panels": objective_panels,
-        "loss_and_error": lambda frame, title, note="": plots.curve_figure(
-            frame, "loss_error", title, note
-        ),
-    }
-    if name not in moved:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return moved[name]

@@ -81,22 +81,16 @@ def optimum_table(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
         has_test = test is not None and not (isinstance(test, float) and math.isnan(test))
         n = float(rec.get("n_train", np.nan))
         rel_gap = float(rec.get("rel_gap", rec["gap"] / abs(rec["primal"])))
-        rows.append(
-            {
-                "experiment": frame["experiment"].iloc[0],
-                "dataset": dataset_name(frame),
-                "lmbd": float(lmbd),
-                "p_star": float(rec["primal"]),
-                "rel_gap": rel_gap,
-                "certified": bool(rec.get("certified", rel_gap <= 1e-10)),
-                "test_error": float(test if has_test else rec.get("train_error", np.nan)),
-                "error_kind": "test" if has_test else "train",
-                "alpha_at_bound": float(rec.get("n_alpha_bound", np.nan)) / n,
-                "alpha_free": float(rec.get("n_alpha_free", np.nan)) / n,
-                "cpu_seconds": float(rec.get("cpu_seconds", np.nan)),
-                "method": rec.get("method", "sdca"),
-            }
-        )
+        rows.append(dict(
+            experiment=frame["experiment"].iloc[0], dataset=dataset_name(frame),
+            lmbd=float(lmbd), p_star=float(rec["primal"]), rel_gap=rel_gap,
+            certified=bool(rec.get("certified", rel_gap <= 1e-10)),
+            test_error=float(test if has_test else rec.get("train_error", np.nan)),
+            error_kind="test" if has_test else "train",
+            alpha_at_bound=float(rec.get("n_alpha_bound", np.nan)) / n,
+            alpha_free=float(rec.get("n_alpha_free", np.nan)) / n,
+            cpu_seconds=float(rec.get("cpu_seconds", np.nan)), method=rec.get("method", "sdca"),
+        ))  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -124,23 +118,15 @@ def time_to_targets(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
             hit = runs[runs["rel"] <= eps].groupby("seed_index")["cpu_time_cum"].min()
             per_run = hit.reindex(best.index)  # NaN: the run never reached ε
             median = per_run.fillna(np.inf).median()
-            rows.append(
-                {
-                    "experiment": runs["experiment"].iloc[0],
-                    "dataset": dataset_name(frame),
-                    "config": config,
-                    "algorithm": algorithms[config],
-                    "solver": runs["solver"].iloc[0],
-                    "lmbd": float(runs["lmbd"].iloc[0]),
-                    "eps": eps,
-                    "n_runs": int(best.shape[0]),
-                    "n_reached": int(hit.shape[0]),
-                    "time": float(median) if np.isfinite(median) else np.nan,
-                    "reached": bool(np.isfinite(median)),
-                    "best": float(best.median()),
-                    "epochs": int(runs["epoch"].max()),
-                }
-            )
+            rows.append(dict(
+                experiment=runs["experiment"].iloc[0], dataset=dataset_name(frame),
+                config=config, algorithm=algorithms[config], solver=runs["solver"].iloc[0],
+                lmbd=float(runs["lmbd"].iloc[0]), eps=eps, n_runs=int(best.shape[0]),
+                n_reached=int(hit.shape[0]),
+                time=float(median) if np.isfinite(median) else np.nan,
+                reached=bool(np.isfinite(median)), best=float(best.median()),
+                epochs=int(runs["epoch"].max()),
+            ))  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -288,14 +274,9 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
     fig, axes = plt.subplots(len(frames), 4, figsize=(18, 4.2 * len(frames)), squeeze=False)
     fig.set_layout_engine("constrained")
     for row, (ax_row, frame) in enumerate(zip(axes, frames.values(), strict=True)):
-        name = dataset_name(frame)
-        _panels(
-            ax_row,
-            optimum[optimum["dataset"] == name],
-            times[times["dataset"] == name],
-            int(frame["n_train"].iloc[0]),
-            row,
-        )
+        name, n_train = dataset_name(frame), int(frame["n_train"].iloc[0])
+        opt, tim = optimum[optimum["dataset"] == name], times[times["dataset"] == name]
+        _panels(ax_row, opt, tim, n_train, row)
     fig.suptitle("Beyond the studies: the λ sweeps at convergence (certified optima)")
     runs = ", ".join(f"{dataset_name(f)} {f['seed_index'].nunique()}" for f in frames.values())
     footnote(
@@ -321,12 +302,6 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
         ε=times["eps"].map(lambda e: f"{e:g}"),
         **{"CPU time (runs reaching)": times.apply(_fmt_time, axis=1)},
     )[["dataset", "λ", "algorithm", "ε", "CPU time (runs reaching)"]]
-    paths += write_table(
-        times,
-        shown,
-        out_dir,
-        f"{NAME}_table",
-        "The λ sweeps at convergence: CPU time to a relative suboptimality",
-        notes=findings(optimum, times),
-    )
+    title = "The λ sweeps at convergence: CPU time to a relative suboptimality"
+    paths += write_table(times, shown, out_dir, f"{NAME}_table", title, findings(optimum, times))
     return [*paths, optimum_csv]

@@ -22,12 +22,13 @@ import pandas as pd
 
 from ._common import (
     MissingInputError,
+    dataset_label,
     existing_reports,
     lmbd_text,
     load,
     load_optima,
-    make_target,
     n_runs,
+    runs_count,
     with_suboptimality,
 )
 from .plots import cpu_axis_label, footnote, plot_curves, save_figure, time_unit
@@ -58,13 +59,8 @@ def panel(ax, frame: pd.DataFrame, title: str) -> None:
     # the certificate's gap, or float64 rounding of P* when the gap is below it (exact optimum)
     rounding = 4 * np.finfo(float).eps * float(frame["p_star_primal"].abs().max())
     floor = max(float(frame["certificate_gap"].max()), rounding)
-    ax.axhline(
-        floor,
-        color="black",
-        linestyle=":",
-        linewidth=1,
-        label=f"certificate's floor ({floor:.0e})",
-    )
+    label = f"certificate's floor ({floor:.0e})"
+    ax.axhline(floor, color="black", linestyle=":", linewidth=1, label=label)
     ax.set_yscale("log")
     ax.set_xlabel(cpu_axis_label(frame, unit), fontsize=8.5)
     ax.set_ylabel("P(w) − D(α*) ≥ P(w) − P*")
@@ -73,11 +69,8 @@ def panel(ax, frame: pd.DataFrame, title: str) -> None:
 
 
 def _title(name: str, frame: pd.DataFrame, lmbd: float) -> str:
-    label = str(frame["dataset_title"].iloc[0])
-    if bool(frame["substitute"].any()) and "substitute" not in label.lower():
-        label += " (SUBSTITUTE data)"
     head = f"{name}: {lmbd_text(lmbd, int(frame['n_train'].iloc[0]))}"
-    return head + "\n" + textwrap.fill(label, 55)
+    return head + "\n" + textwrap.fill(dataset_label(frame), 55)
 
 
 def _grid(n: int, ncols: int = 3):
@@ -98,9 +91,8 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
         from experiments import CATALOGUE
 
         raise MissingInputError(
-            "no report of the catalogue exists: run e.g. "
-            f"`{make_target('001_simulated')}` (this figure draws every report present: "
-            f"{', '.join(CATALOGUE)})"
+            "no report of the catalogue exists: run e.g. `make reports/001_simulated.parquet` "
+            f"(this figure draws every report present: {', '.join(CATALOGUE)})"
         )
     optima = load_optima(reports_dir)
     frames = {n: with_suboptimality(iterates_only(load(n, reports_dir)), optima) for n in names}
@@ -110,12 +102,9 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
         lmbd = float(frame["lmbd"].min())
         panel(ax, frame[frame["lmbd"] == lmbd], _title(name, frame, lmbd))
     lo = min(n_runs(f)[0] for f in frames.values())
-    hi = max(n_runs(f)[1] for f in frames.values())
-    runs = f"{lo}" if lo == hi else f"{lo}–{hi}"
-    fig.suptitle(
-        "Beyond the studies: certified suboptimality vs CPU time "
-        f"(λ sweeps: smallest λ; {runs} runs per curve)"
-    )
+    runs = runs_count(lo, max(n_runs(f)[1] for f in frames.values()))
+    what = f"λ sweeps: smallest λ; {runs} runs per curve"
+    fig.suptitle(f"Beyond the studies: certified suboptimality vs CPU time ({what})")
     footnote(fig, CAPTION, width=int(fig.get_figwidth() * 15))
     paths = save_figure(fig, out_dir, spec.name)
 

@@ -52,6 +52,11 @@ def pick_per_class(labels: np.ndarray, n_per_class: int, seed: int = 0) -> list[
     return out
 
 
+def _finish(fig, note: str, width: int, spec, out_dir) -> list[Path]:
+    footnote(fig, note, width=width)
+    return save_figure(fig, out_dir, spec.name)
+
+
 def _blood():
     from data import blood
 
@@ -69,13 +74,11 @@ def examples(spec, out_dir=None, reports_dir=None, per_class: int = 4) -> list[P
         row_labels=[e.class_name for e in shown[::per_class]],
     )  # fmt: skip
     fig.suptitle(f"Study 000, fig. 1: examples of both classes ({w}×{h} RGB training images)")
-    footnote(
-        fig,
+    note = (
         "The cell to classify is the purple-stained one; its position varies, and other cells "
-        "fill the background. Drawn at random within each class (seed 0).",
-        width=110,
+        "fill the background. Drawn at random within each class (seed 0)."
     )
-    return save_figure(fig, out_dir, spec.name)
+    return _finish(fig, note, 110, spec, out_dir)
 
 
 def pipeline(spec, out_dir=None, reports_dir=None) -> list[Path]:
@@ -105,13 +108,11 @@ def pipeline(spec, out_dir=None, reports_dir=None) -> list[Path]:
     fig = image_grid(images, [titles.get(k, k) for k in steps], 4, cmap="gray", vmin=0, vmax=1)
     name = f"{blood.CLASSES[int(labels[index])]} {Path(files[index]).name}"
     fig.suptitle(f"Study 000, fig. 4: automatic cropping procedure ({name})")
-    footnote(
-        fig,
+    note = (
         "Steps of the study's appendix A (data/blood.py): the centre is the mean position of "
-        "the dark pixels left after the opening; the crop is cut from the original image.",
-        width=120,
+        "the dark pixels left after the opening; the crop is cut from the original image."
     )
-    return save_figure(fig, out_dir, spec.name)
+    return _finish(fig, note, 120, spec, out_dir)
 
 
 def crops(spec, out_dir=None, reports_dir=None, per_class: int = 6) -> list[Path]:
@@ -126,13 +127,11 @@ def crops(spec, out_dir=None, reports_dir=None, per_class: int = 6) -> list[Path
         panel_size=1.8,
     )  # fmt: skip
     fig.suptitle(f"Study 000, fig. 5: automatically cropped images ({s}×{s}, grey negative)")
-    footnote(
-        fig,
+    note = (
         "Training crops drawn at random within each class (seed 0); #: row of the training "
-        "set. Negative: the dark nucleus becomes bright, so its pixels have the large values.",
-        width=110,
+        "set. Negative: the dark nucleus becomes bright, so its pixels have the large values."
     )
-    return save_figure(fig, out_dir, spec.name)
+    return _finish(fig, note, 110, spec, out_dir)
 
 
 def n_components() -> int:
@@ -157,14 +156,12 @@ def pca(spec, out_dir=None, reports_dir=None, per_class: int = 4) -> list[Path]:
         rows += [f"{blood.CLASSES[label]}\ncrop", f"{blood.CLASSES[label]}\nPCA-{k}"]
     fig = image_grid(images, titles, per_class, rows, "gray", vmin=0, vmax=1, panel_size=1.9)
     fig.suptitle(f"Study 000, fig. 7: crops rebuilt from {k} principal components")
-    footnote(
-        fig,
+    note = (
         f"Rebuilt = inverse transform of the first {k} whitened PCA coordinates (fit on the "
         "training crops only), clipped to [0, 1] for display. Training crops drawn at random "
-        "within each class (seed 0).",
-        width=100,
+        "within each class (seed 0)."
     )
-    return save_figure(fig, out_dir, spec.name)
+    return _finish(fig, note, 100, spec, out_dir)
 
 
 def singular_values(spec, out_dir=None, reports_dir=None, shown: int = 1000) -> list[Path]:
@@ -182,10 +179,8 @@ def singular_values(spec, out_dir=None, reports_dir=None, shown: int = 1000) -> 
     ax.set_xlabel("rank")
     ax.set_ylabel("singular value (log scale)")
     fig.suptitle(f"Study 000, fig. 8: first {len(first)} singular values of the training crops")
-    footnote(
-        fig,
+    note = (
         f"Training crops in [0, 1] ({n} images), each pixel centred; variance share = sum of "
-        f"the first {k} squared singular values over the sum of all {len(values)}.",
-        width=95,
+        f"the first {k} squared singular values over the sum of all {len(values)}."
     )
-    return save_figure(fig, out_dir, spec.name)
+    return _finish(fig, note, 95, spec, out_dir)

@@ -1,21 +1,15 @@
-"""Plot kinds and output: numbers of :mod:`figures._common` -> figures and tables.
+"""Plot kinds and output: the numbers of :mod:`figures._common` -> figures and tables.
 
-Kinds (a registry entry of :data:`figures.OUTPUTS` names one and its options)
-    :func:`curves`: curves over seeds of one report, in panels of a :data:`LAYOUTS` entry
-    (each :class:`Panel`: a metric vs epochs or vs CPU time, log or linear), one curve per
-    configuration or per λ (``by="lambda"``). :func:`curve_figure` draws any layout from a
-    report frame (``python -m experiments compare`` draws its figures with it).
-    Tables: :func:`write_table` (Markdown, CSV and PNG).
-Style
-    :func:`style_for` (one colour family per algorithm: SDCA blue, Pegasos orange/red, ASDCA
-    green; averaged output dashed), :func:`shades`, :func:`time_unit`.
+Kinds: :func:`curves` (a registry entry's configs in the panels of a :data:`LAYOUTS` entry,
+each :class:`Panel` a metric vs epochs or vs CPU time; one curve per config or per λ), built
+on :func:`curve_figure` (any layout, any report frame: ``python -m experiments compare`` draws
+with it too); tables: :func:`write_table`. Style: :func:`style_for` (SDCA blue, Pegasos
+orange/red, ASDCA green; averaged output dashed), :func:`shades`, :func:`time_unit`.
 
-Every curve is the mean over the seeds present in the report, with a band between the 10 % and
-90 % quantiles over seeds at each epoch (:func:`figures._common.curves`). Runs of one
-experiment all have the same epochs, so seeds are aggregated epoch by epoch, never
-interpolated. A "CPU time" axis places epoch ``k`` at the mean over seeds of the cumulative
-update-loop CPU time after ``k`` epochs (bands stay vertical: they are quantiles of the
-plotted value at that epoch).
+Every curve is the mean over the seeds of the report with a band between the 10 % and 90 %
+quantiles over seeds at each epoch (:func:`figures._common.curves`): seeds are aggregated
+epoch by epoch, never interpolated. A "CPU time" axis places epoch ``k`` at the mean over
+seeds of the cumulative update-loop CPU time after ``k`` epochs (bands stay vertical).
 """
 
 from __future__ import annotations
@@ -41,6 +35,7 @@ from ._common import (
     load,
     n_runs,
     output_dir,
+    runs_count,
     runs_phrase,
     select,
     suptitle_for,
@@ -99,24 +94,12 @@ def cpu_axis_label(frame: pd.DataFrame, unit: str) -> str:
     return f"CPU time of the update loop, {unit} ({runs_phrase(frame)})"
 
 
-plt.rcParams.update(
-    {
-        "font.size": 10,
-        "axes.titlesize": 11,
-        "axes.labelsize": 10,
-        "legend.fontsize": 8.5,
-        "legend.framealpha": 0.85,
-        "xtick.labelsize": 9,
-        "ytick.labelsize": 9,
-        "axes.grid": True,
-        "grid.alpha": 0.3,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "figure.dpi": 100,
-        "savefig.dpi": 150,
-        "pdf.fonttype": 42,
-    }
-)
+plt.rcParams.update({
+    "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 8.5,
+    "legend.framealpha": 0.85, "xtick.labelsize": 9, "ytick.labelsize": 9, "axes.grid": True,
+    "grid.alpha": 0.3, "axes.spines.top": False, "axes.spines.right": False, "figure.dpi": 100,
+    "savefig.dpi": 150, "pdf.fonttype": 42,
+})  # fmt: skip
 
 
 # =============================================================================== curves
@@ -183,12 +166,11 @@ EPOCH_AXIS = "epoch (n samples processed per epoch)"
 
 def band_note(frame: pd.DataFrame) -> str:
     """Standard caption sentence on the aggregation (number of runs, band, CPU time)."""
-    lo, hi = n_runs(frame)
-    count = f"{lo}" if lo == hi else f"{lo}–{hi}"
     return (
-        f"Lines: mean over {count} runs (seeds); bands: 10–90 % quantiles over runs at each "
-        "epoch. CPU time: mean over runs of the cumulative CPU time of the update loop at each "
-        "epoch (epoch 1 includes the one-pass precomputation; metrics are not timed)."
+        f"Lines: mean over {runs_count(*n_runs(frame))} runs (seeds); bands: 10–90 % quantiles "
+        "over runs at each epoch. CPU time: mean over runs of the cumulative CPU time of the "
+        "update loop at each epoch (epoch 1 includes the one-pass precomputation; metrics are "
+        "not timed)."
     )
 
 

@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ._common import Runs, config_order, load, load_coef
+from ._common import Runs, config_order, load, load_coef, runs_count
 from .plots import footnote, save_figure, style_for
 
 PANELS = ("SDCA", "Pegasos", "ASDCA", "Mini-batch Pegasos")
@@ -27,10 +27,8 @@ PANELS = ("SDCA", "Pegasos", "ASDCA", "Mini-batch Pegasos")
 
 def panel_of(solver: str, batch_size: int) -> str:
     """The family panel of a config."""
-    if solver == "sdca":
-        return "SDCA"
-    if solver == "asdca":
-        return "ASDCA"
+    if solver in ("sdca", "asdca"):
+        return solver.upper()
     return "Mini-batch Pegasos" if batch_size > 1 else "Pegasos"
 
 
@@ -97,20 +95,12 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
             style = style_for(config)
             averaged = "averaged" in config
             x = features - 0.4 + width * (k + 0.5)
-            ax.errorbar(
-                x,
-                stats["mean"],
-                yerr=np.clip(  # equal values: rounding may put the mean a hair outside
-                    [stats["mean"] - stats["q10"], stats["q90"] - stats["mean"]], 0.0, None
-                ),
-                fmt="o",
-                markersize=5,
-                color=style["color"],
-                markerfacecolor="white" if averaged else style["color"],
-                elinewidth=1,
-                capsize=2,
-                label=f"{config} (cos {cosine:.3f})",
-            )
+            # equal values: rounding may put the mean a hair outside its quantiles
+            err = np.clip([stats["mean"] - stats["q10"], stats["q90"] - stats["mean"]], 0, None)
+            face = "white" if averaged else style["color"]
+            ax.errorbar(x, stats["mean"], yerr=err, fmt="o", markersize=5, color=style["color"],
+                        markerfacecolor=face, elinewidth=1, capsize=2,
+                        label=f"{config} (cos {cosine:.3f})")  # fmt: skip
         ax.set_title(f"({letter}) {family}", loc="left")
         ax.set_xticks(features)
         ax.set_xlabel("feature (standardised)")
@@ -120,8 +110,7 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
         )
     for ax in axes[:, 0]:
         ax.set_ylabel("coefficient / Euclidean norm")
-    lo, hi = int(n_runs.min()), int(n_runs.max())
-    count = f"{lo}" if lo == hi else f"{lo}–{hi}"
+    count = runs_count(int(n_runs.min()), int(n_runs.max()))
     fig.suptitle("Study 001, fig. 7: final coefficients of every option vs the true β (simulated)")
     footnote(
         fig,

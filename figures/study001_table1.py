@@ -28,20 +28,13 @@ def dataset_rows(metas: dict[str, dict]) -> pd.DataFrame:
     rows = []
     for report, meta in metas.items():
         n_train, n_test = int(meta["n_train"]), int(meta.get("n_test") or 0)
-        rows.append(
-            {
-                "report": report,
-                "dataset": meta.get("title", meta.get("name", report)),
-                "n": n_train + n_test,
-                "n_train": n_train,
-                "n_test": n_test,
-                "d": int(meta["n_features"]),
-                "classes": _classes(meta.get("classes")),
-                "source": meta.get("source", ""),
-                "substitute": bool(meta.get("substitute", False)),
-                "substitute_for": meta.get("substitute_for") or "",
-            }
-        )
+        rows.append(dict(
+            report=report, dataset=meta.get("title", meta.get("name", report)),
+            n=n_train + n_test, n_train=n_train, n_test=n_test, d=int(meta["n_features"]),
+            classes=_classes(meta.get("classes")), source=meta.get("source", ""),
+            substitute=bool(meta.get("substitute", False)),
+            substitute_for=meta.get("substitute_for") or "",
+        ))  # fmt: skip
     return pd.DataFrame(rows)
 
 

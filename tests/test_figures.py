@@ -36,6 +36,7 @@ SHAPES = {
     "genomic": (40, 0, 50),
     "skin": (200, 0, 3),
     "blood": (60, 20, 144),
+    "sparse-synthetic": (80, 20, 300),
 }
 
 

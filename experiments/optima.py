@@ -1,11 +1,12 @@
 """Certified optima P* per (dataset, λ), for suboptimality plots P − P* and time-to-ε tables.
 
-Each optimum is solved by :func:`solvers.exact.solve_exact` (shrinking dual coordinate
-descent, a projected-Newton finish on the free set, Gram representation when d ≥ n; its
-docstring says why) to a relative duality gap (P − D)/|P| ≤ 1e-10 under a 60 s CPU budget,
-and stored with its certificate, computed apart from the solver: ``dual <= P* <= primal``,
-``gap``, ``rel_gap``, ``certified``, ``cpu_seconds`` and ``method``. Should a budget end a
-solve, the record says ``certified: false`` and figures read nothing below its ``gap``.
+Each optimum is solved by :func:`solvers.exact.solve_exact` (an interior point with an
+active-set crossover when d ≥ n and n ≤ 6,000; otherwise shrinking dual coordinate descent
+with a projected-Newton finish; its docstring says why) to a relative duality gap
+(P − D)/|P| ≤ 1e-10 under a 60 s CPU budget, and stored with its certificate, computed
+apart from the solver: ``dual <= P* <= primal``, ``gap``, ``rel_gap``, ``certified``,
+``cpu_seconds`` and ``method``. Should a budget end a solve, the record says
+``certified: false`` and figures read nothing below its ``gap``.
 
 A record is keyed by (dataset, loader options, λ, code digest), like the runs: a change to
 the solvers, loaders or metrics recomputes it, and the record it replaces is removed.
@@ -87,6 +88,7 @@ def certify(
         "n_alpha_bound": int(np.sum(a >= 1.0)),
         "epochs": result.epochs,
         "newton_steps": result.newton_steps,
+        "ipm_iterations": result.ipm_iterations,
         "cpu_seconds": result.cpu_seconds,
         "budget_seconds": budget_seconds,
         "code": code_digest(),

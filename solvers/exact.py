@@ -91,6 +91,9 @@ GRAM_MAX_SAMPLES = 20_000
 #: Largest n for the interior-point method: each iteration factors an n × n matrix
 #: (~1.5 s on one core at n = 5,000, O(n³)), and ~20-25 iterations must fit the budget.
 IPM_MAX_SAMPLES = 6_000
+#: Largest d + 1 for the interior point in primal form (n > d): an iteration forms and
+#: factors I + Aᵀ D⁻¹ A, O(n d²), and takes a few O(n d) products.
+IPM_MAX_RANK = 256
 
 
 @dataclass(frozen=True)
@@ -302,6 +305,41 @@ class _Primal(_Representation):
         """Rebuild w̃(a) from scratch (drops the sweeps' accumulated rounding)."""
         self.w = objectives.dual_weights(self.X, self.y * a, self.lmbd, self.bias)
 
+    @property
+    def factor(self):
+        """A (n × (d + 1), dense float64) with Q = A Aᵀ: rows ỹ_i x̃_i/√(λn)."""
+        if getattr(self, "_factor", None) is None:
+            A = np.empty((self.X.shape[0], self.X.shape[1] + 1))
+            A[:, :-1] = self.X
+            A[:, -1] = self.bias
+            A *= (self.y * np.sqrt(self.inv_lmbd_n))[:, None]
+            self._factor = A
+        return self._factor
+
+    def hessian_diag(self):
+        return self.sq_norms * self.inv_lmbd_n + self.gamma
+
+    def hess_dot(self, v):
+        A = self.factor
+        return A @ (A.T @ v) + self.gamma * v
+
+    def barrier_solver(self, barrier):
+        """v ↦ (A Aᵀ + diag(γ + barrier))⁻¹ v through Woodbury's identity: one Cholesky of
+        the (d + 1) × (d + 1) matrix I + Aᵀ D⁻¹ A, O(n d²) to form (None if it fails)."""
+        A = self.factor
+        dinv = 1.0 / (self.gamma + barrier)
+        M = (A.T * dinv) @ A
+        M[np.diag_indices_from(M)] += 1.0
+        factor = _cholesky(M)
+        if factor is None:
+            return None
+
+        def solve(v):
+            u = dinv * v
+            return u - dinv * (A @ scipy.linalg.cho_solve(factor, A.T @ u, check_finite=False))
+
+        return solve
+
     def gradient(self, a):
         return objectives.margins(self.X, self.y, self.w, self.bias) - 1.0 + self.gamma * a
 
@@ -366,6 +404,18 @@ class _Gram(_Representation):
     def hessian_diag(self):
         return np.diag(self.Q) + self.gamma
 
+    def hess_dot(self, v):
+        return self.Q @ v + self.gamma * v
+
+    def barrier_solver(self, barrier):
+        """v ↦ (H + diag(barrier))⁻¹ v by one n × n Cholesky (None if it fails)."""
+        M = self.Q.copy()
+        M[np.diag_indices_from(M)] += self.gamma + barrier
+        factor = _cholesky(M)
+        if factor is None:
+            return None
+        return lambda v: scipy.linalg.cho_solve(factor, v, check_finite=False)
+
     def free_solver(self, free):
         return _free_block_solver(self.Q[np.ix_(free, free)], self.gamma)
 
@@ -417,21 +467,22 @@ def _cholesky(H):
 
 
 # ---------------------------------------------------------------------------- interior point
-def _ipm_iterates(Q, gamma, max_iter=100):
+def _ipm_iterates(rep, max_iter=100):
     r"""Mehrotra's predictor-corrector interior-point method on the box QP; yields
     ``(a, z, s, mu)`` before each iteration.
 
     KKT system of :math:`\min \tfrac12 a^\top H a - 1^\top a`, :math:`0 \le a \le 1`,
     :math:`H = Q + \gamma I`: :math:`Ha - 1 - z + s = 0`, :math:`a_i z_i = \mu`,
     :math:`(1 - a_i) s_i = \mu` with :math:`z, s > 0` and :math:`\mu \to 0`. Each
-    iteration factors :math:`H + \mathrm{diag}(z/a + s/(1 - a))` once (two solves), so the
-    iteration count does not depend on the conditioning of H. Start: a = 1/2 with z, s
-    making the first point dual feasible; steps stop 0.5 % short of the boundary.
+    iteration solves with :math:`H + \mathrm{diag}(z/a + s/(1 - a))` twice through one
+    factorisation (``rep.barrier_solver``: dense Cholesky of n × n in Gram mode, a
+    (d + 1) × (d + 1) one through Woodbury's identity in primal mode), so the iteration
+    count does not depend on the conditioning of H. Start: a = 1/2 with z, s making the
+    first point dual feasible; steps stop 0.5 % short of the boundary.
     """
-    n = Q.shape[0]
-    diag = np.diag_indices(n)
+    n = rep.y.shape[0]
     a = np.full(n, 0.5)
-    g = Q @ a + (gamma * a - 1.0)
+    g = rep.hess_dot(a) - 1.0
     z = np.maximum(g, 0.0) + 1.0
     s = np.maximum(-g, 0.0) + 1.0
     for _ in range(max_iter):
@@ -439,19 +490,15 @@ def _ipm_iterates(Q, gamma, max_iter=100):
         mu = float(a @ z + t @ s) / (2 * n)
         yield a, z, s, mu
         rd = g - z + s
-        barrier = gamma + z / a + s / t
-        M = Q.copy()
-        M[diag] += barrier
-        factor = _cholesky(M)
-        if factor is None:
+        solve = rep.barrier_solver(z / a + s / t)
+        if solve is None:
             return
-        del M
-        da, dz, ds = _ipm_direction(factor, a, t, z, s, rd, -a * z, -t * s)  # predictor
+        da, dz, ds = _ipm_direction(solve, a, t, z, s, rd, -a * z, -t * s)  # predictor
         step = _ipm_longest(a, t, z, s, da, dz, ds)
         mu_aff = ((a + step * da) @ (z + step * dz) + (t - step * da) @ (s + step * ds)) / (2 * n)
         sigma = (mu_aff / mu) ** 3
         da, dz, ds = _ipm_direction(  # corrector
-            factor, a, t, z, s, rd, sigma * mu - a * z - da * dz, sigma * mu - t * s + da * ds
+            solve, a, t, z, s, rd, sigma * mu - a * z - da * dz, sigma * mu - t * s + da * ds
         )
         step = 0.995 * _ipm_longest(a, t, z, s, da, dz, ds)
         if step < 1e-10:
@@ -459,12 +506,12 @@ def _ipm_iterates(Q, gamma, max_iter=100):
         a = a + step * da
         z = z + step * dz
         s = s + step * ds
-        g = Q @ a + (gamma * a - 1.0)
+        g = rep.hess_dot(a) - 1.0
 
 
-def _ipm_direction(factor, a, t, z, s, rd, rz, rs):
+def _ipm_direction(solve, a, t, z, s, rd, rz, rs):
     """Newton direction (da, dz, ds) for the complementarity targets rz = a∘z, rs = t∘s."""
-    da = scipy.linalg.cho_solve(factor, rz / a - rs / t - rd, check_finite=False)
+    da = solve(rz / a - rs / t - rd)
     return da, (rz - z * da) / a, (rs + s * da) / t
 
 
@@ -482,7 +529,9 @@ def _crossover(rep, a, z, s, rounds: int = 30):
     """From an interior point to the vertex of its face: a primal-dual active-set finish.
 
     A variable is put at 0 when its barrier curvature z/a exceeds its curvature H_ii (and
-    z > s), at 1 likewise with s/(1 - a); the rest is free. On a partition, the free
+    z > s), at 1 likewise with s/(1 - a); the rest is free. In primal mode (H_FF of rank
+    ≤ d + 1, singular when |F| > d + 1 as with skin's duplicates) a few projected Newton
+    steps (:func:`_newton_step`) finish the face. In Gram mode, on a partition, the free
     variables solve H_FF a_F = 1 - H_FB a_B (one factorisation, a Newton step and one
     refinement). Free variables that leave the box are put at the bound, bounded ones whose
     gradient pulls inward are freed (Hintermüller, Ito & Kunisch 2003), until the partition
@@ -496,6 +545,15 @@ def _crossover(rep, a, z, s, rounds: int = 30):
         at1 = (s > z) & (s > hd * (1.0 - a))
     a = np.where(at0, 0.0, np.where(at1, 1.0, a))
     rep.refresh(a)
+    if not isinstance(rep, _Gram):
+        # primal mode: H_FF has rank ≤ d + 1, often below |F| (duplicates): the projected
+        # Newton step with its minimum-norm direction and line search finishes the face
+        for _ in range(5):
+            decrease = _newton_step(rep, a)
+            rep.refresh(a)
+            if decrease == 0.0:
+                break
+        return a
     solve, factored = None, None
     for _ in range(rounds):
         free = np.flatnonzero(~(at0 | at1))
@@ -561,9 +619,11 @@ def solve_exact(
         CPU-second budget of the whole solve; when it ends the best certified bounds so far
         are returned with ``certified=False``.
     method : {"auto", "primal", "gram", "ipm"}, default="auto"
-        ``auto``: for dense X with ``n_features >= n_samples``, ``ipm`` up to n = 6,000 and
-        ``gram`` up to n = 20,000; otherwise (and for sparse X) ``primal``. ``ipm`` goes on
-        with Gram CD should its crossover not certify within the budget.
+        ``auto``, for dense X: ``ipm`` when ``n_features >= n_samples`` and n ≤ 6,000 (Gram
+        form), or when ``n_features < n_samples`` and d + 1 ≤ 256 (low-rank primal form);
+        else ``gram`` when ``n_features >= n_samples`` and n ≤ 20,000; else ``primal``.
+        Sparse X: ``primal``. ``ipm`` goes on with coordinate descent (in its
+        representation) should its crossover not certify within the budget.
     seed : int, default=0
         Seed of the sweep orders.
 
@@ -579,16 +639,23 @@ def solve_exact(
         raise ValueError(f"lmbd must be a finite number > 0, got {lmbd!r}")
     if not (tol > 0.0):
         raise ValueError(f"tol must be > 0, got {tol!r}")
+    gram_ipm = d >= n and n <= IPM_MAX_SAMPLES
     if method == "auto":
         if sp.issparse(X):
             method = "primal"
-        elif d >= n and n <= IPM_MAX_SAMPLES:
+        elif gram_ipm or (d < n and d + 1 <= IPM_MAX_RANK):
             method = "ipm"
         else:
             method = "gram" if d >= n and n <= GRAM_MAX_SAMPLES else "primal"
     if method not in ("primal", "gram", "ipm"):
         raise ValueError(f"method must be 'auto', 'primal', 'gram' or 'ipm', got {method!r}")
-    rep = (_Primal if method == "primal" else _Gram)(X, y, float(lmbd), float(gamma), float(bias))
+    if method == "ipm" and sp.issparse(X) and d < n:
+        raise ValueError(
+            "method='ipm' on sparse X needs n_features >= n_samples (its Gram form); "
+            "use method='primal' for this shape"
+        )
+    use_gram = method == "gram" or (method == "ipm" and d >= n)
+    rep = (_Gram if use_gram else _Primal)(X, y, float(lmbd), float(gamma), float(bias))
     rng = np.random.default_rng(seed)
     a = np.zeros(n)
     all_samples = np.arange(n, dtype=np.int64)
@@ -610,17 +677,23 @@ def solve_exact(
         return cert["rel_gap"] <= tol
 
     if method == "ipm":
-        # ---- interior point, with a crossover each time mu has fallen tenfold below 1e-6
-        next_crossover = 1e-6
-        for a_in, z, s, mu in _ipm_iterates(rep.Q, float(gamma)):
+        # ---- interior point: its own iterate certified once mu <= tol (enough for loose
+        # targets: the gap is about 2 mu), a crossover each time mu has fallen tenfold
+        # below 1e-6
+        next_interior, next_crossover = tol, 1e-6
+        for a_in, z, s, mu in _ipm_iterates(rep):
             if cpu() >= max_cpu:
                 break
+            if mu <= next_interior:
+                next_interior = mu * 0.1
+                if certify(a_in):
+                    break
             if mu <= next_crossover:
                 next_crossover = mu * 0.1
                 if certify(_crossover(rep, a_in, z, s)):
                     break
             ipm_iterations += 1
-        label = "gram-ipm+crossover"
+        label = ("gram" if use_gram else "primal") + "-ipm+crossover"
         if best is not None:
             a = np.clip(best[1] * y, 0.0, 1.0)  # Gram CD goes on from the best point
             if best[2]["rel_gap"] > tol and cpu() < max_cpu:

@@ -78,12 +78,18 @@ def test_weak_duality_and_certificate_match_the_objectives(method):
 
 
 @pytest.mark.parametrize(
-    ("method", "label"), [("gram", "gram-cd+newton"), ("ipm", "gram-ipm+crossover")]
+    ("shape", "method", "label"),
+    [
+        ((120, 120), "gram", "gram-cd+newton"),
+        ((120, 120), "ipm", "gram-ipm+crossover"),
+        ((400, 12), "ipm", "primal-ipm+crossover"),
+    ],
 )
-def test_every_method_reaches_the_primal_representations_optimum(method, label):
-    X, y = gaussian_problem(n=120, d=120, seed=3)
-    a = solve_exact(X, y, 1 / 120, method="primal")
-    b = solve_exact(X, y, 1 / 120, method=method)
+def test_every_method_reaches_the_primal_representations_optimum(shape, method, label):
+    n, d = shape
+    X, y = gaussian_problem(n=n, d=d, seed=3)
+    a = solve_exact(X, y, 1 / n, method="primal")
+    b = solve_exact(X, y, 1 / n, method=method)
     assert a.certified and b.certified
     assert (a.method, b.method) == ("primal-cd+newton", label)
     assert_allclose(a.w, b.w, rtol=0, atol=1e-7 * np.abs(a.w).max())
@@ -187,6 +193,8 @@ def test_bad_arguments_are_named():
         solve_exact(X, y, 0.1, method="newton")
     with pytest.raises(ValueError, match="labels"):
         solve_exact(X, np.arange(20.0), 0.1)
+    with pytest.raises(ValueError, match="method='primal'"):  # sparse, n > d: no low-rank form
+        solve_exact(scipy.sparse.csr_matrix(X), y, 0.1, method="ipm")
 
 
 @pytest.mark.parametrize("method", ["auto", "primal", "gram", "ipm"])

@@ -1,14 +1,14 @@
-"""Datasets of the two studies: acquisition (``python -m data fetch``) and loaders.
+"""Datasets of the two studies: one registry, one module per dataset, acquisition apart.
 
-Acquisition and loading are separate:
-
-- ``python -m data fetch NAME|all`` (``make data``) copies each dataset from ``$DATA_MIRROR``
-  or downloads it into ``data/raw/<name>/`` and verifies every file against the checksums in
-  ``data/checksums/`` (:mod:`data.fetch`). :func:`available` tells whether a dataset is
-  verified and complete.
-- :func:`load` reads verified raw files (or generates the simulated data) and returns a
-  :class:`Dataset`; it never downloads and raises :class:`DataMissingError` naming the file
-  and the command to run (:mod:`data.loaders`, :mod:`data.blood`).
+- :mod:`data.registry`: the one list of datasets (names, loaders, raw folders,
+  availability). :func:`load`, :func:`available` and :func:`register` are its functions.
+- One module per dataset: :mod:`data.simulated`, :mod:`data.skin`, :mod:`data.genomic`,
+  :mod:`data.sparse_synthetic`, and the :mod:`data.blood` package (images, crop pipeline by
+  concern, crop cache, PCA); each returns a :class:`Dataset` (:mod:`data.dataset`).
+- Acquisition: ``python -m data fetch NAME|all`` (``make data``) copies each raw folder from
+  ``$DATA_MIRROR`` or downloads it into ``data/raw/<name>/`` and verifies every file against
+  the checksums in ``data/checksums/`` (:mod:`data.fetch`). Loaders never download: they
+  raise :class:`DataMissingError` naming the file and the command to run.
 
 Example
 -------
@@ -21,7 +21,8 @@ Environment: ``SVM_DATA_DIR`` (raw root), ``SVM_CACHE_DIR`` (derived data),
 ``DATA_MIRROR`` (mirror to copy from); see :mod:`data.paths`.
 """
 
-from . import fetch
+from . import fetch, registry
+from .dataset import Dataset
 from .errors import (
     ChecksumError,
     DataError,
@@ -29,12 +30,10 @@ from .errors import (
     FetchError,
     ManualDownloadRequired,
 )
-from .fetch import available
-from .loaders import DATASET_NAMES, Dataset, load
 from .paths import cache_root, raw_root
+from .registry import available, load, register
 
 __all__ = [
-    "DATASET_NAMES",
     "ChecksumError",
     "DataError",
     "DataMissingError",
@@ -46,6 +45,8 @@ __all__ = [
     "fetch",
     "load",
     "raw_root",
+    "register",
+    "registry",
 ]
 
 

@@ -62,6 +62,7 @@ __all__ = [
     "fetch_many",
     "file_digest",
     "get_source",
+    "require",
     "unverified_files",
 ]
 
@@ -393,19 +394,41 @@ def available(name: str) -> bool:
 
     Cheap (one ``stat`` per file, no hashing): the completion marker must be present and
     match the project's checksums, and every file must match the manifest written when it
-    was verified. ``"simulated"`` and ``"sparse-synthetic"`` are generated: always available.
+    was verified.
 
     Parameters
     ----------
     name : str
-        ``"blood-cells"`` (or ``"blood"``), ``"skin"``, ``"genomic"``, ``"genomic-original"``,
-        ``"simulated"`` or ``"sparse-synthetic"``.
+        A raw folder of :data:`SOURCES` (``"blood-cells"``, ``"skin"``, ``"genomic"``,
+        ``"genomic-original"``) or an alias (``"blood"``). Dataset names, generated ones
+        included, are answered by :func:`data.registry.available`.
     """
-    if name in ("simulated", "sparse-synthetic"):
-        return True
     src = get_source(name)
     dest = raw_root() / src.name
     return _marker_valid(dest, src) and not unverified_files(src)
+
+
+def require(name: str) -> None:
+    """Raise :class:`DataMissingError` unless a raw folder is fetched and verified.
+
+    The message names the first missing (or unverified) file and the command that fixes it.
+    Loaders call it before reading anything.
+    """
+    if available(name):
+        return
+    src = get_source(name)
+    dest = raw_root() / src.name
+    missing = unverified_files(src)
+    if missing:
+        what = f"{dest / missing[0]} is missing or not verified"
+        if len(missing) > 1:
+            what += f" ({len(missing)} of {len(expected_files(src))} files)"
+    else:
+        what = f"{dest} was never marked complete (no {MARKER_NAME})"
+    fix = f"run `make data` or `python -m data fetch {src.name}`"
+    if src.optional or not (src.urls or src.name == "blood-cells"):
+        fix = f"run `python -m data fetch {src.name}`.\n" + src.instructions.format(dest=dest)
+    raise DataMissingError(f"dataset {src.name!r}: {what}. Fix: {fix}")
 
 
 # ----------------------------------------------------------------------------- transfer

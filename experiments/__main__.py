@@ -8,20 +8,16 @@ import sys
 import time
 from pathlib import Path
 
+import data
 from data.cli import positive_float, positive_int
 
 from . import optima
 from .catalogue import CATALOGUE
 from .runner import run_experiment
 
-# the dataset folder each loader needs (data.available(name) tells whether it is there)
-DATA_OF = {
-    "blood": "blood-cells",
-    "skin": "skin",
-    "genomic": "genomic",
-    "simulated": None,
-    "sparse-synthetic": None,  # generated (data.sparse_synthetic), SYNTHETIC
-}
+#: Raw folder of each dataset (None: generated), read from :mod:`data.registry`, the one
+#: list of datasets; ask ``data.registry.folder(name)`` and ``data.available(name)`` instead.
+DATA_OF = {name: data.registry.folder(name) for name in data.registry.names()}
 
 
 def _names(parser: argparse.ArgumentParser, requested: list[str]) -> list[str]:
@@ -35,12 +31,9 @@ def _names(parser: argparse.ArgumentParser, requested: list[str]) -> list[str]:
 
 
 def _missing_data(name: str) -> str | None:
-    folder = DATA_OF.get(CATALOGUE[name].dataset)
-    if folder is None:
-        return None
-    import data
-
-    return None if data.available(folder) else folder
+    """The raw folder experiment ``name`` still needs, or None when its dataset is available."""
+    dataset = CATALOGUE[name].dataset
+    return None if data.available(dataset) else data.registry.folder(dataset)
 
 
 def _compare_choices():

@@ -1,4 +1,8 @@
-"""Datasets as the engine sees them: loaded once per process, resolved λ, registry for tests."""
+"""Datasets as the engine sees them: loaded once per process as a :class:`Split`, resolved λ.
+
+Names, loaders and availability live in :mod:`data.registry` only; :func:`register` adds an
+in-memory dataset there (tests, notebooks) and forgets this process's cached loads.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,8 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
+
+import data
 
 from .spec import canonical, digest
 
@@ -28,13 +34,12 @@ class Split:
         return self.X_train.shape[0]
 
 
-#: Datasets defined outside the ``data`` package (tests, notebooks): name -> loader(**options).
-_REGISTRY: dict[str, Callable[..., Split]] = {}
+def register(name: str, loader: Callable[..., Split | data.Dataset]) -> None:
+    """Make ``loader(**options)`` dataset ``name`` in this process (:func:`data.register`).
 
-
-def register(name: str, loader: Callable[..., Split]) -> None:
-    """Make ``loader(**options)`` available as dataset ``name`` in this process."""
-    _REGISTRY[name] = loader
+    The loader returns a :class:`Split` or a :class:`data.Dataset`.
+    """
+    data.register(name, loader)
     load.cache_clear()
 
 
@@ -56,11 +61,9 @@ def load(name: str, options: dict | None = None) -> Split:
 @lru_cache(maxsize=4)
 def _load_cached(name: str, _frozen: tuple, items: tuple) -> Split:
     options: dict[str, Any] = dict(items)
-    if name in _REGISTRY:
-        return _REGISTRY[name](**options)
-    import data  # the project's loaders; imported lazily so tests can run without the data
-
     ds = data.load(name, **options)
+    if isinstance(ds, Split):
+        return ds
     return Split(
         X_train=ds.X_train,
         y_train=np.asarray(ds.y_train, dtype=np.float64),

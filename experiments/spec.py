@@ -36,6 +36,7 @@ SOLVER_CLASSES = {
 _ROWS_DEPEND_ON = (
     "solvers/*.py",
     "data/*.py",
+    "data/blood/*.py",
     "experiments/metrics.py",
     "experiments/runner.py",
     "experiments/datasets.py",

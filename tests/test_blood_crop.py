@@ -97,7 +97,9 @@ def test_crop_window_is_clamped_at_the_border(tmp_path):
 def test_no_dark_region_after_opening_falls_back_to_the_pre_opening_mask(monkeypatch):
     # no mean-shift and salt noise: the darkest 2 % are isolated pixels that the 5×5 opening
     # removes; the centre must come from the pre-opening mask, not crash or drop the image
-    monkeypatch.setattr(blood.cv2, "pyrMeanShiftFiltering", lambda img, sp, sr: img.copy())
+    monkeypatch.setattr(
+        blood.detection.cv2, "pyrMeanShiftFiltering", lambda img, sp, sr: img.copy()
+    )
     rng = np.random.default_rng(0)
     grey = rng.integers(150, 256, size=(240, 320), dtype=np.uint8)
     res = blood.crop_image(np.repeat(grey[:, :, None], 3, axis=2))
@@ -107,7 +109,7 @@ def test_no_dark_region_after_opening_falls_back_to_the_pre_opening_mask(monkeyp
 
 
 def test_no_dark_pixel_at_all_falls_back_to_the_image_centre(monkeypatch):
-    monkeypatch.setattr(blood.np, "percentile", lambda *args, **kwargs: -1.0)
+    monkeypatch.setattr(blood.detection.np, "percentile", lambda *args, **kwargs: -1.0)
     image, _ = synthetic_cell((60, 60), seed=4)
     res = blood.crop_image(image)
     assert res.fallback == blood.FALLBACK_IMAGE_CENTRE
@@ -201,7 +203,7 @@ def test_second_load_comes_from_the_cache(toy_blood, monkeypatch):
     def no_cropping(*args, **kwargs):
         raise AssertionError("crops were recomputed although they are cached")
 
-    monkeypatch.setattr(blood, "crop_files", no_cropping)
+    monkeypatch.setattr(blood.cache, "crop_files", no_cropping)
     second = data.load("blood", progress=False)
     np.testing.assert_array_equal(first.X_train, second.X_train)
     np.testing.assert_array_equal(first.X_test, second.X_test)
@@ -254,10 +256,10 @@ def test_pca_is_whitened_sklearn_pca_fit_on_the_training_crops(toy_blood):
 def test_gram_singular_values_match_the_svd():
     X = np.random.default_rng(0).normal(size=(30, 50)) * np.linspace(10.0, 0.1, 50)
     expected = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
-    values = blood._singular_values(X)
+    values = blood.pca._singular_values(X)
     np.testing.assert_allclose(values[:29], expected[:29], rtol=1e-10)  # rank 29 after centring
     np.testing.assert_allclose(
-        blood._singular_values(X.T)[:29],
+        blood.pca._singular_values(X.T)[:29],
         np.linalg.svd(X.T - X.T.mean(axis=0), compute_uv=False)[:29],
         rtol=1e-10,
     )  # the n > d branch

@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-from experiments import datasets
+import data
 from experiments.__main__ import main
 from experiments.compare import BadInputError, load_file
 
@@ -31,7 +31,7 @@ def svmlight_file(tmp_path):
 
 
 def test_compare_end_to_end(svmlight_file, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(datasets, "_REGISTRY", {})
+    monkeypatch.setattr(data.registry, "DATASETS", dict(data.registry.DATASETS))
     out = tmp_path / "out"
     argv = [
         "compare",
@@ -77,7 +77,7 @@ def test_sparse_file_is_never_densified(svmlight_file, tmp_path, monkeypatch):
     """A svmlight file stays CSR from the loader to every solver: no dense copy of the data
     is made. (The exact engine's Newton step may densify a Gram block of free rows, square
     and of at most n_train rows, never an array with the data's columns.)"""
-    monkeypatch.setattr(datasets, "_REGISTRY", {})
+    monkeypatch.setattr(data.registry, "DATASETS", dict(data.registry.DATASETS))
     n_features = load_svmlight_file(str(svmlight_file))[0].shape[1]
     densify = {name: getattr(sp.csr_matrix, name) for name in ("toarray", "todense")}
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import data
-from data import fetch, loaders
+from data import dataset, fetch, genomic, simulated, skin
 from data.errors import DataError, DataMissingError
 
 try:
@@ -60,7 +60,7 @@ def test_simulated_is_determined_by_the_seed():
 
 def test_simulated_golden_values_pin_the_random_stream():
     # numpy's PCG64 stream for default_rng(0): an upgrade that changes it must fail loudly.
-    sim = loaders.simulate(seed=0)
+    sim = simulated.simulate(seed=0)
     np.testing.assert_allclose(sim.X[0, :3], [0.12573022, -0.13210486, 0.64042265], atol=1e-8)
     np.testing.assert_allclose(sim.beta[:3], [0.48940762, -1.33654639, -1.11383088], atol=1e-8)
     assert sim.test_index[:6].tolist() == [2, 3, 5, 7, 9, 17]
@@ -78,7 +78,7 @@ def test_simulated_train_is_standardised_with_train_statistics():
 def test_simulated_labels_are_sign_of_x_beta_plus_noise_in_raw_space():
     seed = 5
     ds = data.load("simulated", seed=seed)
-    sim = loaders.simulate(seed=seed)
+    sim = simulated.simulate(seed=seed)
     m = ds.meta
     X_train_raw = ds.X_train * m["feature_scale"] + m["feature_mean"]
     X_test_raw = ds.X_test * m["feature_scale"] + m["feature_mean"]
@@ -98,7 +98,7 @@ def test_simulated_labels_are_sign_of_x_beta_plus_noise_in_raw_space():
 
 
 def test_simulated_split_is_a_partition():
-    sim = loaders.simulate(seed=1)
+    sim = simulated.simulate(seed=1)
     both = np.concatenate([sim.train_index, sim.test_index])
     assert np.array_equal(np.sort(both), np.arange(1000))
     assert len(sim.test_index) == 330
@@ -106,7 +106,7 @@ def test_simulated_split_is_a_partition():
 
 def test_unstandardised_simulated_is_raw():
     ds = data.load("simulated", standardise=False, seed=2)
-    sim = loaders.simulate(seed=2)
+    sim = simulated.simulate(seed=2)
     assert np.array_equal(ds.X_train, sim.X[sim.train_index])
     assert not ds.meta["standardised"]
 
@@ -132,7 +132,7 @@ def test_dataset_rejects_bad_arrays():
 def test_standardise_uses_train_statistics_and_handles_constant_features():
     Xtr = np.array([[1.0, 5.0], [3.0, 5.0]])
     Xte = np.array([[5.0, 6.0]])
-    a, b, mean, scale = loaders.standardise_features(Xtr, Xte)
+    a, b, mean, scale = dataset.standardise_features(Xtr, Xte)
     np.testing.assert_array_equal(mean, [2.0, 5.0])
     np.testing.assert_array_equal(scale, [1.0, 1.0])  # constant column: scale 1
     np.testing.assert_array_equal(a, [[-1.0, 0.0], [1.0, 0.0]])
@@ -189,13 +189,13 @@ def test_unverified_file_is_not_loaded(tmp_path):
 def test_read_skin_parses_crlf_without_final_newline(tmp_path):
     path = tmp_path / "skin.txt"
     path.write_bytes(b"74\t85\t123\t1\r\n73\t84\t122\t1\r\n10\t20\t30\t2")
-    X, y = loaders.read_skin(path)
+    X, y = skin.read_skin(path)
     np.testing.assert_array_equal(X, [[74, 85, 123], [73, 84, 122], [10, 20, 30]])
     assert X.dtype == np.float64
     np.testing.assert_array_equal(y, [1, 1, -1])
     path.write_bytes(b"1\t2\t3\t3\r\n")
     with pytest.raises(DataError, match="labels"):
-        loaders.read_skin(path)
+        skin.read_skin(path)
 
 
 def _write_original(folder, genes=3, samples=4):
@@ -211,13 +211,13 @@ def _write_original(folder, genes=3, samples=4):
 
 def test_read_genomic_original_transposes_genes_by_samples(tmp_path):
     values, labels = _write_original(tmp_path)
-    X, y, genes = loaders.read_genomic_original(tmp_path / "xtrain.txt", tmp_path / "ytrain.txt")
+    X, y, genes = genomic.read_genomic_original(tmp_path / "xtrain.txt", tmp_path / "ytrain.txt")
     np.testing.assert_allclose(X, values.T)
     np.testing.assert_array_equal(y, labels)
     assert genes == ["x0_at", "x1_at", "x2_at"]
     (tmp_path / "ytrain.txt").write_text("1\n-1\n")
     with pytest.raises(DataError, match="labels"):
-        loaders.read_genomic_original(tmp_path / "xtrain.txt", tmp_path / "ytrain.txt")
+        genomic.read_genomic_original(tmp_path / "xtrain.txt", tmp_path / "ytrain.txt")
 
 
 def test_load_original_genomic_when_present_and_verified(tmp_path, monkeypatch):
@@ -286,5 +286,5 @@ def test_real_genomic_substitutes(tmp_path_factory, monkeypatch):
     assert gordon.meta["classes"][1] == "mesothelioma"
     assert "substitute" in gordon.meta["title"] and np.isfinite(gordon.X_train).all()
     raw = data.load("genomic", variant="gordon", standardise=False)
-    assert raw.X_train.min() == pytest.approx(np.log2(loaders.GORDON_FLOOR))
+    assert raw.X_train.min() == pytest.approx(np.log2(genomic.GORDON_FLOOR))
     assert 16.0 < raw.X_train.max() < 17.0  # log2(92377) ≈ 16.5

@@ -7,6 +7,7 @@ import json
 import pytest
 from sklearn.svm import LinearSVC
 
+import data
 from experiments import Config, Experiment, datasets, optima
 from experiments.datasets import Split
 from solvers import objectives
@@ -25,7 +26,7 @@ def tiny_dataset(monkeypatch, tmp_path):
     monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "reports"))
     datasets.register("tiny_gaussian", _tiny_split)
     yield "tiny_gaussian"
-    datasets._REGISTRY.pop("tiny_gaussian", None)
+    data.registry.DATASETS.pop("tiny_gaussian", None)
     datasets.load.cache_clear()
 
 

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 import data
 from experiments import CATALOGUE, datasets, run_experiment
-from experiments.__main__ import DATA_OF, main
+from experiments.__main__ import main
 from solvers import objectives
 
 SMALL = {"seed": 1, "n_samples": 600, "n_features": 2000, "nnz_per_row": 20.0}
@@ -33,7 +33,7 @@ def test_loader_gives_csr_labelled_synthetic():
     assert ds.X_train.shape == (450, 2000) and ds.X_test.shape == (150, 2000)
     assert "SYNTHETIC" in ds.meta["title"] and ds.meta["substitute"]
     assert "rcv1" in ds.meta["substitute_for"]
-    assert data.available("sparse-synthetic") and DATA_OF["sparse-synthetic"] is None
+    assert data.available("sparse-synthetic") and data.registry.folder("sparse-synthetic") is None
 
 
 def test_dataset_refuses_non_canonical_csr():

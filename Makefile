@@ -125,7 +125,7 @@ docs: figures  ## README gallery (docs/*.png) and its generated λ findings, fro
 	$(PY) -m figures gallery
 	$(PY) -m figures readme
 
-REPRODUCTION.md: $(addprefix figures/,scorecard.py _common.py study001_table2.py study001_fig7.py beyond_lambda.py) $(wildcard reports/*.parquet)  ## the scorecard
+REPRODUCTION.md: $(addprefix figures/,scorecard.py common.py study001_table2.py study001_fig7.py beyond_lambda.py) $(wildcard reports/*.parquet)  ## the scorecard
 	$(PY) -m figures.scorecard --out $@
 
 clean:  ## remove generated outputs (keeps .venv, data/raw and reports)

@@ -114,7 +114,7 @@ def sdca_arithmetic_in_cache(X, y, lmbd, repeats: int) -> float:
     grad, pg_range = np.empty(8), np.empty(2)
 
     def epoch():
-        sdca_module._sdca_epoch(
+        sdca_module.sdca_epoch_kernel(
             Xc, yc, sq, w, alpha, idx, lmbd * n, 0.0, 0.0, 0, 0, 0, -1, dummy, dummy,
             grad, pg_range, n, -np.inf,
         )  # fmt: skip

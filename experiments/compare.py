@@ -302,7 +302,7 @@ def run(p: Plan, out: Path, progress: bool = True) -> pd.DataFrame:
 def figures(frame: pd.DataFrame, opt: pd.DataFrame, out: Path) -> list[Path]:
     """The standard figures of every λ, in the plot kinds of :mod:`figures.plots` (PNG, PDF)."""
     from figures import ASDCA_NOTE, plots
-    from figures import _common as fc
+    from figures import common as fc
 
     paths: list[Path] = []
     framed = fc.with_suboptimality(frame, opt)
@@ -343,7 +343,7 @@ def _mean_at(frame: pd.DataFrame, config: str, epoch: int, value: str) -> float:
 
 
 def _epochs_to(frame: pd.DataFrame, config: str, threshold: float) -> float:
-    from figures import _common as fc
+    from figures import common as fc
 
     hit = fc.time_to(frame[frame["config"] == config], "rel_sub", threshold)
     return float(hit["epoch"].iloc[0]) if len(hit) else math.nan
@@ -352,7 +352,7 @@ def _epochs_to(frame: pd.DataFrame, config: str, threshold: float) -> float:
 def claims(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
     """The studies' claims that can be checked on any data: (claim, verdict, evidence).
 
-    ``frame`` has the ``suboptimality`` column of :func:`figures._common.with_suboptimality`.
+    ``frame`` has the ``suboptimality`` column of :func:`figures.common.with_suboptimality`.
     """
     out = []
     configs = set(frame["config"])
@@ -420,7 +420,7 @@ def claims(frame: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def summary(frame: pd.DataFrame, opt: pd.DataFrame, how: str, p: Plan) -> str:
-    from figures import _common as fc
+    from figures import common as fc
 
     f = fc.with_suboptimality(frame, opt)
     s = p.split

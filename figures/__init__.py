@@ -7,7 +7,7 @@ an output that is genuinely special (images, coefficients, tables, the λ study)
 ``module.function`` of this package; every one is called as ``f(spec, out_dir,
 reports_dir) -> list[Path]`` by :func:`build`. Outputs never call a solver (STYLE.md,
 practice 12): they read the reports of :mod:`experiments` (or the data products of
-:mod:`data.blood`) and aggregate over seeds at plot time (:mod:`figures._common`).
+:mod:`data.blood`) and aggregate over seeds at plot time (:mod:`figures.common`).
 
 ``python -m figures list`` traces each output to its report, experiment, configurations and
 estimator classes; ``python -m figures NAME|all`` builds them.

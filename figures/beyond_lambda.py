@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from . import OUTPUTS
-from ._common import config_order, load, load_optima, output_dir, with_suboptimality
+from .common import config_order, load, load_optima, output_dir, with_suboptimality
 from .plots import footnote, save_figure, style_for, write_table
 
 NAME = "beyond_lambda"

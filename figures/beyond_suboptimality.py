@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ._common import (
+from .common import (
     MissingInputError,
     dataset_label,
     existing_reports,

@@ -1,4 +1,4 @@
-"""Plot kinds and output: the numbers of :mod:`figures._common` -> figures and tables.
+"""Plot kinds and output: the numbers of :mod:`figures.common` -> figures and tables.
 
 Kinds: :func:`curves` (a registry entry's configs in the panels of a :data:`LAYOUTS` entry,
 each :class:`Panel` a metric vs epochs or vs CPU time; one curve per config or per λ), built
@@ -7,7 +7,7 @@ with it too); tables: :func:`write_table`. Style: :func:`style_for` (SDCA blue, 
 orange/red, ASDCA green; averaged output dashed), :func:`shades`, :func:`time_unit`.
 
 Every curve is the mean over the seeds of the report with a band between the 10 % and 90 %
-quantiles over seeds at each epoch (:func:`figures._common.curves`): seeds are aggregated
+quantiles over seeds at each epoch (:func:`figures.common.curves`): seeds are aggregated
 epoch by epoch, never interpolated. A "CPU time" axis places epoch ``k`` at the mean over
 seeds of the cumulative update-loop CPU time after ``k`` epochs (bands stay vertical).
 """
@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
-from ._common import (
+from .common import (
     config_order,
     dataset_label,
     load,
@@ -40,7 +40,7 @@ from ._common import (
     select,
     suptitle_for,
 )
-from ._common import (
+from .common import (
     curves as mean_curves,
 )
 

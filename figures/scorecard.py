@@ -25,10 +25,10 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from . import _common as common
+from . import common
 from . import study001_fig7 as fig7
 from . import study001_table2 as table2
-from ._common import Query
+from .common import Query
 
 RAW, PCA, SIM = "000_blood_raw", "000_blood_pca40", "001_simulated"
 GEN, SKIN, LAM = "001_genomic", "001_skin", "001_genomic_lambda"

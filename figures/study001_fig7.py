@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ._common import Runs, config_order, load, load_coef, runs_count
+from .common import Runs, config_order, load, load_coef, runs_count
 from .plots import footnote, save_figure, style_for
 
 PANELS = ("SDCA", "Pegasos", "ASDCA", "Mini-batch Pegasos")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._common import load_sidecar
+from .common import load_sidecar
 from .plots import write_table
 
 MARK = "†"

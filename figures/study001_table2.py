@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._common import config_order, final, load, load_sidecar
+from .common import config_order, final, load, load_sidecar
 from .plots import write_table
 
 AVERAGED = " (averaged)"

@@ -513,6 +513,11 @@ def _sdca_sweep_csr(
     pg_range[1] = pg_min
 
 
+#: The dense one-epoch kernel :func:`_sdca_epoch`, public for benchmarks that time its
+#: arithmetic alone (``benchmarks/epoch_cost.py``); same arguments.
+sdca_epoch_kernel = _sdca_epoch
+
+
 @njit(cache=True, fastmath=FASTMATH)
 def _sdca_epoch_csr(
     data, cols, indptr, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode,

@@ -26,7 +26,7 @@ from experiments.datasets import dataset_key, resolve_lmbd
 from experiments.metrics import METRIC_COLUMNS
 from experiments.runner import column_order
 from experiments.spec import canonical, derive_seed
-from figures import OUTPUTS, _common, build, plots
+from figures import OUTPUTS, build, common, plots
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -325,8 +325,8 @@ def test_list_traces_every_output_to_its_estimator_classes():
 
 # ------------------------------------------------------------------ helpers
 def test_band_equals_a_direct_quantile_computation(reports):
-    frame = _common.load("001_genomic", reports)
-    b = _common.band(frame, "primal")
+    frame = common.load("001_genomic", reports)
+    b = common.band(frame, "primal")
     assert len(b) == frame["config"].nunique() * (frame["epoch"].max() + 1)
     for row in b.sample(10, random_state=0).itertuples():
         values = frame.loc[
@@ -341,18 +341,18 @@ def test_band_equals_a_direct_quantile_computation(reports):
 
 def test_band_leaves_missing_values_out():
     frame = pd.DataFrame({"config": ["a"] * 4, "epoch": [1] * 4, "v": [1.0, 2.0, np.nan, 4.0]})
-    row = _common.band(frame, "v").iloc[0]
+    row = common.band(frame, "v").iloc[0]
     assert row["n"] == 3
     assert_allclose(row[["mean", "q10", "q90"]].astype(float), [7 / 3, 1.2, 3.6])
 
 
 def test_final_time_to_and_suboptimality(reports):
-    frame = _common.load("001_simulated", reports)
-    last = _common.final(frame)
+    frame = common.load("001_simulated", reports)
+    last = common.final(frame)
     assert (last["epoch"] == frame["epoch"].max()).all()
     assert len(last) == frame.groupby(["config", "seed_index"]).ngroups
 
-    sub = _common.with_suboptimality(frame, _common.load_optima(reports))
+    sub = common.with_suboptimality(frame, common.load_optima(reports))
     assert_allclose(
         sub["suboptimality"] - sub["certificate_gap"], sub["primal"] - sub["p_star_primal"]
     )
@@ -360,25 +360,25 @@ def test_final_time_to_and_suboptimality(reports):
     one = sub[sub["config"] == config]
     means = one.groupby("epoch")["suboptimality"].mean()
     threshold = float(means.iloc[2]) + 1e-12  # first reached at epoch 2 (means decrease)
-    hit = _common.time_to(one, "suboptimality", threshold).iloc[0]
+    hit = common.time_to(one, "suboptimality", threshold).iloc[0]
     assert hit["reached"] and hit["epoch"] == 2
     assert_allclose(hit["time"], one.loc[one["epoch"] == 2, "cpu_time_cum"].mean())
-    never = _common.time_to(one, "suboptimality", -1.0).iloc[0]
+    never = common.time_to(one, "suboptimality", -1.0).iloc[0]
     assert not never["reached"] and np.isnan(never["time"])
 
 
 def test_missing_optimum_is_an_error_naming_the_command(reports):
-    frame = _common.load("001_skin", reports)
+    frame = common.load("001_skin", reports)
     with pytest.raises(FileNotFoundError, match="python -m experiments run 001_skin"):
-        _common.with_suboptimality(frame, _common.load_optima(reports).iloc[0:0])
+        common.with_suboptimality(frame, common.load_optima(reports).iloc[0:0])
 
 
 def test_select_matches_whole_tags_only(reports):
-    frame = _common.load("001_genomic_lambda", reports)
-    pegasos = _common.select(frame, "lambda", "Pegasos")
+    frame = common.load("001_genomic_lambda", reports)
+    pegasos = common.select(frame, "lambda", "Pegasos")
     assert set(pegasos["config"].str.startswith("Pegasos")) == {True}
     with pytest.raises(ValueError, match="no config"):
-        _common.select(frame, "no such tag")
+        common.select(frame, "no such tag")
 
 
 def test_every_curve_figure_selects_configs_of_its_experiment():
@@ -438,8 +438,8 @@ def test_table1_numbers_equal_the_sidecars(reports, tmp_path):
 def test_beyond_lambda_time_to_targets_equals_a_direct_computation(reports):
     from figures import beyond_lambda
 
-    frame = _common.load("beyond_blood_lambda_pca40", reports)
-    optima = _common.load_optima(reports)
+    frame = common.load("beyond_blood_lambda_pca40", reports)
+    optima = common.load_optima(reports)
     times = beyond_lambda.time_to_targets(frame, optima)
     labels = [c.label for c in CATALOGUE["beyond_blood_lambda_pca40"].configs]
     assert list(pd.unique(times["config"])) == labels
@@ -471,7 +471,7 @@ def test_beyond_lambda_reads_the_certified_optimum_and_says_so(reports, tmp_path
     paths = build("beyond_lambda", out_dir=tmp_path, reports_dir=reports)
     assert {p.name for p in paths} >= {"beyond_lambda.pdf", "beyond_lambda_table.md"}
     optimum = pd.read_csv(tmp_path / "beyond_lambda_optima.csv")
-    frame = _common.load("001_genomic_lambda", reports)
+    frame = common.load("001_genomic_lambda", reports)
     key = frame["dataset_key"].iloc[0]
     genomic = optimum[optimum["experiment"] == "001_genomic_lambda"]
     assert_allclose(genomic["p_star"], [optimum_value(key, lm) for lm in genomic["lmbd"]])

@@ -120,7 +120,7 @@ def capture_outputs(reports: Path, out: Path, monkeypatch) -> dict[str, dict[str
     import pandas as pd
 
     from experiments import compare
-    from figures import OUTPUTS, _common
+    from figures import OUTPUTS, common
     from figures.__main__ import main as figures_cli
 
     captured: dict[str, dict[str, str]] = {}
@@ -136,8 +136,8 @@ def capture_outputs(reports: Path, out: Path, monkeypatch) -> dict[str, dict[str
     try:
         fake_blood(monkeypatch)
         assert figures_cli(["all", "--out", str(out), "--reports", str(reports)]) == 0
-        frame = _common.load("000_blood_raw", reports)
-        compare.figures(frame, _common.load_optima(reports), out / "compare")
+        frame = common.load("000_blood_raw", reports)
+        compare.figures(frame, common.load_optima(reports), out / "compare")
     finally:
         monkeypatch.setattr(matplotlib.figure.Figure, "savefig", original)
     for path in sorted(out.rglob("*")):

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from figures import _common, scorecard
+from figures import common, scorecard
 from tests.test_figures import build_report
 
 NEEDED = (
@@ -101,9 +101,9 @@ def test_numbers_are_computed_from_the_report(tiny_reports):
 
 
 def test_pm_formats_mean_and_sd():
-    assert _common.pm([1.0, 2.0, 3.0], 2) == "2.00 ± 1.00"
-    assert _common.pm(np.array([0.5]), 1) == "0.5"
-    runs = _common.Runs([1.0, 2.0, 3.0])
+    assert common.pm([1.0, 2.0, 3.0], 2) == "2.00 ± 1.00"
+    assert common.pm(np.array([0.5]), 1) == "0.5"
+    runs = common.Runs([1.0, 2.0, 3.0])
     assert runs == 2.0 and f"{runs:pm2}" == "2.00 ± 1.00" and f"{runs:.1f}" == "2.0"
 
 

@@ -1,0 +1,175 @@
+"""The project's import graph: no cycle, lazy imports included, and no private name imported
+across packages.
+
+The graph is built from the source with :mod:`ast`, not by importing anything: every
+``import`` and ``from ... import`` statement of the project packages, at module level or
+inside a function, is an edge from the importing module to the project module it names
+(``from pkg import name`` names the submodule ``pkg.name`` when there is one, else the
+package's ``__init__``). The registry's loaders, imported by name on first use
+(:mod:`data.registry`), are edges too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("solvers", "data", "experiments", "figures", "benchmarks")
+
+
+def _modules() -> dict[str, Path]:
+    mods = {}
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            rel = path.relative_to(ROOT)
+            if rel.parts[1:2] in (("raw",), ("cache",)):
+                continue
+            parts = list(rel.with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            mods[".".join(parts)] = path
+    return mods
+
+
+MODULES = _modules()
+
+
+def _source(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def _imports(module: str, path: Path, source: str):
+    """(line, target module, imported names or None) for every import statement."""
+    tree = ast.parse(source, filename=str(path))
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name, None
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module
+            yield node.lineno, target, [a.name for a in node.names]
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports (anywhere in its source)."""
+    graph = {}
+    for module, path in MODULES.items():
+        deps = set()
+        for _, target, names in _imports(module, path, _source(path)):
+            if names is None:
+                # `import a.b.c` runs a, a.b and a.b.c
+                parts = target.split(".")
+                deps |= {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+            else:
+                for name in names:
+                    sub = f"{target}.{name}"
+                    deps.add(sub if sub in MODULES else target)
+        graph[module] = {d for d in deps if d in MODULES and d != module}
+    import data.registry
+
+    for entry in data.registry.DATASETS.values():
+        if isinstance(entry.loader, str):
+            graph["data.registry"].add(entry.loader.partition(":")[0])
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as a list of modules (first == last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node):
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_the_graph_sees_lazy_and_relative_imports():
+    graph = import_graph()
+    assert "data.blood.cache" in graph["data.blood.pca"]  # `from .cache import ...`
+    assert "experiments.compare" in graph["experiments.__main__"]  # inside a function
+    assert "data.blood" in graph["figures.images"]  # `from data import blood`, lazy
+    assert "data.blood.loader" in graph["data.registry"]  # the registry's named loaders
+
+
+def test_find_cycle_finds_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def test_no_import_cycle():
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def _private_uses(module: str, path: Path, source: str):
+    """Private names of another project package used by ``module``: imported
+    (``from solvers._base import X``, ``from figures import _common``) or read as an
+    attribute of an imported project module (``sdca._sdca_epoch``)."""
+    own = module.split(".")[0]
+    tree = ast.parse(source, filename=str(path))
+    bound = {}  # local name -> project module it is bound to
+    for line, target, names in _imports(module, path, source):
+        if target.split(".")[0] not in PACKAGES or target.split(".")[0] == own:
+            continue
+        parts = target.split(".")[1:] + (names or [])
+        for part in parts:
+            if part.startswith("_") and not part.startswith("__"):
+                yield f"{path.relative_to(ROOT)}:{line}: imports {target} {names or ''}"
+        for name in names or []:
+            if f"{target}.{name}" in MODULES:
+                bound[name] = f"{target}.{name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.alias) and node.asname and node.name in bound:
+            bound[node.asname] = bound[node.name]
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in bound
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            where = f"{path.relative_to(ROOT)}:{node.lineno}"
+            yield f"{where}: uses {bound[node.value.id]}.{node.attr}"
+
+
+def test_the_private_name_check_catches_both_forms():
+    probe = ROOT / "benchmarks" / "probe.py"  # never written: the source is given
+    source = (
+        "from solvers._base import BaseLinearSVM\n"
+        "from solvers import sdca as m\n"
+        "from figures import _common\n"
+        "m._sdca_epoch\n"
+        "from data import fetch\nfetch.available\n"
+    )
+    found = list(_private_uses("benchmarks.probe", probe, source))
+    assert len(found) == 3, found
+    assert any("solvers._base" in f for f in found) and any("_common" in f for f in found)
+    assert any("solvers.sdca._sdca_epoch" in f for f in found)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_private_name_across_packages(module):
+    found = list(_private_uses(module, MODULES[module], _source(MODULES[module])))
+    assert not found, "\n".join(found)

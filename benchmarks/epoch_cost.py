@@ -182,8 +182,8 @@ def rows_for(X, y, lmbd, args) -> list[Row]:
         ),
         ("Pegasos k=1, projection", {"projection": True}, None, ""),
         (
-            f"Pegasos k={k_big} (epoch sampling)",
-            {"batch_size": k_big, "sampling": "epoch"},
+            f"Pegasos k={k_big} (permutation sampling)",
+            {"batch_size": k_big, "sampling": "permutation"},
             1.5,
             "",
         ),

@@ -136,7 +136,7 @@ CONFIGS = {
     "perm+shrinking": {"shrinking": True},
     "cyclic": {"sampling": "cyclic"},
     "cyclic+shrinking": {"sampling": "cyclic", "shrinking": True},
-    "random+shrinking": {"sampling": "random", "shrinking": True},
+    "random+shrinking": {"sampling": "iid", "shrinking": True},
 }
 DEFAULT_CONFIGS = "perm,perm+shrinking,cyclic+shrinking"
 

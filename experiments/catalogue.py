@@ -17,11 +17,16 @@ from .spec import Config, Experiment
 
 # ------------------------------------------------------------------ study 000: blood cells
 _BLOOD_000 = (
-    Config("SDCA-Perm", "sdca", {"sampling": "perm"}, tags=("study",)),
+    Config("SDCA-Perm", "sdca", {"sampling": "permutation"}, tags=("study",)),
     Config(
-        "SDCA-Perm + SGD init", "sdca", {"sampling": "perm", "sgd_init": True}, tags=("study",)
+        "SDCA-Perm + SGD init",
+        "sdca",
+        {"sampling": "permutation", "sgd_init": True},
+        tags=("study",),
     ),
-    Config("Pegasos k=100", "pegasos", {"batch_size": 100, "sampling": "epoch"}, tags=("study",)),
+    Config(
+        "Pegasos k=100", "pegasos", {"batch_size": 100, "sampling": "permutation"}, tags=("study",)
+    ),
 )
 
 
@@ -63,8 +68,8 @@ def _simulated_configs() -> tuple[Config, ...]:
     """Table 2 and figure 7 of study 001: eight variants (+ ASDCA's paper θ), each plain
     and averaged."""
     base = [
-        ("SDCA random", "sdca", _sdca("random"), ("algorithms", "sampling")),
-        ("SDCA perm", "sdca", _sdca("perm"), ("sampling",)),
+        ("SDCA random", "sdca", _sdca("iid"), ("algorithms", "sampling")),
+        ("SDCA perm", "sdca", _sdca("permutation"), ("sampling",)),
         ("SDCA cyclic", "sdca", _sdca("cyclic"), ("sampling",)),
         ("Pegasos", "pegasos", _pegasos(1, False), ("algorithms", "projection")),
         ("Pegasos projected", "pegasos", _pegasos(1, True), ("projection",)),
@@ -84,7 +89,7 @@ def _simulated_configs() -> tuple[Config, ...]:
 
 def _four_algorithms(m: int, theta: float) -> tuple[Config, ...]:
     return (
-        Config("SDCA random", "sdca", _sdca("random"), ("algorithms", "sampling")),
+        Config("SDCA random", "sdca", _sdca("iid"), ("algorithms", "sampling")),
         Config("Pegasos", "pegasos", _pegasos(1, False), ("algorithms", "projection")),
         Config(f"ASDCA {_theta_label(theta)}", "asdca", _asdca(m, theta), ("algorithms",)),
         Config(f"Mini-batch Pegasos k={m}", "pegasos", _pegasos(m, False), ("algorithms",)),
@@ -94,7 +99,7 @@ def _four_algorithms(m: int, theta: float) -> tuple[Config, ...]:
 def _genomic_configs() -> tuple[Config, ...]:
     return (
         *_four_algorithms(8, 0.15),
-        Config("SDCA perm", "sdca", _sdca("perm"), ("sampling",)),
+        Config("SDCA perm", "sdca", _sdca("permutation"), ("sampling",)),
         Config("SDCA cyclic", "sdca", _sdca("cyclic"), ("sampling",)),
         Config("Pegasos projected", "pegasos", _pegasos(1, True), ("projection",)),
         Config("ASDCA paper θ", "asdca", _asdca(8, None), ("theta",)),
@@ -121,7 +126,7 @@ def _skin_configs() -> tuple[Config, ...]:
     return (
         *_four_algorithms(2, 0.75),
         Config("ASDCA paper θ", "asdca", _asdca(2, None), ("theta",)),
-        Config("SDCA perm", "sdca", _sdca("perm"), ("sampling",)),
+        Config("SDCA perm", "sdca", _sdca("permutation"), ("sampling",)),
         Config("SDCA cyclic", "sdca", _sdca("cyclic"), ("sampling",)),
     )
 
@@ -135,13 +140,13 @@ def _blood_lambda_configs() -> tuple[Config, ...]:
     for lmbd in BLOOD_LAMBDAS:
         tag = "1/n" if lmbd == "1/n" else f"{lmbd:g}"
         for label, solver, params in (
-            ("SDCA-Perm", "sdca", {"sampling": "perm"}),
+            ("SDCA-Perm", "sdca", {"sampling": "permutation"}),
             (
                 "SDCA smoothed γ=1",
                 "sdca",
-                {"sampling": "perm", "loss": "smooth_hinge", "gamma": 1.0},
+                {"sampling": "permutation", "loss": "smooth_hinge", "gamma": 1.0},
             ),
-            ("Pegasos k=100", "pegasos", {"batch_size": 100, "sampling": "epoch"}),
+            ("Pegasos k=100", "pegasos", {"batch_size": 100, "sampling": "permutation"}),
             ("ASDCA paper θ", "asdca", {"batch_size": 8, "gamma": 1.0, "theta": None}),
         ):
             configs.append(
@@ -171,8 +176,8 @@ def _blood_lambda(pca: int | None, epochs: int, seeds: int) -> Experiment:
 def _sparse_configs() -> tuple[Config, ...]:
     """The studies' main variants (those of ``python -m experiments compare``), on CSR."""
     return (
-        Config("SDCA-Perm", "sdca", _sdca("perm"), ("sdca", "algorithms")),
-        Config("SDCA-Perm + SGD init", "sdca", _sdca("perm", sgd_init=True), ("sdca",)),
+        Config("SDCA-Perm", "sdca", _sdca("permutation"), ("sdca", "algorithms")),
+        Config("SDCA-Perm + SGD init", "sdca", _sdca("permutation", sgd_init=True), ("sdca",)),
         Config("Pegasos", "pegasos", _pegasos(1, False), ("pegasos", "algorithms")),
         Config("Mini-batch Pegasos k=8", "pegasos", _pegasos(8, False), ("pegasos",)),
         Config("ASDCA paper θ", "asdca", _asdca(8, None), ("asdca", "algorithms")),

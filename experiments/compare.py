@@ -39,9 +39,9 @@ from .spec import Config, Experiment
 
 #: The studies' main variants (``--solvers`` names -> config), in the figures' order.
 SOLVER_CHOICES: dict[str, Config] = {
-    "sdca-perm": Config("SDCA-Perm", "sdca", {"sampling": "perm"}, ("sdca", "algorithms")),
+    "sdca-perm": Config("SDCA-Perm", "sdca", {"sampling": "permutation"}, ("sdca", "algorithms")),
     "sdca-sgd": Config(
-        "SDCA-Perm + SGD init", "sdca", {"sampling": "perm", "sgd_init": True}, ("sdca",)
+        "SDCA-Perm + SGD init", "sdca", {"sampling": "permutation", "sgd_init": True}, ("sdca",)
     ),
     "pegasos": Config("Pegasos", "pegasos", {"batch_size": 1}, ("pegasos", "algorithms")),
     "pegasos-batch": Config(

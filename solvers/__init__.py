@@ -1,10 +1,14 @@
 """Numba solvers for the L2-regularised linear SVM, with scikit-learn's estimator API.
 
-- :class:`SDCAClassifier`: stochastic dual coordinate ascent (perm / random / cyclic
+- :class:`SDCAClassifier`: stochastic dual coordinate ascent (permutation / iid / cyclic
   sampling, modified-SGD first epoch, averaged or random-iterate output, smoothed hinge,
   exact duality-gap stopping).
 - :class:`PegasosClassifier`: Pegasos, mini-batch stochastic sub-gradient descent on the
-  primal (i.i.d. or epoch sampling, projection, uniform or Lacoste-Julien weighted average).
+  primal (iid or permutation sampling, projection, uniform or Lacoste-Julien weighted
+  average).
+
+Every solver names its sampling orders in one vocabulary, ``"iid"`` / ``"permutation"`` /
+``"cyclic"`` (why: :mod:`solvers._sampling`).
 - :class:`ASDCAClassifier`: accelerated mini-batch SDCA on the smoothed hinge, with
   duality-gap stopping.
 

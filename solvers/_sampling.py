@@ -2,13 +2,62 @@
 
 Every function takes a ``numpy.random.Generator`` and returns an ``int64`` array; kernels never
 draw random numbers themselves (STYLE.md, practice 2).
+
+One vocabulary for the order in which an epoch visits the samples, in every solver,
+experiment and figure (``sampling=``):
+
+``"iid"``
+    Independent uniform draws, with replacement across draws: n i.i.d. indices per epoch
+    (SDCA), or independent mini-batches, each a uniform subset of distinct samples
+    (Pegasos; i.i.d. indices when the batch is one sample). The sampling the convergence
+    theorems analyse.
+``"permutation"``
+    A fresh random permutation of the samples each epoch, cut into consecutive batches:
+    every sample exactly once per epoch, without replacement (SDCA-Perm; Pegasos' "epoch"
+    partition of seeds/000).
+``"cyclic"``
+    One permutation drawn at the start of the fit, repeated every epoch (SDCA only).
+
+Why these names: they say what the index array *is*, which is what differs between the
+options. The older spellings named something else: SDCA's ``"random"`` (a permutation is
+random too), ``"perm"`` (an abbreviation), and Pegasos' ``"epoch"`` (every option runs in
+epochs) — and two solvers used two words for one draw. The old spellings are accepted for
+one release: :func:`resolve_sampling` maps them to the new ones (the same draws, the same
+bits) and warns with a ``FutureWarning`` naming the new spelling.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-SAMPLINGS = ("perm", "random", "cyclic")
+SAMPLINGS = ("iid", "permutation", "cyclic")
+
+#: Deprecated spelling -> new spelling, per estimator (only the spellings it accepted).
+DEPRECATED_SAMPLINGS = {
+    "SDCAClassifier": {"random": "iid", "perm": "permutation"},
+    "PegasosClassifier": {"epoch": "permutation"},
+}
+
+
+def resolve_sampling(owner: str, sampling: str, warn: bool = False) -> str:
+    """The current spelling of ``owner``'s ``sampling`` (a deprecated alias is translated).
+
+    With ``warn``, a deprecated alias emits a ``FutureWarning`` that names the new spelling
+    (the estimators warn once per ``fit``).
+    """
+    new = DEPRECATED_SAMPLINGS.get(owner, {}).get(sampling)
+    if new is None:
+        return sampling
+    if warn:
+        warnings.warn(
+            f"{owner}(sampling={sampling!r}) is deprecated and will be removed in the next "
+            f"release: use sampling={new!r} (the same draws, the same results).",
+            FutureWarning,
+            stacklevel=5,  # resolve_sampling, _check_problem, fit, fit_context: the caller
+        )
+    return new
 
 
 def epoch_indices(
@@ -16,12 +65,12 @@ def epoch_indices(
 ) -> np.ndarray:
     """Indices of one epoch of ``n_samples`` single-sample steps.
 
-    ``perm``: a fresh permutation (SDCA-Perm); ``random``: ``n_samples`` i.i.d. uniform draws
-    with replacement; ``cyclic``: the fixed ``cyclic_order`` drawn once by the caller.
+    ``permutation``: a fresh permutation (SDCA-Perm); ``iid``: ``n_samples`` i.i.d. uniform
+    draws with replacement; ``cyclic``: the fixed ``cyclic_order`` drawn once by the caller.
     """
-    if sampling == "perm":
+    if sampling == "permutation":
         return rng.permutation(n_samples)
-    if sampling == "random":
+    if sampling == "iid":
         return rng.integers(0, n_samples, size=n_samples)
     if sampling == "cyclic":
         if cyclic_order is None:
@@ -71,14 +120,14 @@ def active_indices(
 ) -> np.ndarray:
     """``sweeps`` consecutive passes over the ``active`` samples only (SDCA's shrinking).
 
-    Each pass is ``len(active)`` entries: a fresh permutation of ``active`` (``perm``), as
-    many i.i.d. uniform draws among them (``random``), or ``active`` itself in its order
-    (``cyclic``: the caller keeps it in the cyclic order). Returns a new ``int64`` array of
-    ``sweeps * len(active)`` entries.
+    Each pass is ``len(active)`` entries: a fresh permutation of ``active``
+    (``permutation``), as many i.i.d. uniform draws among them (``iid``), or ``active`` itself
+    in its order (``cyclic``: the caller keeps it in the cyclic order). Returns a new
+    ``int64`` array of ``sweeps * len(active)`` entries.
     """
-    if sampling == "perm":
+    if sampling == "permutation":
         return np.concatenate([rng.permutation(active) for _ in range(sweeps)])
-    if sampling == "random":
+    if sampling == "iid":
         return active[rng.integers(0, active.shape[0], size=sweeps * active.shape[0])]
     if sampling == "cyclic":
         return np.tile(active, sweeps)

@@ -117,7 +117,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from . import objectives
 from ._base import BaseLinearSVM, Problem
 from ._kernels import _gram4
-from ._sampling import distinct_batches
+from ._sampling import DEPRECATED_SAMPLINGS, distinct_batches, resolve_sampling
 from .objectives import FASTMATH, csr_parts
 
 # Output modes shared by the kernels.
@@ -127,7 +127,8 @@ _LAST, _UNIFORM, _WEIGHTED = 0, 1, 2
 #: bounds the precision lost by the lazy average to a factor 1/_S_MIN (module docstring).
 _S_MIN = 1e-2
 
-SAMPLINGS = ("iid", "epoch")
+#: Pegasos' orders, in the vocabulary of every solver (:mod:`solvers._sampling`).
+SAMPLINGS = ("iid", "permutation")
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -654,11 +655,14 @@ class PegasosClassifier(BaseLinearSVM):
         Regularisation :math:`\lambda > 0`.
     batch_size : int, default=1
         :math:`k`; 1 is basic Pegasos. Must not exceed ``n_samples``.
-    sampling : {"iid", "epoch"}, default="iid"
+    sampling : {"iid", "permutation"}, default="iid"
         ``iid``: every batch is a uniform subset of :math:`k` distinct samples, independent
-        of the others (seeds/001; :math:`k = 1`: i.i.d. draws). ``epoch``: each epoch is a
-        random partition of the samples into batches of :math:`k`, the last one smaller
-        when :math:`k \nmid n` (seeds/000 algorithm 3).
+        of the others (seeds/001; :math:`k = 1`: i.i.d. draws). ``permutation``: each epoch
+        is a random partition of the samples into batches of :math:`k` (a fresh permutation
+        cut into consecutive batches), the last one smaller when :math:`k \nmid n`
+        (seeds/000 algorithm 3). The vocabulary of every solver (:mod:`solvers._sampling`);
+        the old spelling ``"epoch"`` still works for one release, with a ``FutureWarning``,
+        and gives the same results.
     projection : bool, default=False
         Project the full iterate (bias weight included) onto :math:`\|\tilde w\| \le
         1/\sqrt\lambda` after each step.
@@ -705,7 +709,12 @@ class PegasosClassifier(BaseLinearSVM):
     _parameter_constraints: dict = {
         **{k: v for k, v in BaseLinearSVM._parameter_constraints.items() if k != "tol"},
         "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "sampling": [StrOptions(set(SAMPLINGS))],
+        "sampling": [
+            StrOptions(
+                set(SAMPLINGS) | set(DEPRECATED_SAMPLINGS["PegasosClassifier"]),
+                deprecated=set(DEPRECATED_SAMPLINGS["PegasosClassifier"]),
+            )
+        ],
         "projection": ["boolean"],
         "average": ["boolean", StrOptions({"weighted"})],
         "avg_start": [Interval(Integral, 0, None, closed="left"), None],
@@ -752,6 +761,7 @@ class PegasosClassifier(BaseLinearSVM):
         return {"avg_start": None, "batch_size": min(self.batch_size, 3)}
 
     def _check_problem(self, problem: Problem) -> None:
+        resolve_sampling("PegasosClassifier", self.sampling, warn=True)
         if self.batch_size > problem.n_samples:
             raise ValueError(f"batch_size={self.batch_size} exceeds n_samples={problem.n_samples}")
 
@@ -790,7 +800,7 @@ class PegasosClassifier(BaseLinearSVM):
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         n = state.problem.n_samples
-        if self.sampling == "epoch":
+        if resolve_sampling("PegasosClassifier", self.sampling) == "permutation":
             return rng.permutation(n)
         return distinct_batches(rng, n, int(self.batch_size))
 

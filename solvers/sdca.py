@@ -73,7 +73,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from . import objectives
 from ._base import BaseLinearSVM, Problem
 from ._kernels import _U1, _csr_dot, _gram4, _prefetch, _update_gram4
-from ._sampling import SAMPLINGS, active_indices, epoch_indices
+from ._sampling import (
+    DEPRECATED_SAMPLINGS,
+    SAMPLINGS,
+    active_indices,
+    epoch_indices,
+    resolve_sampling,
+)
 from .objectives import FASTMATH, csr_parts
 
 # Output modes shared by the kernels.
@@ -630,9 +636,12 @@ class SDCAClassifier(BaseLinearSVM):
     gamma : float, default=1.0
         Smoothing :math:`\gamma \ge 0` of ``smooth_hinge`` (ignored for ``hinge``;
         ``gamma=0`` is the hinge).
-    sampling : {"perm", "random", "cyclic"}, default="perm"
-        ``perm``: a new permutation each epoch (SDCA-Perm); ``random``: n i.i.d. uniform
-        draws per epoch (the analysed SDCA); ``cyclic``: one permutation drawn once, repeated.
+    sampling : {"permutation", "iid", "cyclic"}, default="permutation"
+        ``permutation``: a new permutation each epoch (SDCA-Perm); ``iid``: n i.i.d.
+        uniform draws per epoch (the analysed SDCA); ``cyclic``: one permutation drawn once,
+        repeated (the vocabulary of every solver: :mod:`solvers._sampling`). The old
+        spellings ``"perm"`` and ``"random"`` still work for one release, with a
+        ``FutureWarning``, and give the same results.
     sgd_init : bool, default=False
         Run the modified-SGD first epoch (over a permutation, whatever ``sampling``), then SDCA.
     average : {False, True, "random"}, default=False
@@ -647,8 +656,8 @@ class SDCAClassifier(BaseLinearSVM):
     shrinking : bool, default=False
         Sweep only an *active set* of samples: those not held at a dual bound by their
         gradient (liblinear's rule; see :mod:`solvers.sdca`). A shrunk epoch makes
-        ⌊n/|A|⌋ passes over the active set A — fresh permutations of it (``perm``), |A|
-        i.i.d. draws among it each (``random``; only samples drawn since the last shrink
+        ⌊n/|A|⌋ passes over the active set A — fresh permutations of it (``permutation``),
+        |A| i.i.d. draws among it each (``iid``; only samples drawn since the last shrink
         can leave), or A in the fixed cyclic order (``cyclic``) — and ends early once A's
         problem is solved, after which every sample gets a full pass. The first epoch is
         full; the ``tol`` gap is over all samples, exact after any epoch. Needs
@@ -704,7 +713,12 @@ class SDCAClassifier(BaseLinearSVM):
         **BaseLinearSVM._parameter_constraints,
         "loss": [StrOptions({"hinge", "smooth_hinge"})],
         "gamma": [Interval(Real, 0, None, closed="left")],
-        "sampling": [StrOptions(set(SAMPLINGS))],
+        "sampling": [
+            StrOptions(
+                set(SAMPLINGS) | set(DEPRECATED_SAMPLINGS["SDCAClassifier"]),
+                deprecated=set(DEPRECATED_SAMPLINGS["SDCAClassifier"]),
+            )
+        ],
         "sgd_init": ["boolean"],
         "average": ["boolean", StrOptions({"random"})],
         "avg_start": [Interval(Integral, 0, None, closed="left"), None],
@@ -719,7 +733,7 @@ class SDCAClassifier(BaseLinearSVM):
         *,
         loss="hinge",
         gamma=1.0,
-        sampling="perm",
+        sampling="permutation",
         sgd_init=False,
         average=False,
         avg_start=None,
@@ -747,6 +761,10 @@ class SDCAClassifier(BaseLinearSVM):
     def _loss_gamma(self) -> float:
         return float(self.gamma) if self.loss == "smooth_hinge" else 0.0
 
+    def _sampling(self) -> str:
+        """``sampling`` in the current vocabulary (a deprecated spelling translated)."""
+        return resolve_sampling("SDCAClassifier", self.sampling)
+
     def _mode(self) -> int:
         if self.average == "random":
             return _RANDOM
@@ -756,6 +774,7 @@ class SDCAClassifier(BaseLinearSVM):
         return (bool(self.sgd_init), bool(self.shrinking))
 
     def _check_problem(self, problem: Problem) -> None:
+        resolve_sampling("SDCAClassifier", self.sampling, warn=True)
         if self.shrinking and self.average is not False:
             raise ValueError(
                 f"shrinking=True needs average=False (got average={self.average!r}): the "
@@ -776,7 +795,7 @@ class SDCAClassifier(BaseLinearSVM):
         snap = -1
         if mode == _RANDOM:  # a child stream: the index stream is the same for every output
             snap = int(rng.spawn(1)[0].integers(t0, total, endpoint=True))
-        cyclic_order = rng.permutation(n) if self.sampling == "cyclic" else None
+        cyclic_order = rng.permutation(n) if self._sampling() == "cyclic" else None
         state = _State(
             problem=problem,
             w=np.zeros(d + 1),
@@ -809,11 +828,12 @@ class SDCAClassifier(BaseLinearSVM):
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         n = state.problem.n_samples
         if epoch == 1 and self.sgd_init:
-            return state.cyclic_order if self.sampling == "cyclic" else rng.permutation(n)
+            return state.cyclic_order if self._sampling() == "cyclic" else rng.permutation(n)
         if state.n_active < n:  # as many passes over the active set as fit in n steps
             sweeps = n // state.n_active
-            return active_indices(rng, state.active[: state.n_active], self.sampling, sweeps)
-        return epoch_indices(rng, n, self.sampling, state.cyclic_order)
+            active = state.active[: state.n_active]
+            return active_indices(rng, active, self._sampling(), sweeps)
+        return epoch_indices(rng, n, self._sampling(), state.cyclic_order)
 
     def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
         p = state.problem
@@ -886,7 +906,7 @@ class SDCAClassifier(BaseLinearSVM):
             state.grad,
             upper,
             lower,
-            self.sampling == "random",  # perm and cyclic passes visit every active sample
+            self._sampling() == "iid",  # permutation and cyclic passes visit every active one
         )
         if state.n_active == 0:  # every sample at a bound: check them all
             self._restore_all(state)

@@ -153,15 +153,17 @@ def test_extreme_but_representable_scale_is_scale_equivariant(small, cls):
 def test_vanishing_scale_gives_the_exact_optimum(small, scale, lmbd):
     """‖x‖² underflowing to 0 (X * 1e-200) or a huge λ are not errors: every margin is
     ~0 < 1, so every a_i = 1 and w* = Σ y_i x_i / (λn) exactly. SDCA gets it in one epoch;
-    Pegasos with epoch sampling lands on it at every epoch end (all samples below margin 1:
-    w_T = Σ_t y_{i_t} x_{i_t} / (λT))."""
+    Pegasos with permutation sampling lands on it at every epoch end (all samples below
+    margin 1: w_T = Σ_t y_{i_t} x_{i_t} / (λT))."""
     X, y = small
     X = X * scale
     w_star = X.T @ y / (lmbd * X.shape[0])
     sdca = SDCAClassifier(lmbd=lmbd, tol=0, max_epochs=2, random_state=0).fit(X, y)
     assert_allclose(sdca.coef_.ravel(), w_star, rtol=1e-12, atol=0)
     assert_allclose(y * sdca.dual_coef_, 1.0)
-    peg = PegasosClassifier(lmbd=lmbd, sampling="epoch", max_epochs=2, random_state=0).fit(X, y)
+    peg = PegasosClassifier(lmbd=lmbd, sampling="permutation", max_epochs=2, random_state=0).fit(
+        X, y
+    )
     assert_allclose(peg.coef_.ravel(), w_star, rtol=1e-12, atol=0)
     # ASDCA: each visit moves a_i a fraction θ = 1/4 towards 1 and e = w - w(α) decays like
     # (3/4)^t: after 200 epochs (1500 iterations, ~200 visits per sample) both are exact

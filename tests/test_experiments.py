@@ -27,8 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 def tiny_configs() -> tuple[Config, ...]:
     configs = [
-        Config("SDCA perm", "sdca", {"sampling": "perm"}, ("algorithms",)),
-        Config("SDCA random averaged", "sdca", {"sampling": "random", "average": True}),
+        Config("SDCA perm", "sdca", {"sampling": "permutation"}, ("algorithms",)),
+        Config("SDCA random averaged", "sdca", {"sampling": "iid", "average": True}),
         Config("SDCA smoothed", "sdca", {"loss": "smooth_hinge", "gamma": 1.0}),
     ]
     if hasattr(solvers, "PegasosClassifier"):
@@ -321,7 +321,8 @@ KILL_SCRIPT = textwrap.dedent(
     """
     import sys
     from experiments import Config, Experiment, run_experiment
-    configs = tuple(Config(f"SDCA {i}", "sdca", {"sampling": "perm", "lmbd": 1e-3 * (i + 1)})
+    configs = tuple(Config(f"SDCA {i}", "sdca",
+                           {"sampling": "permutation", "lmbd": 1e-3 * (i + 1)})
                     for i in range(4))
     exp = Experiment(name="killme", study="test", dataset="simulated", lmbd="1/n",
                      epochs=400, configs=configs, seeds=int(sys.argv[1]))
@@ -388,7 +389,7 @@ def test_dask_local_cluster_gives_the_same_rows(reports_dir, tmp_path, monkeypat
 
 # ------------------------------------------------------------------ optima, sidecar, errors
 def test_certified_optimum_is_below_every_run(reports_dir):
-    exp = tiny(configs=(Config("SDCA perm", "sdca", {"sampling": "perm"}),), epochs=5)
+    exp = tiny(configs=(Config("SDCA perm", "sdca", {"sampling": "permutation"}),), epochs=5)
     (opt,) = optima.ensure(exp)
     assert opt["certified"] and opt["gap"] <= 1e-10
     assert opt["dual"] <= opt["primal"] <= opt["dual"] + 1e-10

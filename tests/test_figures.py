@@ -319,7 +319,7 @@ def test_list_traces_every_output_to_its_estimator_classes():
                 drawn = set(spec.select) <= set(c.tags) and spec.solver in (None, c.solver)
                 assert shown == drawn or not drawn, (spec.name, c.label)
     fig6 = "\n".join(trace(OUTPUTS["study000_fig6"]))
-    assert "solvers.SDCAClassifier(lmbd=1.6, sampling='perm')" in fig6
+    assert "solvers.SDCAClassifier(lmbd=1.6, sampling='permutation')" in fig6
     assert "PegasosClassifier" not in fig6  # fig. 6 draws the SDCA configs only
 
 

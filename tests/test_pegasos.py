@@ -41,7 +41,7 @@ def fit_with_twin(X, y, record, **params):
 @pytest.mark.parametrize("bias", [0.0, 1.5])
 @pytest.mark.parametrize("average", AVERAGES)
 @pytest.mark.parametrize("projection", [False, True])
-@pytest.mark.parametrize("sampling", ["iid", "epoch"])
+@pytest.mark.parametrize("sampling", ["iid", "permutation"])
 @pytest.mark.parametrize("batch_size", [1, 4, 7])  # 7 does not divide 60: a smaller last batch
 def test_kernel_equals_numpy_twin(
     small, record_fit, batch_size, sampling, projection, average, bias
@@ -73,7 +73,7 @@ def test_kernel_equals_numpy_twin(
 
 @pytest.mark.parametrize("lmbd", [1e-2, 1e-4, 1e-6])
 @pytest.mark.parametrize(("average", "avg_start"), [("weighted", None), (True, 0), (True, None)])
-@pytest.mark.parametrize("sampling", ["iid", "epoch"])
+@pytest.mark.parametrize("sampling", ["iid", "permutation"])
 @pytest.mark.parametrize("batch_size", [1, 4, 7])
 def test_averaged_projected_equals_numpy_twin_down_to_tiny_lambda(
     small, record_fit, batch_size, sampling, average, avg_start, lmbd
@@ -377,7 +377,7 @@ def test_mean_suboptimality_is_within_the_theorem_bound(params, bound):
     [
         {"average": True, "avg_start": 0},
         {"average": "weighted"},
-        {"average": "weighted", "batch_size": 8, "sampling": "epoch"},
+        {"average": "weighted", "batch_size": 8, "sampling": "permutation"},
         {"average": True, "avg_start": 0, "batch_size": 8, "projection": True},
     ],
 )
@@ -392,7 +392,11 @@ def test_suboptimality_decreases_with_epochs_on_average(params):
 # ------------------------------------------------------------------ 5. determinism
 @pytest.mark.parametrize(
     "params",
-    [{}, {"sampling": "epoch"}, {"batch_size": 5, "average": "weighted", "projection": True}],
+    [
+        {},
+        {"sampling": "permutation"},
+        {"batch_size": 5, "average": "weighted", "projection": True},
+    ],
 )
 def test_same_seed_same_bits(small, params):
     X, y = small
@@ -410,7 +414,7 @@ def test_golden_index_sequence_for_seed_0(record_fit):
     X, y = gaussian_problem(n=10, d=2)
     expected = {
         ("iid", 1): [[8, 6, 5, 2, 3, 0, 0, 0, 1, 8], [6, 9, 5, 6, 9, 7, 6, 5, 5, 9]],
-        ("epoch", 3): [[4, 6, 2, 7, 3, 5, 9, 0, 8, 1], [2, 9, 3, 6, 0, 4, 8, 7, 5, 1]],
+        ("permutation", 3): [[4, 6, 2, 7, 3, 5, 9, 0, 8, 1], [2, 9, 3, 6, 0, 4, 8, 7, 5, 1]],
         ("iid", 3): [[8, 6, 5, 2, 3, 0, 8, 6, 9, 5], [6, 9, 7, 6, 0, 3, 9, 2, 8, 8]],
     }
     for (sampling, k), indices in expected.items():
@@ -492,7 +496,7 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
             for params in (
                 {},
                 {"projection": True, "average": "weighted", "bias_multiplier": 1.0},
-                {"batch_size": 8, "sampling": "epoch"},
+                {"batch_size": 8, "sampling": "permutation"},
                 {"batch_size": 8, "projection": True, "average": True},
             ):
                 PegasosClassifier(max_epochs=2, random_state=0, **params).fit(Xd, y)

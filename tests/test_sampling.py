@@ -2,10 +2,25 @@
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from solvers._sampling import active_indices, distinct_batches, epoch_indices
+from solvers import PegasosClassifier, SDCAClassifier
+from solvers._sampling import (
+    DEPRECATED_SAMPLINGS,
+    SAMPLINGS,
+    active_indices,
+    distinct_batches,
+    epoch_indices,
+    resolve_sampling,
+)
+
+from .conftest import gaussian_problem
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
@@ -36,7 +51,7 @@ def test_batches_are_uniform_over_indices(k):
 
 def test_epoch_indices_kinds():
     rng = np.random.default_rng(0)
-    assert sorted(epoch_indices(rng, 10, "perm", None)) == list(range(10))
+    assert sorted(epoch_indices(rng, 10, "permutation", None)) == list(range(10))
     order = np.arange(10)[::-1].copy()
     assert epoch_indices(rng, 10, "cyclic", order) is order
     with pytest.raises(ValueError, match="unknown sampling"):
@@ -46,12 +61,79 @@ def test_epoch_indices_kinds():
 def test_active_indices_sweep_the_active_samples_only():
     rng = np.random.default_rng(0)
     active = np.array([7, 2, 9, 4])
-    perm = active_indices(rng, active, "perm", 3)
+    perm = active_indices(rng, active, "permutation", 3)
     assert perm.shape == (12,) and perm.dtype == np.int64
     for p in range(3):  # each pass a permutation of the active samples
         assert sorted(perm[4 * p : 4 * p + 4]) == [2, 4, 7, 9]
-    iid = active_indices(rng, active, "random", 2)
+    iid = active_indices(rng, active, "iid", 2)
     assert iid.shape == (8,) and set(iid) <= {2, 4, 7, 9}
     assert list(active_indices(rng, active, "cyclic", 2)) == [7, 2, 9, 4, 7, 2, 9, 4]
     with pytest.raises(ValueError, match="unknown sampling"):
         active_indices(rng, active, "shuffle")
+
+
+# ------------------------------------------------------------------ one vocabulary
+# (old spelling, estimator, new spelling, other parameters)
+DEPRECATED = [
+    ("perm", SDCAClassifier, "permutation", {"tol": 0}),
+    ("random", SDCAClassifier, "iid", {"tol": 0}),
+    ("random", SDCAClassifier, "iid", {"tol": 0, "shrinking": True}),
+    ("perm", SDCAClassifier, "permutation", {"tol": 0, "sgd_init": True, "average": True}),
+    ("epoch", PegasosClassifier, "permutation", {"batch_size": 7, "average": "weighted"}),
+    ("epoch", PegasosClassifier, "permutation", {"batch_size": 1, "projection": True}),
+]
+
+
+@pytest.mark.parametrize(("old", "cls", "new", "params"), DEPRECATED)
+def test_old_spelling_warns_and_gives_the_same_bits(old, cls, new, params, record_fit):
+    X, y = gaussian_problem(n=60, d=5, seed=3)
+    record = record_fit(cls)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new spelling warns about nothing
+        fitted_new = cls(lmbd=0.05, sampling=new, max_epochs=4, random_state=7, **params)
+        fitted_new.fit(X, y)
+    indices_new = [i.copy() for i in record.indices]
+    message = rf"\(sampling='{old}'\) is deprecated.*use sampling='{new}'"
+    with pytest.warns(FutureWarning, match=message) as w:
+        fitted_old = cls(lmbd=0.05, sampling=old, max_epochs=4, random_state=7, **params)
+        fitted_old.fit(X, y)
+    assert len(w) == 1 and w[0].filename == __file__  # once per fit, at the caller's line
+    assert fitted_old.sampling == old  # get_params gives back what the user set
+    for a, b in zip(record.indices, indices_new, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert np.array_equal(fitted_old.coef_, fitted_new.coef_)
+    assert np.array_equal(fitted_old.intercept_, fitted_new.intercept_)
+    if fitted_new.dual_coef_ is not None:
+        assert np.array_equal(fitted_old.dual_coef_, fitted_new.dual_coef_)
+
+
+def test_resolve_sampling_maps_only_each_solvers_own_old_spellings():
+    assert resolve_sampling("SDCAClassifier", "perm") == "permutation"
+    assert resolve_sampling("SDCAClassifier", "random") == "iid"
+    assert resolve_sampling("PegasosClassifier", "epoch") == "permutation"
+    # never a spelling of that solver: left alone, so validation rejects it
+    assert resolve_sampling("PegasosClassifier", "perm") == "perm"
+    assert resolve_sampling("SDCAClassifier", "epoch") == "epoch"
+    for old, new in DEPRECATED_SAMPLINGS["SDCAClassifier"].items():
+        assert new in SAMPLINGS and old not in SAMPLINGS
+    with pytest.raises(ValueError, match="'sampling' parameter"):
+        PegasosClassifier(sampling="perm").fit(*gaussian_problem(n=10, d=2))
+
+
+def test_the_project_speaks_the_new_vocabulary_only():
+    """The catalogue, ``compare`` and the benchmarks' configurations use no old spelling."""
+    from experiments.catalogue import CATALOGUE
+    from experiments.compare import SOLVER_CHOICES
+
+    old = {s for spellings in DEPRECATED_SAMPLINGS.values() for s in spellings}
+    configs = [c for e in CATALOGUE.values() for c in e.configs]
+    configs += list(SOLVER_CHOICES.values())
+    samplings = {c.params["sampling"] for c in configs if "sampling" in c.params}
+    assert samplings == {"iid", "permutation", "cyclic"}
+    assert not samplings & old
+    for path in ("experiments", "figures", "benchmarks"):
+        for source in (ROOT / path).glob("*.py"):
+            text = source.read_text(encoding="utf-8")
+            for spelling in old:
+                assert f'"sampling": "{spelling}"' not in text, source
+                assert f'sampling="{spelling}"' not in text, source

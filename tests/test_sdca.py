@@ -18,7 +18,7 @@ from solvers import sdca as sdca_module
 from tests.conftest import gaussian_problem, real_problem
 from tests.reference import augment, dual_reference, primal_reference, sdca_reference
 
-SAMPLINGS = ["perm", "random", "cyclic"]
+SAMPLINGS = ["permutation", "iid", "cyclic"]
 
 
 def liblinear(X, y, lmbd):
@@ -307,7 +307,7 @@ def test_wide_rows_equal_numpy_twin(record_fit, dtype, d, average, bias):
         lmbd=lmbd,
         loss="smooth_hinge",
         gamma=0.3,
-        sampling="random",  # repeated samples inside and across blocks
+        sampling="iid",  # repeated samples inside and across blocks
         average=average,
         avg_start=37,
         max_epochs=3,
@@ -379,8 +379,8 @@ def test_golden_index_sequence_for_seed_0(record_fit):
     """Pinned: an upgrade that changes NumPy's random stream must fail loudly here."""
     X, y = gaussian_problem(n=10, d=2)
     expected = {
-        "perm": [[4, 6, 2, 7, 3, 5, 9, 0, 8, 1], [2, 9, 3, 6, 0, 4, 8, 7, 5, 1]],
-        "random": [[8, 6, 5, 2, 3, 0, 0, 0, 1, 8], [6, 9, 5, 6, 9, 7, 6, 5, 5, 9]],
+        "permutation": [[4, 6, 2, 7, 3, 5, 9, 0, 8, 1], [2, 9, 3, 6, 0, 4, 8, 7, 5, 1]],
+        "iid": [[8, 6, 5, 2, 3, 0, 0, 0, 1, 8], [6, 9, 5, 6, 9, 7, 6, 5, 5, 9]],
         "cyclic": [[4, 6, 2, 7, 3, 5, 9, 0, 8, 1], [4, 6, 2, 7, 3, 5, 9, 0, 8, 1]],
     }
     for sampling, indices in expected.items():

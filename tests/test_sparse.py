@@ -87,16 +87,16 @@ def test_row_norms_of_duplicate_entries():
 # ------------------------------------------------------------------------ SDCA
 SDCA_OPTIONS = [
     # (sampling, sgd_init, average, loss, bias, shrinking)
-    ("perm", False, False, "hinge", 0.0, False),
-    ("random", False, False, "smooth_hinge", 1.0, False),
+    ("permutation", False, False, "hinge", 0.0, False),
+    ("iid", False, False, "smooth_hinge", 1.0, False),
     ("cyclic", False, False, "hinge", 0.5, False),
-    ("perm", True, False, "hinge", 1.0, False),
+    ("permutation", True, False, "hinge", 1.0, False),
     ("cyclic", True, "random", "smooth_hinge", 0.0, False),
-    ("random", False, True, "hinge", 1.0, False),
-    ("perm", True, True, "smooth_hinge", 0.5, False),
-    ("random", False, "random", "hinge", 0.0, False),
-    ("perm", False, False, "hinge", 0.0, True),
-    ("random", True, False, "smooth_hinge", 1.0, True),
+    ("iid", False, True, "hinge", 1.0, False),
+    ("permutation", True, True, "smooth_hinge", 0.5, False),
+    ("iid", False, "random", "hinge", 0.0, False),
+    ("permutation", False, False, "hinge", 0.0, True),
+    ("iid", True, False, "smooth_hinge", 1.0, True),
     ("cyclic", False, False, "hinge", 0.5, True),
 ]
 
@@ -198,11 +198,11 @@ def test_sdca_csr_kernels_equal_sequential_numpy_steps():
 PEGASOS_OPTIONS = [
     # (batch_size, sampling, projection, average, bias, lmbd)
     (1, "iid", False, False, 0.0, 0.1),
-    (1, "epoch", True, True, 1.0, 1e-3),  # projections shrink s: renormalisations
+    (1, "permutation", True, True, 1.0, 1e-3),  # projections shrink s: renormalisations
     (1, "iid", True, "weighted", 0.5, 0.1),
     (3, "iid", False, True, 1.0, 0.1),
-    (3, "epoch", True, "weighted", 0.0, 1e-3),
-    (3, "epoch", True, False, 1.0, 0.1),
+    (3, "permutation", True, "weighted", 0.0, 1e-3),
+    (3, "permutation", True, False, 1.0, 0.1),
 ]
 
 

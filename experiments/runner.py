@@ -34,17 +34,22 @@ TIMING_COLUMNS = ("cpu_time", "wall_time", "cpu_time_cum", "wall_time_cum")
 
 @dataclass(frozen=True)
 class RunTask:
+    """One seeded run. Its ``key`` is computed once, where the task is made: a worker that
+    hashed the sources itself would disagree with the parent if they were edited mid-run
+    (every file it wrote would then look like another run's)."""
+
     experiment: Experiment
     config: Config
     seed_index: int
+    key: str = ""
+
+    def __post_init__(self):
+        if not self.key:
+            object.__setattr__(self, "key", self.experiment.run_key(self.config))
 
     @property
     def seed(self) -> int:
         return derive_seed(self.experiment.base_seed, self.seed_index)
-
-    @property
-    def key(self) -> str:
-        return self.experiment.run_key(self.config)
 
 
 @dataclass
@@ -204,7 +209,8 @@ def _is_complete(task: RunTask) -> bool:
 
 def plan(exp: Experiment) -> tuple[list[RunTask], list[RunTask]]:
     """All runs of ``exp`` and those still missing on disk (damaged files are set aside)."""
-    tasks = [RunTask(exp, cfg, r) for cfg in exp.configs for r in range(exp.seeds)]
+    keyed = [(cfg, exp.run_key(cfg)) for cfg in exp.configs]  # hashed once, here
+    tasks = [RunTask(exp, cfg, r, key) for cfg, key in keyed for r in range(exp.seeds)]
     missing = [t for t in tasks if not _is_complete(t)]
     return tasks, missing
 

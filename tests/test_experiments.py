@@ -233,6 +233,21 @@ def test_damaged_run_file_is_set_aside_and_recomputed(reports_dir, tmp_path, dam
     assert len(coef) == len(exp.configs) * exp.seeds * coef.feature.nunique()
 
 
+def test_a_run_keeps_the_key_it_was_planned_with_when_sources_change_mid_run(
+    reports_dir, monkeypatch
+):
+    """The key is hashed once, in the parent: a worker started after an edit of the sources
+    (another code digest) still writes rows under its task's key, not a key of its own, so
+    its file is not later taken for another run's."""
+    exp = tiny(seeds=1)
+    tasks, _ = runner_module.plan(exp)
+    planned = [t.key for t in tasks]
+    monkeypatch.setattr("experiments.spec.code_digest", lambda: "edited-mid-run")
+    assert [exp.run_key(t.config) for t in tasks] != planned  # the sources did change
+    result = runner_module.run_one(tasks[0])
+    assert (result.rows["run_key"] == planned[0]).all()
+
+
 def test_damage_behind_an_intact_footer_is_caught_when_the_report_is_built(
     reports_dir, monkeypatch
 ):

@@ -677,20 +677,21 @@ def solve_exact(
         return cert["rel_gap"] <= tol
 
     if method == "ipm":
-        # ---- interior point: its own iterate certified once mu <= tol (enough for loose
-        # targets: the gap is about 2 mu), a crossover each time mu has fallen tenfold
-        # below 1e-6
-        next_interior, next_crossover = tol, 1e-6
+        # ---- interior point: a crossover each time mu has fallen tenfold below 1e-6 (the
+        # vertex of the optimum's face: exact zeros and ones), and, should that not yet
+        # certify, the iterate itself once mu <= tol (enough for loose targets: its gap is
+        # about 2 mu, but its a_i are never exactly at a bound)
+        next_crossover, next_interior = 1e-6, tol
         for a_in, z, s, mu in _ipm_iterates(rep):
             if cpu() >= max_cpu:
                 break
-            if mu <= next_interior:
-                next_interior = mu * 0.1
-                if certify(a_in):
-                    break
             if mu <= next_crossover:
                 next_crossover = mu * 0.1
                 if certify(_crossover(rep, a_in, z, s)):
+                    break
+            if mu <= next_interior:
+                next_interior = mu * 0.1
+                if certify(a_in):
                     break
             ipm_iterations += 1
         label = ("gram" if use_gram else "primal") + "-ipm+crossover"

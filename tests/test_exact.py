@@ -91,6 +91,10 @@ def test_every_method_reaches_the_primal_representations_optimum(shape, method, 
     a = solve_exact(X, y, 1 / n, method="primal")
     b = solve_exact(X, y, 1 / n, method=method)
     assert a.certified and b.certified
+    # a vertex of the optimum's face, not an interior point: in general position at most
+    # d free variables (margins exactly 1), the others exactly at 0 or 1
+    ab = y * b.dual_coef
+    assert np.sum((ab > 0.0) & (ab < 1.0)) <= min(n, d)
     assert (a.method, b.method) == ("primal-cd+newton", label)
     assert_allclose(a.w, b.w, rtol=0, atol=1e-7 * np.abs(a.w).max())
     assert abs(a.primal - b.primal) <= 1e-10 * a.primal

@@ -95,6 +95,9 @@ __all__ = ["ExactResult", "solve_exact"]
 
 #: Largest n for the Gram representation (n² float64: 20,000 samples is 3.2 GB).
 GRAM_MAX_SAMPLES = 20_000
+#: Largest free set for a Newton step on CSR input (a dense |F| × |F| block and its
+#: Cholesky factorisation, O(|F|³); larger free sets are left to the sweeps).
+SPARSE_NEWTON_MAX = 2_000
 #: Largest n for the interior-point method: each iteration factors an n × n matrix
 #: (~1.5 s on one core at n = 5,000, O(n³)), and ~20-25 iterations must fit the budget.
 IPM_MAX_SAMPLES = 6_000
@@ -356,10 +359,10 @@ class _Primal(_Representation):
         H_FF = A Aᵀ + γI with A the free rows scaled by y_i/√(λn), of rank ≤ d + 1: the thin
         SVD of A gives its eigenvectors in O(|F| d²) whatever |F|. On CSR input (d large,
         rows sparse) H_FF is formed from the sparse product of the free rows and factored,
-        as in the Gram representation (no step when |F| exceeds GRAM_MAX_SAMPLES).
+        as in the Gram representation (no step when |F| exceeds SPARSE_NEWTON_MAX).
         """
         if sp.issparse(self.X):
-            if free.shape[0] > GRAM_MAX_SAMPLES:
+            if free.shape[0] > SPARSE_NEWTON_MAX:
                 return np.zeros_like(g_free), lambda v: v
             solve, H = _free_block_solver(
                 _gram_matrix(self.X[free], self.y[free], self.bias, self.inv_lmbd_n), self.gamma

@@ -35,7 +35,7 @@ def test_record_is_certified_and_carries_the_optimum(tiny_dataset):
     split = _tiny_split()
     assert rec["certified"] and rec["rel_gap"] <= 1e-10
     assert rec["dual"] <= rec["primal"] and rec["cpu_seconds"] >= 0.0
-    assert rec["method"] == "primal-cd+newton"
+    assert rec["method"] == "primal-ipm+crossover"  # n > d, d + 1 <= 256: low-rank IPM
     # the stored P* is liblinear's optimum (tol=1e-10, where it converges) up to 1e-8
     svc = LinearSVC(loss="hinge", dual=True, fit_intercept=False, tol=1e-10, max_iter=10**6)
     svc.set_params(C=objectives.lmbd_to_C(0.02, 80)).fit(split.X_train, split.y_train)

@@ -284,6 +284,10 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------- internals
     def _encode_labels(self, y: np.ndarray, refit: bool = True) -> np.ndarray:
         if refit:
+            classes = _two_numeric_classes(y)
+            if classes is not None:  # the common case, without sklearn's 1 ms of checks
+                self.classes_ = classes
+                return np.where(y == classes[1], 1.0, -1.0)
             check_classification_targets(y)
             classes = np.unique(y)
             if classes.shape[0] == 1:
@@ -474,6 +478,20 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=_caller_stacklevel(),
             )
+
+
+def _two_numeric_classes(y: np.ndarray) -> np.ndarray | None:
+    """The sorted classes when ``y`` is a 1-d numeric array of exactly two integral values
+    (what sklearn's ``type_of_target`` calls "binary" among numeric labels), else None and
+    the caller runs sklearn's full checks (their error messages included)."""
+    if y.ndim != 1 or y.dtype.kind not in "biuf":
+        return None
+    classes = np.unique(y)
+    if classes.shape[0] != 2:
+        return None
+    if y.dtype.kind == "f" and not (np.all(np.isfinite(classes)) and np.all(classes % 1 == 0)):
+        return None
+    return classes
 
 
 def _canonical(X):

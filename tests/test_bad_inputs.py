@@ -213,3 +213,26 @@ def test_non_finite_output_is_never_stored(small, monkeypatch, cls, bad):
     with pytest.raises(ValueError, match="diverged to non-finite coefficients"):
         est.fit(X, y)
     assert not hasattr(est, "coef_")
+
+
+def test_numeric_label_fast_path_agrees_with_sklearns_checks():
+    """Two integral numeric classes skip sklearn's type_of_target (1 ms a fit); every other
+    label set still goes through it, with its errors."""
+    X, y = gaussian_problem(n=40, d=4, seed=3)
+    positive = y > 0
+    fits = {}
+    for name, labels in {
+        "float ±1": y,
+        "int 3/7": np.where(positive, 7, 3),
+        "bool": positive,
+        "str": np.where(positive, "yes", "no"),  # not numeric: sklearn's path
+    }.items():
+        est = SDCAClassifier(lmbd=0.1, max_epochs=3, random_state=0).fit(X, labels)
+        assert est.classes_[1] == labels[positive][0], name
+        fits[name] = est.coef_
+    for name, coef in fits.items():
+        assert np.array_equal(coef, fits["float ±1"]), name
+    with pytest.raises(ValueError, match="Unknown label type"):
+        SDCAClassifier(lmbd=0.1).fit(X, np.where(positive, 1.5, 0.5))
+    with pytest.raises(ValueError, match="binary"):
+        SDCAClassifier(lmbd=0.1).fit(X, np.arange(40) % 3)

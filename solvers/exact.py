@@ -164,6 +164,13 @@ def _shrink_test(ai, g, pg_hi, pg_lo):
     return True, g
 
 
+@njit(cache=True)
+def _coordinate_minimum(ai, g, q):
+    """Exact minimiser over [0, 1] of f along coordinate i: gradient g, curvature q (a zero
+    row of the hinge problem has q = 0 and g = -1: its minimum is the bound 1)."""
+    return min(1.0, max(0.0, ai - g / q)) if q > 0.0 else 1.0
+
+
 @njit(cache=True, fastmath=FASTMATH)
 def _cd_sweep_primal(X, y, sq_norms, w, a, order, inv_lmbd_n, gamma, bias, pg_hi, pg_lo, keep):
     """One shrinking CD sweep over ``order`` in the primal representation, in place.
@@ -198,8 +205,7 @@ def _cd_sweep_primal(X, y, sq_norms, w, a, order, inv_lmbd_n, gamma, bias, pg_hi
         hi = max(hi, pg)
         lo = min(lo, pg)
         if pg != 0.0:
-            q = sq_norms[i] * inv_lmbd_n + gamma
-            new = min(1.0, max(0.0, ai - g / q)) if q > 0.0 else 1.0
+            new = _coordinate_minimum(ai, g, sq_norms[i] * inv_lmbd_n + gamma)
             delta = new - ai
             if delta != 0.0:
                 a[i] = new
@@ -232,8 +238,7 @@ def _cd_sweep_primal_csr(
         hi = max(hi, pg)
         lo = min(lo, pg)
         if pg != 0.0:
-            q = sq_norms[i] * inv_lmbd_n + gamma
-            new = min(1.0, max(0.0, ai - g / q)) if q > 0.0 else 1.0
+            new = _coordinate_minimum(ai, g, sq_norms[i] * inv_lmbd_n + gamma)
             delta = new - ai
             if delta != 0.0:
                 a[i] = new
@@ -265,8 +270,7 @@ def _cd_sweep_gram(Q, a, qa, order, gamma, pg_hi, pg_lo, keep):
         hi = max(hi, pg)
         lo = min(lo, pg)
         if pg != 0.0:
-            q = Q[i, i] + gamma
-            new = min(1.0, max(0.0, ai - g / q)) if q > 0.0 else 1.0
+            new = _coordinate_minimum(ai, g, Q[i, i] + gamma)
             delta = new - ai
             if delta != 0.0:
                 a[i] = new

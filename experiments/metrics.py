@@ -22,6 +22,7 @@ from .datasets import Split
 METRIC_COLUMNS = (
     "epoch",
     "samples_seen",
+    "n_active",
     "cpu_time",
     "wall_time",
     "cpu_time_cum",
@@ -70,7 +71,7 @@ class Recorder:
             return math.nan
         return objectives.error_rate(s.X_test, s.y_test, w, self.bias)
 
-    def _row(self, epoch, samples, cpu, wall, w, dual_coef, w_out) -> dict:
+    def _row(self, epoch, samples, n_active, cpu, wall, w, dual_coef, w_out) -> dict:
         s = self.split
         m = objectives.monitor(
             s.X_train,
@@ -92,6 +93,7 @@ class Recorder:
         values = (
             epoch,
             samples,
+            math.nan if n_active is None else float(n_active),
             cpu,
             wall,
             self._cpu,
@@ -111,7 +113,7 @@ class Recorder:
         """Epoch 0: the initial state w = 0, α = 0 of every solver here."""
         w = np.zeros(n_features + 1)
         alpha = np.zeros(self.split.n_train)
-        self.rows.append(self._row(0, 0, 0.0, 0.0, w, alpha, w))
+        self.rows.append(self._row(0, 0, None, 0.0, 0.0, w, alpha, w))
 
     def __call__(self, info) -> None:
         if info.epoch == 1:  # the per-fit precomputation counts once, in epoch 1
@@ -120,6 +122,13 @@ class Recorder:
             cpu, wall = info.cpu_time, info.wall_time
         self.rows.append(
             self._row(
-                info.epoch, info.n_samples_seen, cpu, wall, info.w, info.dual_coef, info.output_w()
+                info.epoch,
+                info.n_samples_seen,
+                info.n_active,
+                cpu,
+                wall,
+                info.w,
+                info.dual_coef,
+                info.output_w(),
             )
         )

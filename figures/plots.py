@@ -51,6 +51,7 @@ _COLOURS = (
     (r"asdca.*paper", "#74c476"),
     (r"asdca", "#1b7837"),
     (r"smooth", "#6a51a3"),
+    (r"shrink", "#e7298a"),
     (r"sgd", "#17a3c9"),
     (r"cyclic", "#9ecae1"),
     (r"perm", "#4292c6"),
@@ -67,7 +68,8 @@ def style_for(label: str, solver: str | None = None) -> dict:
     """Line style of a config: colour by algorithm family and variant; averaged output dashed.
 
     SDCA variants are blues (random darkest, cyclic lightest, smoothed purple-blue), Pegasos
-    oranges (projected darker), mini-batch Pegasos reds, ASDCA greens (paper θ lighter).
+    oranges (projected darker), mini-batch Pegasos reds, ASDCA greens (paper θ lighter);
+    SDCA with shrinking magenta.
     """
     text = re.sub(r"\s*λ=\S+", "", label.replace(" (averaged)", "")).strip().lower()
     colour = next((c for pattern, c in _COLOURS if re.search(pattern, text)), None)
@@ -160,6 +162,12 @@ LAYOUTS = {
               "(b) test error vs epochs", log=False),
     ),
     "gap": (Panel("gap", "epoch", "duality gap P(w(α)) − D(α), log scale"),),
+    "shrinking": (
+        Panel("gap", "time", "duality gap P(w(α)) − D(α), log scale",
+              "(a) duality gap vs CPU time"),
+        Panel("n_active", "epoch", "samples swept in the epoch (active set)",
+              "(b) active-set size vs epochs", log=False),
+    ),
 }  # fmt: skip
 EPOCH_AXIS = "epoch (n samples processed per epoch)"
 

@@ -97,6 +97,11 @@ def test_rows_schema_and_epoch_zero(reports_dir):
     smooth = sdca[sdca.config == "SDCA smoothed"]
     assert_allclose(smooth.primal_smooth, 0.5)  # φ_γ(0) = 1 - γ/2 at γ = 1
     assert (report[report.solver == "pegasos"].dual.isna()).all()
+    # the swept set: every sample for SDCA without shrinking, no active set for the others
+    swept = report[report.epoch > 0]
+    assert (swept[swept.solver == "sdca"].n_active == n_train).all()
+    assert swept[swept.solver != "sdca"].n_active.isna().all()
+    assert start.n_active.isna().all()
 
     later = report[report.epoch > 0]
     assert (later.cpu_time > 0).all() and (later.wall_time > 0).all()
@@ -107,6 +112,25 @@ def test_rows_schema_and_epoch_zero(reports_dir):
     for _, run in report.groupby(["config", "seed_index"]):
         assert_allclose(run.cpu_time_cum, run.cpu_time.cumsum(), rtol=1e-12)
         assert_allclose(run.wall_time_cum, run.wall_time.cumsum(), rtol=1e-12)
+
+
+def test_shrinking_runs_record_the_active_set_they_swept(reports_dir):
+    """n_active is the size of the set each epoch swept (EpochInfo.n_active); an epoch makes
+    whole passes over the active set A, at most ⌊n/|A|⌋ (fewer once the active problem is
+    solved), and samples_seen counts exactly those steps."""
+    shrink = Config("SDCA shrinking", "sdca", {"sampling": "permutation", "shrinking": True})
+    report = run_experiment(tiny("shrink", epochs=30, seeds=2, configs=(shrink,)), progress=False)
+    n_train = int(report["n_train"].iloc[0])
+    runs = report[report.epoch > 0]
+    assert (runs.n_active >= 1).all() and (runs.n_active <= n_train).all()
+    assert (runs.n_active < n_train).any(), "at λ = 1/n some samples must be set aside"
+    for _, run in report.groupby("seed_index"):
+        active = run.n_active.to_numpy()[1:]
+        steps = np.diff(run.samples_seen.to_numpy())
+        passes = steps / active
+        assert (passes == np.round(passes)).all()
+        assert (passes >= 1).all() and (passes <= n_train // active).all()
+    assert (runs.gap >= -1e-12).all()
 
 
 def test_final_rows_match_the_stored_coefficients(reports_dir):
@@ -451,7 +475,12 @@ def test_catalogue_is_complete_and_well_formed():
         "001_skin",
         "001_skin_20ep",
     } <= names
-    budget = {"beyond_blood_lambda_raw": 10, "001_simulated_seeded": 20}  # both documented
+    # documented exceptions (catalogue comments)
+    budget = {
+        "beyond_blood_lambda_raw": 10,
+        "001_simulated_seeded": 20,
+        "beyond_skin_shrinking": 10,
+    }
     for exp in CATALOGUE.values():  # 100 seeds, but for the documented budget exceptions
         assert exp.seeds == budget.get(exp.name, 100)
         keys = [exp.run_key(c) for c in exp.configs]

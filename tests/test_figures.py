@@ -122,6 +122,7 @@ def build_report(root: Path, name: str, seeds: int = 3, epochs: int = 3) -> pd.D
                 metrics = (
                     epoch,
                     epoch * n_train,
+                    np.nan if epoch == 0 or cfg.solver != "sdca" else n_train,
                     cpu,
                     cpu * 1.01,
                     cum,

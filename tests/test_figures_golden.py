@@ -39,6 +39,7 @@ REPORTS = (
     "001_skin",
     "beyond_blood_lambda_raw",
     "beyond_blood_lambda_pca40",
+    "beyond_skin_shrinking",
 )
 
 

@@ -104,7 +104,7 @@ def targets(out: str = "output/figures") -> list[str]:
 
 #: Figures shown in the README (small copies under docs/, rebuilt by `make docs`).
 GALLERY = ("study000_fig2", "study000_fig3", "study001_fig1", "study001_fig2",
-           "beyond_suboptimality", "beyond_lambda")  # fmt: skip
+           "beyond_suboptimality", "beyond_lambda", "beyond_shrinking")  # fmt: skip
 
 
 def gallery(src: str = "output/figures", dst: str = "docs", width: int = 900) -> list[Path]:

@@ -137,12 +137,9 @@ OUTPUTS: dict[str, Output] = {o.name: o for o in (
            any_report=True, draw="beyond_suboptimality.draw"),
     Output("beyond_shrinking", "skin: SDCA with and without shrinking, gap and active set",
            ("beyond_skin_shrinking",), select=("shrinking",), layout="shrinking",
-           heading="Beyond the studies: SDCA with shrinking",
-           caption="Shrinking (SDCAClassifier(shrinking=True)) sets aside the samples whose "
-           "dual variable its projected gradient holds at a bound and sweeps the rest, n "
-           "steps per epoch; all are restored for a full pass once the active problem is "
-           "solved. The gap is computed over all samples after every epoch (untimed): both "
-           "curves are certificates."),
+           heading="Beyond the studies: SDCA with shrinking", caption="Shrinking sets aside "
+           "the samples held at a dual bound and restores them for a full pass once the rest "
+           "is solved; the gap is over all samples after each epoch (untimed)."),
     Output("beyond_lambda",
            "λ sweeps at convergence: the certified optimum's error, CPU time to 1e-2/1e-4/1e-6",
            ("beyond_blood_lambda_raw", "beyond_blood_lambda_pca40", "001_genomic_lambda"),

@@ -86,11 +86,8 @@ def deps_lines(out="output/figures", reports="reports", data="data/raw", recipe=
 
 
 def targets(out: str = "output/figures") -> list[str]:
-    """Primary outputs whose inputs can exist here: their datasets are present.
-
-    An output needs its data folders and the datasets of its reports (``data.available``);
-    ``make reproduce`` builds exactly these and reports the others as missing.
-    """
+    """Primary outputs whose data folders and report datasets are present
+    (``data.available``): ``make reproduce`` builds these and reports the others missing."""
     import data
     from experiments import CATALOGUE
 

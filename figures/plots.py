@@ -162,12 +162,9 @@ LAYOUTS = {
               "(b) test error vs epochs", log=False),
     ),
     "gap": (Panel("gap", "epoch", "duality gap P(w(α)) − D(α), log scale"),),
-    "shrinking": (
-        Panel("gap", "time", "duality gap P(w(α)) − D(α), log scale",
-              "(a) duality gap vs CPU time"),
-        Panel("n_active", "epoch", "samples swept in the epoch (active set)",
-              "(b) active-set size vs epochs", log=False),
-    ),
+    "shrinking": (Panel("gap", "time", "duality gap P(w(α)) − D(α), log scale", "(a) vs CPU time"),
+                  Panel("n_active", "epoch", "samples swept (active set)", "(b) active set",
+                        log=False)),
 }  # fmt: skip
 EPOCH_AXIS = "epoch (n samples processed per epoch)"
 

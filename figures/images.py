@@ -109,7 +109,7 @@ def pipeline(spec, out_dir=None, reports_dir=None) -> list[Path]:
     name = f"{blood.CLASSES[int(labels[index])]} {Path(files[index]).name}"
     fig.suptitle(f"Study 000, fig. 4: automatic cropping procedure ({name})")
     note = (
-        "Steps of the study's appendix A (data/blood.py): the centre is the mean position of "
+        "Steps of appendix A (data/blood/detection.py): the centre is the mean position of "
         "the dark pixels left after the opening; the crop is cut from the original image."
     )
     return _finish(fig, note, 120, spec, out_dir)

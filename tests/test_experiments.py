@@ -131,6 +131,25 @@ def test_shrinking_runs_record_the_active_set_they_swept(reports_dir):
         assert (passes == np.round(passes)).all()
         assert (passes >= 1).all() and (passes <= n_train // active).all()
     assert (runs.gap >= -1e-12).all()
+    # the same seeded fit outside the engine: the same active sets, steps and objectives
+    from experiments import datasets
+
+    split = datasets.load("simulated", {})
+    lmbd = float(report["lmbd"].iloc[0])
+    for seed, run in report.groupby("seed"):
+        seen = []
+        solvers.SDCAClassifier(
+            lmbd=lmbd, sampling="permutation", shrinking=True, tol=0, max_epochs=30,
+            random_state=int(seed),
+            callback=lambda info, seen=seen: seen.append((
+                info.n_active, info.n_samples_seen,
+                objectives.primal(split.X_train, split.y_train, info.w, lmbd),
+            )),
+        ).fit(split.X_train, split.y_train)  # fmt: skip
+        run = run.sort_values("epoch").iloc[1:]
+        assert run.n_active.tolist() == [a for a, _, _ in seen]
+        assert run.samples_seen.tolist() == [m for _, m, _ in seen]
+        assert_allclose(run.primal, [p for _, _, p in seen], rtol=1e-12)
 
 
 def test_final_rows_match_the_stored_coefficients(reports_dir):

@@ -39,9 +39,8 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 import solvers
-from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
+from solvers import FASTMATH, ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
 from solvers import sdca as sdca_module
-from solvers.objectives import FASTMATH
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -107,17 +106,12 @@ def sdca_arithmetic_in_cache(X, y, lmbd, repeats: int) -> float:
     """One SDCA epoch's arithmetic with every row already in cache: n steps cycling over
     the first 8 rows (128 KB at d = 2000). Not a solver: the compute floor of the kernel."""
     n = X.shape[0]
-    Xc, yc = np.ascontiguousarray(X[:8]), np.ascontiguousarray(y[:8])
-    sq = objectives.row_sq_norms(Xc)
+    Xc, yc = np.ascontiguousarray(X[:8]), np.ascontiguousarray(y[:8], dtype=np.float64)
     idx = np.tile(np.arange(8), n // 8 + 1)[:n]
-    w, alpha, dummy = np.zeros(X.shape[1] + 1), np.zeros(8), np.zeros(1)
-    grad, pg_range = np.empty(8), np.empty(2)
+    rows, sweep, params = sdca_module.kernel_inputs(Xc, yc, lmbd, lmbd_n=lmbd * n, shrinking=True)
 
     def epoch():
-        sdca_module.sdca_epoch_kernel(
-            Xc, yc, sq, w, alpha, idx, lmbd * n, 0.0, 0.0, 0, 0, 0, -1, dummy, dummy,
-            grad, pg_range, n, -np.inf,
-        )  # fmt: skip
+        sdca_module.sdca_epoch_kernel(rows, sweep, params, idx, 0, n, -np.inf)
 
     epoch()
     return min(cpu(epoch) for _ in range(repeats))

@@ -231,7 +231,7 @@ def plan(
         dense_only = [
             c.label
             for c in configs
-            if not getattr(solvers, SOLVER_CLASSES[c.solver])._supports_sparse
+            if not getattr(solvers, SOLVER_CLASSES[c.solver])().supports_sparse
         ]
         if dense_only:
             size = X.shape[0] * X.shape[1] * X.dtype.itemsize

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from solvers import objectives
+from solvers.losses import Loss
 
 from .datasets import Split
 
@@ -46,18 +47,19 @@ class Recorder:
     ----------
     split : Split
     lmbd : float
-    gamma : float
-        Smoothing of the loss the solver optimises (0: hinge). ``primal_smooth``, ``dual``
-        and ``gap`` refer to that problem; ``primal`` is always the hinge objective.
+    loss : solvers.losses.Loss
+        The loss the solver optimises (``est.loss_function``). ``primal_smooth`` (its
+        objective, NaN for the hinge), ``dual`` and ``gap`` refer to that problem;
+        ``primal`` is always the hinge objective.
     bias : float
         Bias multiplier of the solver.
     has_dual : bool
     """
 
-    def __init__(self, split: Split, lmbd: float, gamma: float, bias: float, has_dual: bool):
+    def __init__(self, split: Split, lmbd: float, loss: Loss, bias: float, has_dual: bool):
         self.split = split
         self.lmbd = lmbd
-        self.gamma = gamma
+        self.loss = loss
         self.bias = bias
         self.has_dual = has_dual
         self.rows: list[dict] = []
@@ -78,7 +80,7 @@ class Recorder:
             s.y_train,
             w,
             self.lmbd,
-            self.gamma,
+            self.loss,
             self.bias,
             dual_coef if self.has_dual else None,
         )
@@ -86,7 +88,7 @@ class Recorder:
         if w_out is w or np.array_equal(w_out, w):
             out = (m["primal"], m["error"], test_error)
         else:
-            o = objectives.monitor(s.X_train, s.y_train, w_out, self.lmbd, self.gamma, self.bias)
+            o = objectives.monitor(s.X_train, s.y_train, w_out, self.lmbd, self.loss, self.bias)
             out = (o["primal"], o["error"], self._test_error(w_out))
         self._cpu += cpu
         self._wall += wall

@@ -76,7 +76,7 @@ def run_one(task: RunTask) -> RunResult:
         lmbd = datasets.resolve_lmbd(exp.config_lmbd(cfg), split.n_train)
         est = make_estimator(task, lmbd)
         recorder = Recorder(
-            split, lmbd, est._loss_gamma(), float(est.bias_multiplier), est._has_dual
+            split, lmbd, est.loss_function, float(est.bias_multiplier), est.has_dual
         )
         recorder.initial(split.X_train.shape[1])
         est.set_params(callback=recorder)

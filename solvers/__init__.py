@@ -12,7 +12,9 @@ Every solver names its sampling orders in one vocabulary, ``"iid"`` / ``"permuta
 - :class:`ASDCAClassifier`: accelerated mini-batch SDCA on the smoothed hinge, with
   duality-gap stopping.
 
-Shared maths (objectives, dual, gap, λ ↔ C) lives in :mod:`solvers.objectives`.
+Shared maths (objectives, dual, gap, λ ↔ C) lives in :mod:`solvers.objectives`, the losses
+(hinge, smoothed hinge, squared hinge: value, conjugate, coordinate step, shrinking test) in
+:mod:`solvers.losses`; ``FASTMATH`` is the kernels' compile flag set.
 """
 
 from __future__ import annotations
@@ -20,17 +22,20 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from . import objectives
+from . import losses, objectives
 from ._base import BaseLinearSVM, EpochInfo
+from ._kernels import FASTMATH
 from .asdca import ASDCAClassifier
 from .pegasos import PegasosClassifier
 from .sdca import SDCAClassifier
 
 __all__ = [
+    "FASTMATH",
     "ASDCAClassifier",
     "EpochInfo",
     "PegasosClassifier",
     "SDCAClassifier",
+    "losses",
     "objectives",
     "warm_up",
 ]

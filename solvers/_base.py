@@ -1,6 +1,6 @@
 """What every solver shares: validation, label mapping, the timed epoch loop, warm-up, callback.
 
-A solver subclasses :class:`BaseLinearSVM` and provides four hooks:
+A solver subclasses :class:`BaseLinearSVM` and provides these hooks:
 
 ``_init_state(problem, rng)``
     allocate the state (never timed);
@@ -12,10 +12,19 @@ A solver subclasses :class:`BaseLinearSVM` and provides four hooks:
 ``_run_epoch(state, indices, epoch)``
     call the kernel(s) of one epoch: the only code inside the timer;
 ``_output(state)``
-    the returned ``(w, dual_coef)`` (last iterate, averaged, ...).
+    the returned ``(w, dual_coef)`` (last iterate, averaged, ...);
+``_epoch_record(state)``
+    what the epoch's :class:`EpochInfo` says beyond the driver's own fields (default: every
+    epoch swept ``n_samples`` samples and there is no active set);
+``_finish(problem, state)``
+    fitted attributes of the solver's own, after the driver has stored the common ones.
 
 Only the kernel calls of ``_run_epoch`` are inside ``time.process_time()``; index drawing,
 objectives, gaps and the user callback all run after the clock stops.
+
+What code outside this package needs to know about an estimator is public and read-only:
+:attr:`BaseLinearSVM.loss_function` (the :class:`solvers.losses.Loss` its objective uses),
+:attr:`BaseLinearSVM.has_dual` and :attr:`BaseLinearSVM.supports_sparse`.
 """
 
 from __future__ import annotations
@@ -39,6 +48,8 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import objectives
+from ._kernels import kernel_rows
+from .losses import HINGE, Loss
 
 # (estimator class, dtype, writeable, kernel-selecting params) already compiled in this process.
 _WARMED: set[tuple] = set()
@@ -88,6 +99,11 @@ class Problem:
     def sparse(self) -> bool:
         return sp.issparse(self.X)
 
+    def rows(self, sq_norms: np.ndarray):
+        """The samples as the kernels read them (:class:`solvers._kernels.DenseRows` or
+        ``CSRRows``), with ``sq_norms`` (filled later by a timed set-up, or empty)."""
+        return kernel_rows(self.X, self.y, sq_norms, None, self.bias)
+
 
 class EpochInfo:
     """State handed to the per-epoch ``callback``, after the epoch's clock has stopped.
@@ -136,7 +152,6 @@ class EpochInfo:
 
     def __init__(self, *, output: Callable[[], np.ndarray], **fields):
         self._output = output
-        self.n_active = None
         for name, value in fields.items():
             setattr(self, name, value)
 
@@ -175,10 +190,24 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     #: ConvergenceWarning when max_epochs ends a fit before tol is met (False: warm-up fits).
     _warn_unconverged = True
 
+    # ---------------------------------------------------------------- what others may read
+    @property
+    def loss_function(self) -> Loss:
+        """The :class:`solvers.losses.Loss` of the objective this estimator minimises, from
+        its parameters (its dual, gap and certificate are those of this loss)."""
+        return HINGE
+
+    @property
+    def has_dual(self) -> bool:
+        """Whether ``fit`` keeps a dual point (``dual_coef_``, a duality gap, ``tol``)."""
+        return self._has_dual
+
+    @property
+    def supports_sparse(self) -> bool:
+        """Whether ``fit`` takes scipy.sparse input (the solver has CSR kernels)."""
+        return self._supports_sparse
+
     # ---------------------------------------------------------------- hooks for subclasses
-    def _loss_gamma(self) -> float:
-        """Smoothing of the loss the solver optimises (0: hinge); defines its dual and gap."""
-        return 0.0
 
     def _check_problem(self, problem: Problem) -> None:
         """Cross-checks of parameters against the data (e.g. batch_size <= n_samples).
@@ -204,6 +233,15 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     def _current(self, state) -> tuple[np.ndarray, np.ndarray | None]:
         """The current iterate ``(w, dual_coef)`` (views)."""
         return state.w, getattr(state, "dual_coef", None)
+
+    def _epoch_record(self, state) -> dict:
+        """Fields of the epoch's :class:`EpochInfo` that only the solver knows, e.g.
+        ``n_active`` and ``n_samples_seen`` (default: none; the driver's
+        ``n_samples_seen`` is ``epoch * n_samples``)."""
+        return {}
+
+    def _finish(self, problem: Problem, state) -> None:
+        """Set the solver's own fitted attributes once the fit is over (default: none)."""
 
     def _kernel_key(self) -> tuple:
         """Parameters that select which kernels a fit calls (for warm-up bookkeeping)."""
@@ -271,7 +309,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             w,
             self.dual_coef_,
             float(self.lmbd),
-            self._loss_gamma(),
+            self.loss_function,
             float(self.bias_multiplier),
         )[2]
 
@@ -381,7 +419,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         rng = np.random.default_rng(self.random_state)
         state = self._init_state(problem, rng)
         tol = getattr(self, "tol", None) or 0.0  # solvers without a dual have no `tol`
-        gamma = self._loss_gamma()
+        loss = self.loss_function
 
         t_wall = time.perf_counter()
         t_cpu = time.process_time()
@@ -407,15 +445,16 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             w, dual_coef = self._current(state)
             if tol > 0.0 and self._has_dual:
                 gap = objectives.duality_gap(
-                    problem.X, problem.y, w, dual_coef, problem.lmbd, gamma, problem.bias
+                    problem.X, problem.y, w, dual_coef, problem.lmbd, loss, problem.bias
                 )[2]
                 converged = gap <= tol
             if self.callback is not None:
+                fields = {"n_samples_seen": epoch * problem.n_samples, "n_active": None}
+                fields.update(self._epoch_record(state))
                 stop = self.callback(
                     EpochInfo(
                         output=lambda s=state: self._output(s)[0],
                         epoch=epoch,
-                        n_samples_seen=epoch * problem.n_samples,
                         cpu_time=cpu,
                         wall_time=wall,
                         setup_time=setup_time,
@@ -424,6 +463,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                         dual_coef=dual_coef,
                         gap=gap,
                         bias=problem.bias,
+                        **fields,
                     )
                 )
                 if stop is True:  # the caller's budget (scipy's convention): stop here
@@ -459,8 +499,9 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 self.duality_gap_ = gap
             else:  # an averaged / sampled output: certify what is returned
                 self.duality_gap_ = objectives.duality_gap(
-                    problem.X, problem.y, w_out, dual_out, problem.lmbd, gamma, problem.bias
+                    problem.X, problem.y, w_out, dual_out, problem.lmbd, loss, problem.bias
                 )[2]
+        self._finish(problem, state)
         if (
             self._warn_unconverged
             and tol > 0.0

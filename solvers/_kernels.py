@@ -1,16 +1,104 @@
-"""Numba building blocks shared by the solver kernels."""
+"""Numba building blocks shared by the solver kernels: the compile flags, the samples as a
+kernel reads them (:class:`DenseRows`, :class:`CSRRows`), optional arrays, prefetch, and the
+four-row products of the dense sweeps."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+import scipy.sparse as sp
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
-from .objectives import FASTMATH
+#: Fast-math flags for the Numba kernels: reassociation lets LLVM vectorise reductions; no
+#: ``nnan``/``ninf`` so that non-finite values are never assumed away.
+FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
 
 _U1, _U2, _U3, _U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+
+
+class DenseRows(NamedTuple):
+    """The training samples as a dense kernel reads them (one argument instead of five).
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features), float32 or float64, C-contiguous
+    y : ndarray of shape (n_samples,), float64 in {-1, +1}
+    sq_norms : ndarray of shape (n_samples,) or (0,), float64
+        ‖x̃_i‖² = ‖x_i‖² + B² where the solver needs them (filled by its timed set-up),
+        else empty.
+    weights : ndarray of shape (n_samples,), float64, or None
+        Sample weights c_i ≥ 0; None means every c_i = 1 and compiles kernels in which the
+        weight is the constant 1.0 (:func:`weight_of`), bit for bit the unweighted ones.
+    bias : float
+        The bias multiplier B (x̃_i = (x_i, B)).
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    sq_norms: np.ndarray
+    weights: np.ndarray | None
+    bias: float
+
+
+class CSRRows(NamedTuple):
+    """:class:`DenseRows` for a canonical CSR matrix: row i is ``data[indptr[i]:indptr[i+1]]``
+    at columns ``cols[...]`` (float32/float64 data, int32/int64 indices)."""
+
+    data: np.ndarray
+    cols: np.ndarray
+    indptr: np.ndarray
+    y: np.ndarray
+    sq_norms: np.ndarray
+    weights: np.ndarray | None
+    bias: float
+
+
+def kernel_rows(X, y, sq_norms, weights, bias) -> DenseRows | CSRRows:
+    """The :class:`DenseRows` or :class:`CSRRows` of X (CSR: canonical, not copied)."""
+    if sp.issparse(X):
+        return CSRRows(X.data, X.indices, X.indptr, y, sq_norms, weights, float(bias))
+    return DenseRows(X, y, sq_norms, weights, float(bias))
+
+
+def weight_of(weights, i):
+    """``weights[i]``, or the constant 1.0 when ``weights`` is None (kernels only)."""
+
+
+@overload(weight_of, inline="always")
+def _weight_of(weights, i):
+    if isinstance(weights, types.NoneType):
+        return lambda weights, i: 1.0
+    return lambda weights, i: weights[i]
+
+
+def is_array(v) -> bool:
+    """Whether an optional kernel array is present: a compile-time constant (kernels only)."""
+
+
+@overload(is_array, inline="always")
+def _is_array(v):
+    if isinstance(v, types.NoneType):
+        return lambda v: False
+    return lambda v: True
+
+
+def store(v, i, value):
+    """``v[i] = value``, or nothing when the optional array ``v`` is None (kernels only)."""
+
+
+@overload(store, inline="always")
+def _store(v, i, value):
+    if isinstance(v, types.NoneType):
+        return lambda v, i, value: None
+
+    def impl(v, i, value):
+        v[i] = value
+
+    return impl
 
 
 @intrinsic

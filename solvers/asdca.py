@@ -97,15 +97,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 from sklearn.utils._param_validation import Interval
 
-from . import objectives
+from . import losses, objectives
 from ._base import BaseLinearSVM, Problem
+from ._kernels import FASTMATH, weight_of
 from ._sampling import distinct_batches
-from .objectives import FASTMATH, csr_parts
+from .losses import Loss
 
 #: Renormalise e = s_e·v_e (v_e ← s_e·v_e, s_e ← 1) when s_e falls below this.
 _S_MIN = 1e-6
@@ -122,9 +124,58 @@ def paper_theta(gamma: float, lmbd: float, n_samples: int, batch_size: int) -> f
     return 0.25 * min(1.0, math.sqrt(q / m), q, q ** (2.0 / 3.0) / m ** (1.0 / 3.0))
 
 
+class Iterates(NamedTuple):
+    """What an ASDCA epoch updates in place (the kernels' state, one argument).
+
+    Attributes
+    ----------
+    z : ndarray of shape (n_features + 1,), float64
+        w(α).
+    ve : ndarray of shape (n_features + 1,), float64
+        e / s_e with e = w − w(α).
+    dual_coef : ndarray of shape (n_samples,), float64
+        Signed a_i (y_i a_i in [0, c_i]).
+    scal : ndarray of shape (2,), float64
+        ``[s_e, σ]``.
+    acc_z, acc_e : ndarray of shape (n_features + 1,) or (1,), float64
+    acc_a : ndarray of shape (n_samples,) or (1,), float64
+        Averaging (length 1 otherwise): Σ_{t>t0} (t − t0) Δz_t and the same for a, so that
+        the mean of z over the iterates t0..T is z_T − acc_z / (T − t0 + 1) (as in
+        :class:`solvers.sdca.Sweep`); and U with Σ_{t>=t0} e_t = U + σ v_e (a change
+        v_e += Δ is compensated by U −= σΔ).
+    gz, ge, coef : ndarray of shape (batch_size,), float64
+        Scratch space.
+    """
+
+    z: np.ndarray
+    ve: np.ndarray
+    dual_coef: np.ndarray
+    scal: np.ndarray
+    acc_z: np.ndarray
+    acc_e: np.ndarray
+    acc_a: np.ndarray
+    gz: np.ndarray
+    ge: np.ndarray
+    coef: np.ndarray
+
+
+class Params(NamedTuple):
+    """The scalars of an ASDCA fit, as the kernels take them: λn, the loss (smooth), θ, the
+    renormalisation threshold of s_e, averaging and its first iterate t0, the batch size."""
+
+    lmbd_n: float
+    loss: Loss
+    theta: float
+    s_min: float
+    average: bool
+    t0: int
+    batch_size: int
+
+
 @njit(cache=True, fastmath=FASTMATH)
-def _two_scores(X, z, ve, bias, indices, start, size, gz, ge):
+def _two_scores(rows, it, indices, start, size):
     """gz[b] = x̃_iᵀz, ge[b] = x̃_iᵀv_e for i = indices[start + b], four rows per pass."""
+    X, bias, z, ve, gz, ge = rows.X, rows.bias, it.z, it.ve, it.gz, it.ge
     d = X.shape[1]
     zb, eb = bias * z[d], bias * ve[d]
     b = 0
@@ -157,88 +208,63 @@ def _two_scores(X, z, ve, bias, indices, start, size, gz, ge):
         b += 1
 
 
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _dual_moves(rows, it, params, indices, start, size, ce, inv, weight):
+    """The batch's dual steps a_i ← (1 − θ) a_i + θ c_i a*(y_i x̃_iᵀu), with x̃_iᵀu =
+    gz + ce·ge (:func:`solvers.losses.dual_target`); ``coef[b]`` gets y_i Δa_i/(λn).
+    Returns whether any a_i moved. Clipping to the box only removes round-off (one ulp of
+    1 − θ + θ)."""
+    y, dual_coef, acc_a = rows.y, it.dual_coef, it.acc_a
+    loss, theta = params.loss, params.theta
+    keep = 1.0 - theta
+    moved = False
+    for b in range(size):
+        i = indices[start + b]
+        yi = y[i]
+        c = weight_of(rows.weights, i)
+        g = losses.dual_target(loss, yi * (it.gz[b] + ce * it.ge[b]))
+        a_old = yi * dual_coef[i]
+        a_new = min(losses.upper_bound(loss, c), max(0.0, keep * a_old + theta * (c * g)))
+        dual_coef[i] = yi * a_new
+        it.coef[b] = yi * (a_new - a_old) * inv
+        if it.coef[b] != 0.0:
+            moved = True
+            if weight != 0.0:
+                acc_a[i] += weight * yi * (a_new - a_old)
+    return moved
+
+
 @njit(cache=True, fastmath=FASTMATH)
-def _asdca_epoch(
-    X,
-    y,
-    z,
-    ve,
-    dual_coef,
-    scal,
-    indices,
-    batch_size,
-    lmbd_n,
-    gamma,
-    theta,
-    bias,
-    s_min,
-    t_start,
-    average,
-    t0,
-    acc_z,
-    acc_e,
-    acc_a,
-    gz,
-    ge,
-    coef,
-):
+def _asdca_epoch(rows, it, params, indices, t_start):
     """One ASDCA epoch over ``indices``, in place (see the module docstring for the algebra).
 
     Parameters
     ----------
-    X : (n, d) float32/float64 ; y : (n,) float64 ±1
-    z : (d + 1,) float64, w(α) ; ve : (d + 1,) float64, e / s_e with e = w − w(α)
-    dual_coef : (n,) float64, signed a_i (y_i a_i in [0, 1])
-    scal : (2,) float64, ``[s_e, σ]``, updated in place
-    indices : (m,) int64, read as consecutive batches of ``batch_size`` distinct samples
-        (the last one smaller when ``batch_size`` does not divide m)
-    lmbd_n : float, λn ; gamma : float > 0 ; theta : float in (0, 1] ; bias : float, B
-    s_min : float, renormalisation threshold of s_e
+    rows : solvers._kernels.DenseRows
+        X (n, d) float32/float64, y, sample weights (or None), B.
+    it : Iterates
+        Updated in place.
+    params : Params
+    indices : (m,) int64, read as consecutive batches of ``params.batch_size`` distinct
+        samples (the last one smaller when the batch size does not divide m)
     t_start : int, iterations done before this epoch
-    average : bool ; t0 : int, first averaged iterate
-    acc_z, acc_e : (d + 1,) float64 ; acc_a : (n,) float64 (length 1 when not averaging)
-        Σ_{t>t0} (t − t0) Δz_t and the same for a, so that the mean of z over the iterates
-        t0..T is z_T − acc_z / (T − t0 + 1) (as in :func:`solvers.sdca._sdca_epoch`); and U
-        with Σ_{t>=t0} e_t = U + σ v_e (a change v_e += Δ is compensated by U −= σΔ).
-    gz, ge, coef : (batch_size,) float64 scratch space
     """
-    d = X.shape[1]
+    d = rows.X.shape[1]
     m = indices.shape[0]
-    inv = 1.0 / lmbd_n
-    keep = 1.0 - theta
-    inv_gamma = 1.0 / gamma
+    inv = 1.0 / params.lmbd_n
+    keep = 1.0 - params.theta
+    average, t0, s_min = params.average, params.t0, params.s_min
+    ve, acc_e, scal = it.ve, it.acc_e, it.scal
     se, sigma = scal[0], scal[1]
     t = t_start
     j = 0
     while j < m:
-        size = min(batch_size, m - j)
+        size = min(params.batch_size, m - j)
         t += 1
         weight = float(max(0, t - t0)) if average else 0.0
-        _two_scores(X, z, ve, bias, indices, j, size, gz, ge)
-        ce = keep * se
-        moved = False
-        for b in range(size):
-            i = indices[j + b]
-            yi = y[i]
-            zi = yi * (gz[b] + ce * ge[b])  # y_i x̃_iᵀu
-            if zi >= 1.0:
-                g = 0.0
-            elif zi <= 1.0 - gamma:
-                g = 1.0
-            else:
-                g = (1.0 - zi) * inv_gamma
-            a_old = yi * dual_coef[i]
-            a_new = min(1.0, max(0.0, keep * a_old + theta * g))  # clip: round-off only
-            dual_coef[i] = yi * a_new
-            coef[b] = yi * (a_new - a_old) * inv
-            if coef[b] != 0.0:
-                moved = True
-                if weight != 0.0:
-                    acc_a[i] += weight * yi * (a_new - a_old)
-        if moved:  # z += δ, v_e −= δ / s_e, δ = Σ coef_b x̃_b, four rows per pass
-            _add_batch(
-                X, z, ve, indices, j, size, coef, bias, 1.0 / se, weight, sigma, acc_z, acc_e
-            )
+        _two_scores(rows, it, indices, j, size)
+        if _dual_moves(rows, it, params, indices, j, size, keep * se, inv, weight):
+            _add_batch(rows, it, indices, j, size, 1.0 / se, weight, sigma)
         se *= keep
         if average and t >= t0:
             sigma += se
@@ -255,9 +281,11 @@ def _asdca_epoch(
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _add_batch(X, z, ve, indices, start, size, coef, bias, inv_se, weight, sigma, acc_z, acc_e):
+def _add_batch(rows, it, indices, start, size, inv_se, weight, sigma):
     """z += δ, v_e −= δ/s_e with δ = Σ_b coef[b] x̃_{indices[start + b]}, four rows per pass;
     when averaging also acc_z += weight·δ and acc_e += σ·δ/s_e (U −= σ·Δv_e)."""
+    X, bias, coef = rows.X, rows.bias, it.coef
+    z, ve, acc_z, acc_e = it.z, it.ve, it.acc_z, it.acc_e
     d = X.shape[1]
     avg = weight != 0.0 or sigma != 0.0
     cs = sigma * inv_se
@@ -308,47 +336,24 @@ def _add_batch(X, z, ve, indices, start, size, coef, bias, inv_se, weight, sigma
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _asdca_epoch_csr(
-    data,
-    cols,
-    indptr,
-    y,
-    z,
-    ve,
-    dual_coef,
-    scal,
-    indices,
-    batch_size,
-    lmbd_n,
-    gamma,
-    theta,
-    bias,
-    s_min,
-    t_start,
-    average,
-    t0,
-    acc_z,
-    acc_e,
-    acc_a,
-    gz,
-    ge,
-    coef,
-):
+def _asdca_epoch_csr(rows, it, params, indices, t_start):
     """CSR twin of :func:`_asdca_epoch`, O(nnz) per sample (module docstring, *Sparse input*).
 
-    ``data`` (nnz,) float32/float64, ``cols`` (nnz,) and ``indptr`` (n + 1,) int32/int64:
-    the CSR arrays of X. Other arguments as in :func:`_asdca_epoch`.
+    ``rows`` is a :class:`solvers._kernels.CSRRows`. Other arguments as in
+    :func:`_asdca_epoch`.
     """
+    data, cols, indptr, bias = rows.data, rows.cols, rows.indptr, rows.bias
+    z, ve, acc_z, acc_e, scal = it.z, it.ve, it.acc_z, it.acc_e, it.scal
     d = z.shape[0] - 1
     m = indices.shape[0]
-    inv = 1.0 / lmbd_n
-    keep = 1.0 - theta
-    inv_gamma = 1.0 / gamma
+    inv = 1.0 / params.lmbd_n
+    keep = 1.0 - params.theta
+    average, t0, s_min = params.average, params.t0, params.s_min
     se, sigma = scal[0], scal[1]
     t = t_start
     j = 0
     while j < m:
-        size = min(batch_size, m - j)
+        size = min(params.batch_size, m - j)
         t += 1
         weight = float(max(0, t - t0)) if average else 0.0
         zb, eb = bias * z[d], bias * ve[d]
@@ -359,34 +364,15 @@ def _asdca_epoch_csr(
                 x = np.float64(data[p])
                 a += x * z[cols[p]]
                 e += x * ve[cols[p]]
-            gz[b], ge[b] = a + zb, e + eb
-        ce = keep * se
-        moved = False
-        for b in range(size):
-            i = indices[j + b]
-            yi = y[i]
-            zi = yi * (gz[b] + ce * ge[b])  # y_i x̃_iᵀu
-            if zi >= 1.0:
-                g = 0.0
-            elif zi <= 1.0 - gamma:
-                g = 1.0
-            else:
-                g = (1.0 - zi) * inv_gamma
-            a_old = yi * dual_coef[i]
-            a_new = min(1.0, max(0.0, keep * a_old + theta * g))  # clip: round-off only
-            dual_coef[i] = yi * a_new
-            coef[b] = yi * (a_new - a_old) * inv
-            if coef[b] != 0.0:
-                moved = True
-                if weight != 0.0:
-                    acc_a[i] += weight * yi * (a_new - a_old)
-        if moved:  # z += δ, v_e −= δ / s_e (and the averages), row by row
+            it.gz[b], it.ge[b] = a + zb, e + eb
+        if _dual_moves(rows, it, params, indices, j, size, keep * se, inv, weight):
+            # z += δ, v_e −= δ / s_e (and the averages), row by row
             inv_se = 1.0 / se
             avg = weight != 0.0 or sigma != 0.0
             cs = sigma * inv_se
             total = 0.0
             for b in range(size):
-                c = coef[b]
+                c = it.coef[b]
                 if c == 0.0:
                     continue
                 i = indices[j + b]
@@ -430,22 +416,11 @@ def _asdca_epoch_csr(
 @dataclass
 class _State:
     problem: Problem
-    z: np.ndarray
-    ve: np.ndarray
-    dual_coef: np.ndarray
-    scal: np.ndarray  # [s_e, σ]
+    rows: object  # DenseRows / CSRRows
+    it: Iterates
+    params: Params
     w: np.ndarray  # materialised z + s_e v_e (outside the timer)
-    sq_norms: np.ndarray
-    theta: float
-    average: bool
-    t0: int
     iters_per_epoch: int
-    acc_z: np.ndarray
-    acc_e: np.ndarray
-    acc_a: np.ndarray
-    gz: np.ndarray
-    ge: np.ndarray
-    coef: np.ndarray
     t: int = 0  # iterations done
 
 
@@ -550,8 +525,9 @@ class ASDCAClassifier(BaseLinearSVM):
         self.random_state = random_state
         self.callback = callback
 
-    def _loss_gamma(self) -> float:
-        return float(self.gamma)
+    @property
+    def loss_function(self) -> Loss:
+        return losses.make_loss("smooth_hinge", self.gamma)
 
     def _warm_up_overrides(self) -> dict:
         return {"batch_size": min(self.batch_size, 3), "avg_start": None}
@@ -588,18 +564,11 @@ class ASDCAClassifier(BaseLinearSVM):
         iters = -(-n // m)
         total = self.max_epochs * iters
         t0 = total // 2 if self.avg_start is None else min(int(self.avg_start), total)
-        return _State(
-            problem=problem,
+        it = Iterates(
             z=np.zeros(d + 1),
             ve=np.zeros(d + 1),
             dual_coef=np.zeros(n),
             scal=np.array([1.0, 0.0]),
-            w=np.zeros(d + 1),
-            sq_norms=np.empty(n if self.theta is None else 0),
-            theta=np.nan if self.theta is None else float(self.theta),
-            average=avg,
-            t0=t0,
-            iters_per_epoch=iters,
             acc_z=np.zeros(d + 1 if avg else 1),
             acc_e=np.zeros(d + 1 if avg else 1),
             acc_a=np.zeros(n if avg else 1),
@@ -607,67 +576,45 @@ class ASDCAClassifier(BaseLinearSVM):
             ge=np.empty(m),
             coef=np.empty(m),
         )
+        theta = np.nan if self.theta is None else float(self.theta)  # None: set in _setup
+        params = Params(problem.lmbd * n, self.loss_function, theta, _S_MIN, avg, t0, m)
+        rows = problem.rows(np.empty(n if self.theta is None else 0))
+        return _State(problem, rows, it, params, np.zeros(d + 1), iters)
 
     def _setup(self, state: _State) -> None:
         if self.theta is None:
             p = state.problem
-            if p.sparse:
-                objectives._row_sq_norms_csr(*csr_parts(p.X), p.bias, state.sq_norms)
-            else:
-                objectives._row_sq_norms(p.X, p.bias, state.sq_norms)
-            r2 = float(state.sq_norms.max())
-            state.theta = self._paper_theta(r2, p, int(self.batch_size))
-        self.theta_ = state.theta
+            r2 = float(objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms).max())
+            theta = self._paper_theta(r2, p, int(self.batch_size))
+            state.params = state.params._replace(theta=theta)
+        self.theta_ = state.params.theta
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         return distinct_batches(rng, state.problem.n_samples, int(self.batch_size))
 
     def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
-        p = state.problem
-        kernel, data = (_asdca_epoch_csr, csr_parts(p.X)) if p.sparse else (_asdca_epoch, (p.X,))
-        kernel(
-            *data,
-            p.y,
-            state.z,
-            state.ve,
-            state.dual_coef,
-            state.scal,
-            indices,
-            int(self.batch_size),
-            p.lmbd * p.n_samples,
-            float(self.gamma),
-            float(state.theta),
-            p.bias,
-            _S_MIN,
-            state.t,
-            state.average,
-            state.t0,
-            state.acc_z,
-            state.acc_e,
-            state.acc_a,
-            state.gz,
-            state.ge,
-            state.coef,
-        )
+        kernel = _asdca_epoch_csr if state.problem.sparse else _asdca_epoch
+        kernel(state.rows, state.it, state.params, indices, state.t)
         state.t += state.iters_per_epoch
 
     def _current(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
-        np.multiply(state.ve, state.scal[0], out=state.w)
-        state.w += state.z
-        return state.w, state.dual_coef
+        it = state.it
+        np.multiply(it.ve, it.scal[0], out=state.w)
+        state.w += it.z
+        return state.w, it.dual_coef
 
     def _output(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
-        if not state.average or state.t < state.t0:
+        it, t0 = state.it, state.params.t0
+        if not state.params.average or state.t < t0:
             return self._current(state)
-        count = state.t - state.t0 + 1.0
-        w = state.z - state.acc_z / count + (state.acc_e + state.scal[1] * state.ve) / count
-        return w, state.dual_coef - state.acc_a / count
+        count = state.t - t0 + 1.0
+        w = it.z - it.acc_z / count + (it.acc_e + it.scal[1] * it.ve) / count
+        return w, it.dual_coef - it.acc_a / count
 
-    def _fit_problem(self, problem: Problem) -> None:
-        super()._fit_problem(problem)
+    def _finish(self, problem: Problem, state: _State) -> None:
         w = objectives.full_weights(self.coef_, self.intercept_[0], problem.bias)
         m = objectives.monitor(
-            problem.X, problem.y, w, problem.lmbd, float(self.gamma), problem.bias
+            problem.X, problem.y, w, problem.lmbd, self.loss_function, problem.bias
         )
         self.objective_ = m["primal_smooth"]
         self.hinge_objective_ = m["primal"]

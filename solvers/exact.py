@@ -88,8 +88,8 @@ import scipy.linalg
 import scipy.sparse as sp
 from numba import njit
 
-from . import objectives
-from .objectives import FASTMATH
+from . import losses, objectives
+from ._kernels import FASTMATH, kernel_rows, weight_of
 
 __all__ = ["ExactResult", "solve_exact"]
 
@@ -149,38 +149,31 @@ class ExactResult:
 
 
 # ---------------------------------------------------------------------------- kernels
-@njit(cache=True)
-def _shrink_test(ai, g, pg_hi, pg_lo):
-    """liblinear's shrinking rule for one variable; returns (keep, projected gradient).
-
-    A variable at 0 whose gradient exceeds the previous sweep's largest projected gradient
-    (or at 1 with one below the smallest) would only be pushed further out: it leaves the
-    sweep. Otherwise the projected gradient drops the outward part at a bound.
-    """
-    if ai <= 0.0:
-        return g <= pg_hi, min(g, 0.0)
-    if ai >= 1.0:
-        return g >= pg_lo, max(g, 0.0)
-    return True, g
-
-
-@njit(cache=True)
-def _coordinate_minimum(ai, g, q):
-    """Exact minimiser over [0, 1] of f along coordinate i: gradient g, curvature q (a zero
-    row of the hinge problem has q = 0 and g = -1: its minimum is the bound 1)."""
-    return min(1.0, max(0.0, ai - g / q)) if q > 0.0 else 1.0
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _cd_step(loss, ai, g, h, c, pg_hi, pg_lo):
+    """One shrinking coordinate step on a_i (gradient g, curvature h, weight c): returns
+    ``(keep, projected gradient, new a_i)`` by liblinear's rule
+    (:func:`solvers.losses.stays_active`) and the exact coordinate minimum
+    (:func:`solvers.losses.coordinate_step`); a dropped or stationary variable keeps a_i."""
+    if not losses.stays_active(loss, ai, g, pg_hi, pg_lo, c):
+        return False, 0.0, ai
+    pg = losses.projected_gradient(loss, ai, g, c)
+    if pg == 0.0:
+        return True, pg, ai
+    return True, pg, losses.coordinate_step(loss, ai, g, h, c)
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _cd_sweep_primal(X, y, sq_norms, w, a, order, inv_lmbd_n, gamma, bias, pg_hi, pg_lo, keep):
+def _cd_sweep_primal(rows, w, a, order, inv_lmbd_n, loss, pg_hi, pg_lo, keep):
     """One shrinking CD sweep over ``order`` in the primal representation, in place.
 
     Parameters
     ----------
-    X : (n, d) float32/float64 ; y : (n,) float64 ±1 ; sq_norms : (n,) float64, ‖x̃_i‖²
-    w : (d + 1,) float64, w̃(a) ; a : (n,) float64 in [0, 1]
+    rows : solvers._kernels.DenseRows
+        X (n, d) float32/float64, y ±1, ‖x̃_i‖², sample weights (or None), B.
+    w : (d + 1,) float64, w̃(a) ; a : (n,) float64 in the box [0, c_i U]
     order : (m,) int64, the active samples in sweep order
-    inv_lmbd_n : 1/(λn) ; gamma : smoothing ; bias : B
+    inv_lmbd_n : 1/(λn) ; loss : solvers.losses.Loss
     pg_hi, pg_lo : the previous sweep's max / min projected gradient (shrinking thresholds)
     keep : (m,) bool, out: False for the samples shrunk in this sweep
 
@@ -188,6 +181,7 @@ def _cd_sweep_primal(X, y, sq_norms, w, a, order, inv_lmbd_n, gamma, bias, pg_hi
     -------
     (max, min) projected gradient over the samples kept.
     """
+    X, y, sq_norms, bias = rows.X, rows.y, rows.sq_norms, rows.bias
     d = X.shape[1]
     hi = -np.inf
     lo = np.inf
@@ -198,29 +192,29 @@ def _cd_sweep_primal(X, y, sq_norms, w, a, order, inv_lmbd_n, gamma, bias, pg_hi
         for k in range(d):
             s += xi[k] * w[k]
         ai = a[i]
-        g = y[i] * s - 1.0 + gamma * ai
-        keep[j], pg = _shrink_test(ai, g, pg_hi, pg_lo)
+        c = weight_of(rows.weights, i)
+        g = losses.gradient(loss, y[i] * s, ai, c)
+        h = losses.curvature(loss, sq_norms[i] * inv_lmbd_n, c)
+        keep[j], pg, new = _cd_step(loss, ai, g, h, c, pg_hi, pg_lo)
         if not keep[j]:
             continue
         hi = max(hi, pg)
         lo = min(lo, pg)
-        if pg != 0.0:
-            new = _coordinate_minimum(ai, g, sq_norms[i] * inv_lmbd_n + gamma)
-            delta = new - ai
-            if delta != 0.0:
-                a[i] = new
-                c = delta * y[i] * inv_lmbd_n
-                for k in range(d):
-                    w[k] += c * xi[k]
-                w[d] += c * bias
+        delta = new - ai
+        if delta != 0.0:
+            a[i] = new
+            c = delta * y[i] * inv_lmbd_n
+            for k in range(d):
+                w[k] += c * xi[k]
+            w[d] += c * bias
     return hi, lo
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _cd_sweep_primal_csr(
-    data, indices, indptr, y, sq_norms, w, a, order, inv_lmbd_n, gamma, bias, pg_hi, pg_lo, keep
-):
-    """CSR twin of :func:`_cd_sweep_primal`: a step costs O(nnz of the row)."""
+def _cd_sweep_primal_csr(rows, w, a, order, inv_lmbd_n, loss, pg_hi, pg_lo, keep):
+    """CSR twin of :func:`_cd_sweep_primal` (``rows``: a :class:`solvers._kernels.CSRRows`):
+    a step costs O(nnz of the row)."""
+    data, cols, indptr, y, bias = rows.data, rows.cols, rows.indptr, rows.y, rows.bias
     d = w.shape[0] - 1
     hi = -np.inf
     lo = np.inf
@@ -229,33 +223,33 @@ def _cd_sweep_primal_csr(
         start, stop = indptr[i], indptr[i + 1]
         s = bias * w[d]
         for p in range(start, stop):
-            s += data[p] * w[indices[p]]
+            s += data[p] * w[cols[p]]
         ai = a[i]
-        g = y[i] * s - 1.0 + gamma * ai
-        keep[j], pg = _shrink_test(ai, g, pg_hi, pg_lo)
+        c = weight_of(rows.weights, i)
+        g = losses.gradient(loss, y[i] * s, ai, c)
+        h = losses.curvature(loss, rows.sq_norms[i] * inv_lmbd_n, c)
+        keep[j], pg, new = _cd_step(loss, ai, g, h, c, pg_hi, pg_lo)
         if not keep[j]:
             continue
         hi = max(hi, pg)
         lo = min(lo, pg)
-        if pg != 0.0:
-            new = _coordinate_minimum(ai, g, sq_norms[i] * inv_lmbd_n + gamma)
-            delta = new - ai
-            if delta != 0.0:
-                a[i] = new
-                c = delta * y[i] * inv_lmbd_n
-                for p in range(start, stop):
-                    w[indices[p]] += c * data[p]
-                w[d] += c * bias
+        delta = new - ai
+        if delta != 0.0:
+            a[i] = new
+            c = delta * y[i] * inv_lmbd_n
+            for p in range(start, stop):
+                w[cols[p]] += c * data[p]
+            w[d] += c * bias
     return hi, lo
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _cd_sweep_gram(Q, a, qa, order, gamma, pg_hi, pg_lo, keep):
+def _cd_sweep_gram(Q, a, qa, order, loss, weights, pg_hi, pg_lo, keep):
     """One shrinking CD sweep over ``order`` in the Gram representation, in place.
 
     Q : (n, n) float64, y_i y_j x̃_i·x̃_j/(λn) ; a : (n,) float64 ; qa : (n,) float64, Q a
-    (kept exact up to rounding for every sample, shrunk or not). Other arguments and the
-    return value as :func:`_cd_sweep_primal`.
+    (kept exact up to rounding for every sample, shrunk or not) ; weights : (n,) or None.
+    Other arguments and the return value as :func:`_cd_sweep_primal`.
     """
     n = Q.shape[0]
     hi = -np.inf
@@ -263,20 +257,21 @@ def _cd_sweep_gram(Q, a, qa, order, gamma, pg_hi, pg_lo, keep):
     for j in range(order.shape[0]):
         i = order[j]
         ai = a[i]
-        g = qa[i] - 1.0 + gamma * ai
-        keep[j], pg = _shrink_test(ai, g, pg_hi, pg_lo)
+        c = weight_of(weights, i)
+        g = losses.gradient(loss, qa[i], ai, c)
+        keep[j], pg, new = _cd_step(
+            loss, ai, g, losses.curvature(loss, Q[i, i], c), c, pg_hi, pg_lo
+        )
         if not keep[j]:
             continue
         hi = max(hi, pg)
         lo = min(lo, pg)
-        if pg != 0.0:
-            new = _coordinate_minimum(ai, g, Q[i, i] + gamma)
-            delta = new - ai
-            if delta != 0.0:
-                a[i] = new
-                qi = Q[i]
-                for k in range(n):
-                    qa[k] += delta * qi[k]
+        delta = new - ai
+        if delta != 0.0:
+            a[i] = new
+            qi = Q[i]
+            for k in range(n):
+                qa[k] += delta * qi[k]
     return hi, lo
 
 
@@ -301,19 +296,15 @@ class _Primal(_Representation):
 
     def __init__(self, X, y, lmbd, gamma, bias):
         self.X, self.y, self.lmbd, self.gamma, self.bias = X, y, lmbd, gamma, bias
+        self.loss = losses.make_loss(gamma)
         self.inv_lmbd_n = 1.0 / (lmbd * X.shape[0])
         self.sq_norms = objectives.row_sq_norms(X, bias)
+        self.rows = kernel_rows(X, y, self.sq_norms, None, bias)
         self.w = np.zeros(X.shape[1] + 1)
 
     def sweep(self, a, order, pg_hi, pg_lo, keep):
-        if sp.issparse(self.X):
-            kernel, data = _cd_sweep_primal_csr, objectives.csr_parts(self.X)
-        else:
-            kernel, data = _cd_sweep_primal, (self.X,)
-        return kernel(
-            *data, self.y, self.sq_norms, self.w, a, order, self.inv_lmbd_n, self.gamma,
-            self.bias, pg_hi, pg_lo, keep,
-        )  # fmt: skip
+        kernel = _cd_sweep_primal_csr if sp.issparse(self.X) else _cd_sweep_primal
+        return kernel(self.rows, self.w, a, order, self.inv_lmbd_n, self.loss, pg_hi, pg_lo, keep)
 
     def refresh(self, a):
         """Rebuild w̃(a) from scratch (drops the sweeps' accumulated rounding)."""
@@ -403,11 +394,12 @@ class _Gram(_Representation):
 
     def __init__(self, X, y, lmbd, gamma, bias):
         self.X, self.y, self.lmbd, self.gamma, self.bias = X, y, lmbd, gamma, bias
+        self.loss = losses.make_loss(gamma)
         self.Q = _gram_matrix(X, y, bias, 1.0 / (lmbd * X.shape[0]))
         self.qa = np.zeros(X.shape[0])
 
     def sweep(self, a, order, pg_hi, pg_lo, keep):
-        return _cd_sweep_gram(self.Q, a, self.qa, order, self.gamma, pg_hi, pg_lo, keep)
+        return _cd_sweep_gram(self.Q, a, self.qa, order, self.loss, None, pg_hi, pg_lo, keep)
 
     def refresh(self, a):
         self.qa = self.Q @ a
@@ -646,9 +638,9 @@ def solve_exact(
     ExactResult
     """
     start = time.process_time()
-    X = objectives._as_data(X)
+    X = objectives.as_data(X)
     n, d = X.shape
-    y = objectives._as_labels(y, n)
+    y = objectives.as_labels(y, n)
     if not (np.isfinite(lmbd) and lmbd > 0.0):
         raise ValueError(f"lmbd must be a finite number > 0, got {lmbd!r}")
     if not (tol > 0.0):

@@ -11,26 +11,28 @@ weight vector :math:`\tilde w = (w, w_b) \in \mathbb{R}^{d+1}`:
     P(\tilde w) = \frac{\lambda}{2}\|\tilde w\|^2
         + \frac{1}{n}\sum_{i=1}^n \phi(y_i \tilde x_i^\top \tilde w),
 
-with :math:`\phi` the hinge :math:`\max(0, 1 - z)` (``gamma = 0``) or the
-:math:`\gamma`-smoothed hinge of Shalev-Shwartz & Zhang (2013)
+with :math:`\phi` a loss of :mod:`solvers.losses`: the hinge :math:`\max(0, 1 - z)`, the
+:math:`\gamma`-smoothed hinge of Shalev-Shwartz & Zhang (2013) or the squared hinge, each a
+:math:`\phi(z) = \max_{0 \le a \le U} a(1 - z) - \kappa a^2/2`. The dual variables are stored
+signed, :math:`\alpha_i = y_i a_i` with :math:`a_i \in [0, U]`, and
 
 .. math::
 
-    \phi_\gamma(z) = 0 \ (z \ge 1), \quad 1 - z - \gamma/2 \ (z \le 1 - \gamma), \quad
-    (1 - z)^2 / (2\gamma) \ \text{otherwise},
-
-which is :math:`1/\gamma`-smooth. The dual variables are stored signed,
-:math:`\alpha_i = y_i a_i` with :math:`a_i \in [0, 1]`, and
-
-.. math::
-
-    D(\alpha) = \frac{1}{n}\sum_i \left(a_i - \frac{\gamma}{2} a_i^2\right)
+    D(\alpha) = \frac{1}{n}\sum_i \left(a_i - \frac{\kappa}{2} a_i^2\right)
         - \frac{\lambda}{2}\|\tilde w(\alpha)\|^2, \qquad
     \tilde w(\alpha) = \frac{1}{\lambda n}\sum_i \alpha_i \tilde x_i
 
-(seeds/000 §2.1, seeds/001 §2.1). Weak duality :math:`D(\alpha) \le P(w^*) \le P(\tilde w)`
-holds for every :math:`\tilde w` and every feasible :math:`\alpha`, so
-:math:`P(\tilde w) - D(\alpha)` certifies the suboptimality of :math:`\tilde w`.
+(seeds/000 §2.1, seeds/001 §2.1; :math:`\kappa = \gamma`, :math:`U = 1` for the smoothed
+hinge). With sample weights :math:`c_i \ge 0` (``sample_weight``) the primal's loss term is
+:math:`\frac1n\sum_i c_i\phi(\cdot)`, the box :math:`0 \le a_i \le c_i U` and the dual's
+term :math:`a_i - \kappa a_i^2/(2c_i)` (:mod:`solvers.losses`).
+
+Every function here takes the loss as ``loss``: a :class:`solvers.losses.Loss`, or a number
+:math:`\gamma \ge 0` for the :math:`\gamma`-smoothed hinge (0, the default: the hinge).
+
+Weak duality :math:`D(\alpha) \le P(w^*) \le P(\tilde w)` holds for every :math:`\tilde w`
+and every feasible :math:`\alpha`, so :math:`P(\tilde w) - D(\alpha)` certifies the
+suboptimality of :math:`\tilde w`.
 
 Conventions
 -----------
@@ -51,8 +53,15 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from . import losses
+from ._kernels import FASTMATH, weight_of
+from .losses import HINGE, Loss, make_loss
+
 __all__ = [
     "C_to_lmbd",
+    "as_data",
+    "as_labels",
+    "as_sample_weight",
     "certificate",
     "dual",
     "dual_weights",
@@ -69,11 +78,7 @@ __all__ = [
     "row_sq_norms",
 ]
 
-#: Fast-math flags for the Numba kernels: reassociation lets LLVM vectorise reductions; no
-#: ``nnan``/``ninf`` so that non-finite values are never assumed away.
-FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
-
-#: Dual feasibility slack tolerated before :func:`dual` declares ``a_i`` outside ``[0, 1]``
+#: Dual feasibility slack tolerated before :func:`dual` declares ``a_i`` outside its box
 #: (round-off of convex combinations in ASDCA).
 _FEASIBILITY_SLACK = 1e-9
 
@@ -164,10 +169,14 @@ def _row_sq_norms(X, bias, out):
         out[i] = s + b2
 
 
-def row_sq_norms(X: np.ndarray, bias: float = 0.0) -> np.ndarray:
-    r"""Squared norms :math:`\|\tilde x_i\|^2 = \|x_i\|^2 + B^2`, shape (n_samples,)."""
-    X = _as_data(X)
-    out = np.empty(X.shape[0])
+def row_sq_norms(X: np.ndarray, bias: float = 0.0, out: np.ndarray | None = None) -> np.ndarray:
+    r"""Squared norms :math:`\|\tilde x_i\|^2 = \|x_i\|^2 + B^2`, shape (n_samples,).
+
+    ``out``: a float64 array of shape (n_samples,) to fill (the solvers' timed set-up), else
+    a new one.
+    """
+    X = as_data(X)
+    out = np.empty(X.shape[0]) if out is None else out
     if sp.issparse(X):
         _row_sq_norms_csr(*csr_parts(X), float(bias), out)
     else:
@@ -176,12 +185,14 @@ def row_sq_norms(X: np.ndarray, bias: float = 0.0) -> np.ndarray:
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _monitor(X, y, w, dual_coef, bias, gamma, scale, with_dual, w_alpha):
+def _monitor(X, y, w, dual_coef, bias, loss, own, scale, with_dual, w_alpha, weights):
     """One pass over X for everything a per-epoch monitor needs, without temporaries.
 
-    Returns ``(hinge_sum, smooth_sum, errors)``: Σ max(0, 1 - z_i), Σ φ_γ(z_i) (0 when
-    γ = 0) and the number of misclassified samples (rule ``+1 if score > 0``), with
-    z_i = y_i x̃_i·w. With ``with_dual``, also w_alpha = scale·Σ α_i x̃_i (zeroed here).
+    Returns ``(hinge_sum, loss_sum, errors)``: Σ c_i max(0, 1 - z_i), Σ c_i φ(z_i) of
+    ``loss`` (0 unless ``own``: the loss is not the hinge) and the number of misclassified
+    samples (rule ``+1 if score > 0``), with z_i = y_i x̃_i·w and c_i the sample weights
+    (``weights``, None: 1). With ``with_dual``, also w_alpha = scale·Σ α_i x̃_i (zeroed
+    here).
     """
     d = X.shape[1]
     wb = bias * w[d]
@@ -197,9 +208,10 @@ def _monitor(X, y, w, dual_coef, bias, gamma, scale, with_dual, w_alpha):
         z = y[i] * (s + wb)
         u = 1.0 - z
         if u > 0.0:
-            hinge += u
-            if gamma > 0.0:
-                smooth += u - 0.5 * gamma if u >= gamma else u * u / (2.0 * gamma)
+            c = weight_of(weights, i)
+            hinge += c * u
+            if own:
+                smooth += c * losses.value(loss, z)
         if z < 0.0 or (z == 0.0 and y[i] > 0.0):
             errors += 1
         if with_dual:
@@ -233,7 +245,9 @@ def _as_dual(dual_coef: np.ndarray, n_samples: int) -> np.ndarray:
     return dual_coef
 
 
-def _as_labels(y: np.ndarray, n_samples: int) -> np.ndarray:
+def as_labels(y: np.ndarray, n_samples: int) -> np.ndarray:
+    """Labels as the kernels take them: a C-contiguous float64 array of ±1 of length
+    ``n_samples`` (no copy when already so); any other value is an error."""
     y = np.ascontiguousarray(y, dtype=np.float64).ravel()
     if y.shape[0] != n_samples:
         raise ValueError(f"y has {y.shape[0]} labels for {n_samples} samples")
@@ -242,7 +256,20 @@ def _as_labels(y: np.ndarray, n_samples: int) -> np.ndarray:
     return y
 
 
-def _as_data(X):
+def as_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
+    """Sample weights as the kernels take them: None (every weight 1), or a C-contiguous
+    float64 array of ``n_samples`` finite values >= 0 (no copy when already so)."""
+    if sample_weight is None:
+        return None
+    c = np.ascontiguousarray(sample_weight, dtype=np.float64).ravel()
+    if c.shape[0] != n_samples:
+        raise ValueError(f"sample_weight has {c.shape[0]} entries for {n_samples} samples")
+    if not np.all(np.isfinite(c)) or (c.shape[0] and c.min() < 0.0):
+        raise ValueError("sample_weight must be finite and >= 0")
+    return c
+
+
+def as_data(X):
     """Dense: C-contiguous float32/float64. Sparse: CSR float32/float64 (no copy if already)."""
     if sp.issparse(X):
         if X.format != "csr":
@@ -262,8 +289,8 @@ def csr_parts(X) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> np.ndarray:
     r"""Signed margins :math:`z_i = y_i \tilde x_i^\top \tilde w`, shape (n_samples,), float64."""
-    X = _as_data(X)
-    y = _as_labels(y, X.shape[0])
+    X = as_data(X)
+    y = as_labels(y, X.shape[0])
     out = np.empty(X.shape[0])
     if sp.issparse(X):
         _margins_csr(*csr_parts(X), y, _as_full(w, X.shape[1]), float(bias), out)
@@ -272,15 +299,10 @@ def margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> n
     return out
 
 
-def loss_values(z: np.ndarray, gamma: float = 0.0) -> np.ndarray:
-    r"""Pointwise loss :math:`\phi_\gamma(z)`; ``gamma = 0`` is the hinge."""
-    z = np.asarray(z, dtype=np.float64)
-    if gamma < 0:
-        raise ValueError(f"gamma must be >= 0, got {gamma}")
-    if gamma == 0.0:
-        return np.maximum(0.0, 1.0 - z)
-    u = 1.0 - z
-    return np.where(u <= 0.0, 0.0, np.where(u >= gamma, u - 0.5 * gamma, u * u / (2.0 * gamma)))
+def loss_values(z: np.ndarray, loss: Loss | float = 0.0) -> np.ndarray:
+    r"""Pointwise loss :math:`\phi(z)` (``loss``: a :class:`solvers.losses.Loss` or the
+    smoothing γ of the smoothed hinge, 0 the hinge)."""
+    return make_loss(loss).values(z)
 
 
 def primal(
@@ -288,13 +310,16 @@ def primal(
     y: np.ndarray,
     w: np.ndarray,
     lmbd: float,
-    gamma: float = 0.0,
+    loss: Loss | float = 0.0,
     bias: float = 0.0,
+    sample_weight: np.ndarray | None = None,
 ) -> float:
-    r"""Primal objective :math:`P(\tilde w)` (hinge when ``gamma = 0``)."""
+    r"""Primal objective :math:`P(\tilde w) = \frac\lambda2\|\tilde w\|^2 +
+    \frac1n\sum_i c_i\phi(y_i\tilde x_i^\top\tilde w)` (the hinge by default)."""
     w = _as_full(w, X.shape[1])
     z = margins(X, y, w, bias)
-    return float(0.5 * lmbd * np.dot(w, w) + loss_values(z, gamma).mean())
+    c = as_sample_weight(sample_weight, z.shape[0])
+    return float(0.5 * lmbd * np.dot(w, w) + make_loss(loss).values(z, c).mean())
 
 
 def dual_weights(
@@ -302,7 +327,7 @@ def dual_weights(
 ) -> np.ndarray:
     r"""Primal point of a dual point, :math:`\tilde w(\alpha) = (\lambda n)^{-1}\sum_i
     \alpha_i \tilde x_i`, recomputed from scratch (length ``n_features + 1``)."""
-    X = _as_data(X)
+    X = as_data(X)
     dual_coef = _as_dual(dual_coef, X.shape[0])
     out = np.empty(X.shape[1] + 1)
     kernel, data = (_dual_weights_csr, csr_parts(X)) if sp.issparse(X) else (_dual_weights, (X,))
@@ -315,8 +340,9 @@ def dual(
     y: np.ndarray,
     dual_coef: np.ndarray,
     lmbd: float,
-    gamma: float = 0.0,
+    loss: Loss | float = 0.0,
     bias: float = 0.0,
+    sample_weight: np.ndarray | None = None,
 ) -> float:
     r"""Dual objective :math:`D(\alpha)`, with :math:`\tilde w(\alpha)` recomputed from
     ``dual_coef`` (never taken from a solver's running iterate).
@@ -324,21 +350,33 @@ def dual(
     Raises
     ------
     ValueError
-        If some :math:`a_i = y_i\alpha_i` lies outside :math:`[0, 1]` (the dual is
-        :math:`-\infty` there): that is a solver bug, not a rounding matter.
+        If some :math:`a_i = y_i\alpha_i` lies outside its box :math:`[0, c_i U]` (the dual
+        is :math:`-\infty` there): that is a solver bug, not a rounding matter.
     """
-    y = _as_labels(y, X.shape[0])
-    return _dual_value(y, dual_coef, dual_weights(X, dual_coef, lmbd, bias), lmbd, gamma)
+    y = as_labels(y, X.shape[0])
+    c = as_sample_weight(sample_weight, y.shape[0])
+    w_alpha = dual_weights(X, dual_coef, lmbd, bias)
+    return _dual_value(y, dual_coef, w_alpha, lmbd, make_loss(loss), c)
 
 
-def _dual_value(y, dual_coef, w_alpha, lmbd, gamma) -> float:
+def _feasible(a: np.ndarray, loss: Loss, sample_weight) -> np.ndarray:
+    """``a`` clipped to its box, after checking it lies there up to rounding."""
+    box = loss.box(sample_weight, a.shape[0])
+    lo = a.min(initial=0.0)
+    over = (a - box).max(initial=0.0)
+    if lo < -_FEASIBILITY_SLACK or over > _FEASIBILITY_SLACK * max(1.0, box.max(initial=1.0)):
+        raise ValueError(
+            f"dual point is infeasible: y*alpha spans [{lo}, {a.max(initial=0.0)}], outside "
+            f"its box [0, c_i * {loss.upper:g}] (by {max(-lo, over):.3g})"
+        )
+    return np.clip(a, 0.0, box)
+
+
+def _dual_value(y, dual_coef, w_alpha, lmbd, loss: Loss, sample_weight) -> float:
     """D(α) from α and w(α) (feasibility checked, see :func:`dual`)."""
-    a = np.asarray(dual_coef, dtype=np.float64) * y
-    lo, hi = a.min(initial=0.0), a.max(initial=0.0)
-    if lo < -_FEASIBILITY_SLACK or hi > 1.0 + _FEASIBILITY_SLACK:
-        raise ValueError(f"dual point is infeasible: y*alpha spans [{lo}, {hi}], not [0, 1]")
-    a = np.clip(a, 0.0, 1.0)
-    return float(np.mean(a - 0.5 * gamma * a * a) - 0.5 * lmbd * np.dot(w_alpha, w_alpha))
+    a = _feasible(np.asarray(dual_coef, dtype=np.float64) * y, loss, sample_weight)
+    terms = loss.dual_terms(a, sample_weight)
+    return float(np.mean(terms) - 0.5 * lmbd * np.dot(w_alpha, w_alpha))
 
 
 def monitor(
@@ -346,40 +384,45 @@ def monitor(
     y: np.ndarray,
     w: np.ndarray,
     lmbd: float,
-    gamma: float = 0.0,
+    loss: Loss | float = 0.0,
     bias: float = 0.0,
     dual_coef: np.ndarray | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> dict[str, float]:
     r"""Every per-epoch number of a run from ONE pass over X, without temporaries.
 
-    Returns ``primal`` (hinge), ``primal_smooth`` (:math:`P_\gamma`, NaN when γ = 0),
-    ``error`` (training error of the rule ``+1 if score > 0``) and, given ``dual_coef``,
-    ``dual`` (:math:`D_\gamma(\alpha)` with w(α) recomputed) and ``gap`` (of the problem
-    with loss :math:`\phi_\gamma`). Equal to :func:`primal`, :func:`dual` and
-    :func:`error_rate` up to summation order.
+    Returns ``primal`` (hinge), ``primal_smooth`` (:math:`P` of ``loss`` when it is not the
+    hinge — the smoothed or squared hinge — else NaN), ``error`` (training error of the
+    rule ``+1 if score > 0``, unweighted) and, given ``dual_coef``, ``dual``
+    (:math:`D(\alpha)` of ``loss`` with w(α) recomputed) and ``gap`` (of the problem with
+    ``loss``). Equal to :func:`primal`, :func:`dual` and :func:`error_rate` up to summation
+    order.
     """
-    X = _as_data(X)
-    y = _as_labels(y, X.shape[0])
+    X = as_data(X)
+    y = as_labels(y, X.shape[0])
     n = X.shape[0]
+    loss = make_loss(loss)
+    c = as_sample_weight(sample_weight, n)
+    own = loss != HINGE
     w = _as_full(w, X.shape[1])
     with_dual = dual_coef is not None
     alpha = _as_dual(dual_coef, n) if with_dual else np.zeros(1)
     w_alpha = np.empty(X.shape[1] + 1)
     kernel, data = (_monitor_csr, csr_parts(X)) if sp.issparse(X) else (_monitor, (X,))
     hinge, smooth, errors = kernel(
-        *data, y, w, alpha, float(bias), float(gamma), 1.0 / (lmbd * n), with_dual, w_alpha
+        *data, y, w, alpha, float(bias), loss, own, 1.0 / (lmbd * n), with_dual, w_alpha, c
     )
     reg = 0.5 * lmbd * float(np.dot(w, w))
     out = {
         "primal": reg + hinge / n,
-        "primal_smooth": reg + smooth / n if gamma > 0 else np.nan,
+        "primal_smooth": reg + smooth / n if own else np.nan,
         "error": errors / n,
         "dual": np.nan,
         "gap": np.nan,
     }
     if with_dual:
-        out["dual"] = _dual_value(y, alpha, w_alpha, lmbd, gamma)
-        out["gap"] = (out["primal_smooth"] if gamma > 0 else out["primal"]) - out["dual"]
+        out["dual"] = _dual_value(y, alpha, w_alpha, lmbd, loss, c)
+        out["gap"] = (out["primal_smooth"] if own else out["primal"]) - out["dual"]
     return out
 
 
@@ -389,13 +432,15 @@ def duality_gap(
     w: np.ndarray,
     dual_coef: np.ndarray,
     lmbd: float,
-    gamma: float = 0.0,
+    loss: Loss | float = 0.0,
     bias: float = 0.0,
+    sample_weight: np.ndarray | None = None,
 ) -> tuple[float, float, float]:
-    r"""Return ``(P(w), D(α), P(w) - D(α))`` for the problem with loss :math:`\phi_\gamma`
-    (one pass over X, see :func:`monitor`)."""
-    m = monitor(X, y, w, lmbd, gamma, bias, dual_coef)
-    return (m["primal_smooth"] if gamma > 0 else m["primal"]), m["dual"], m["gap"]
+    r"""Return ``(P(w), D(α), P(w) - D(α))`` for the problem with ``loss`` (one pass over X,
+    see :func:`monitor`)."""
+    m = monitor(X, y, w, lmbd, loss, bias, dual_coef, sample_weight)
+    own = make_loss(loss) != HINGE
+    return (m["primal_smooth"] if own else m["primal"]), m["dual"], m["gap"]
 
 
 @njit(cache=True)
@@ -407,17 +452,19 @@ def _two_sum(s, c, x):
 
 
 @njit(cache=True)  # no fastmath: reassociation would optimise the compensation away
-def _certificate(X, y, w, a, bias, gamma, scale, w_alpha, comp):
-    """Compensated fused pass: (Σ φ_γ(z_i), Σ (a_i - γ/2 a_i²)) and w_alpha = scale·Σ α_i x̃_i.
+def _certificate(X, y, w, a, bias, loss, scale, w_alpha, comp, weights):
+    """Compensated fused pass: (Σ c_i φ(z_i), Σ (a_i - κ a_i²/(2c_i))) and
+    w_alpha = scale·Σ α_i x̃_i.
 
     X : (n, d) ; y : (n,) ±1 ; w : (d + 1,) ; a : (n,) = y·α ; w_alpha, comp : (d + 1,)
-    float64 scratch (w_alpha out). Every sum is a TwoSum-compensated sum in float64, the
-    margins included, so the result is exact to a few units of rounding.
+    float64 scratch (w_alpha out) ; weights : (n,) or None (every c_i = 1). Every sum is a
+    TwoSum-compensated sum in float64, the margins included, so the result is exact to a
+    few units of rounding.
     """
     d = X.shape[1]
     w_alpha[:] = 0.0
     comp[:] = 0.0
-    loss = loss_c = dual = dual_c = 0.0
+    total = total_c = dual = dual_c = 0.0
     wb = bias * w[d]
     for i in range(X.shape[0]):
         xi = X[i]
@@ -425,25 +472,20 @@ def _certificate(X, y, w, a, bias, gamma, scale, w_alpha, comp):
         c = 0.0
         for k in range(d):
             s, c = _two_sum(s, c, np.float64(xi[k]) * w[k])
-        u = 1.0 - y[i] * (s + c)
-        if u > 0.0:
-            if gamma == 0.0:
-                phi = u
-            elif u >= gamma:
-                phi = u - 0.5 * gamma
-            else:
-                phi = u * u / (2.0 * gamma)
-            loss, loss_c = _two_sum(loss, loss_c, phi)
+        z = y[i] * (s + c)
+        ci = weight_of(weights, i)
+        if z < 1.0:
+            total, total_c = _two_sum(total, total_c, ci * losses.value(loss, z))
         ai = a[i]
         if ai != 0.0:
-            dual, dual_c = _two_sum(dual, dual_c, ai - 0.5 * gamma * ai * ai)
+            dual, dual_c = _two_sum(dual, dual_c, losses.dual_term(loss, ai, ci))
             alpha = y[i] * ai
             for k in range(d):
                 w_alpha[k], comp[k] = _two_sum(w_alpha[k], comp[k], alpha * np.float64(xi[k]))
             w_alpha[d], comp[d] = _two_sum(w_alpha[d], comp[d], alpha * bias)
     for k in range(d + 1):
         w_alpha[k] = (w_alpha[k] + comp[k]) * scale
-    return loss + loss_c, dual + dual_c
+    return total + total_c, dual + dual_c
 
 
 @njit(cache=True)  # no fastmath: the compensation must survive
@@ -514,7 +556,7 @@ def exact_dual_weights(
     a plain float64 sum errs by ~1e-11 per coordinate, which alone costs ~1e-10 of
     relative gap: the exact-optimum engine returns this one.
     """
-    X = _as_data(X)
+    X = as_data(X)
     dual_coef = _as_dual(dual_coef, X.shape[0])
     out = np.empty(X.shape[1] + 1)
     if sp.issparse(X):
@@ -527,8 +569,8 @@ def exact_dual_weights(
 
 def exact_margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> np.ndarray:
     """:func:`margins` with compensated (TwoSum) dot products."""
-    X = _as_data(X)
-    y = _as_labels(y, X.shape[0])
+    X = as_data(X)
+    y = as_labels(y, X.shape[0])
     out = np.empty(X.shape[0])
     w = _as_full(w, X.shape[1])
     if sp.issparse(X):
@@ -549,8 +591,9 @@ def certificate(
     w: np.ndarray,
     dual_coef: np.ndarray,
     lmbd: float,
-    gamma: float = 0.0,
+    loss: Loss | float = 0.0,
     bias: float = 0.0,
+    sample_weight: np.ndarray | None = None,
 ) -> dict[str, float]:
     r"""Certified bounds ``dual <= P* <= primal`` of a pair (w, α), exact to rounding.
 
@@ -560,29 +603,28 @@ def certificate(
     245,057 samples can err by ~1e-11 relative). Returns ``primal``, ``dual``, ``gap`` and
     ``rel_gap = gap / |primal|``. Independent of any solver: it reads only X, y, w and α.
     """
-    X = _as_data(X)
+    X = as_data(X)
     n = X.shape[0]
-    y = _as_labels(y, n)
+    y = as_labels(y, n)
     w = _as_full(w, X.shape[1])
-    a = _as_dual(dual_coef, n) * y
-    lo, hi = a.min(initial=0.0), a.max(initial=0.0)
-    if lo < -_FEASIBILITY_SLACK or hi > 1.0 + _FEASIBILITY_SLACK:
-        raise ValueError(f"dual point is infeasible: y*alpha spans [{lo}, {hi}], not [0, 1]")
-    a = np.clip(a, 0.0, 1.0)
+    loss = make_loss(loss)
+    c = as_sample_weight(sample_weight, n)
+    a = _feasible(_as_dual(dual_coef, n) * y, loss, c)
     w_alpha = np.empty(X.shape[1] + 1)
     kernel, data = (_certificate_csr, csr_parts(X)) if sp.issparse(X) else (_certificate, (X,))
-    loss, dual_sum = kernel(
+    loss_sum, dual_sum = kernel(
         *data,
         y,
         w,
         a,
         float(bias),
-        float(gamma),
+        loss,
         1.0 / (lmbd * n),
         w_alpha,
         np.empty_like(w_alpha),
+        c,
     )
-    primal_value = 0.5 * lmbd * _sq_norm(w) + loss / n
+    primal_value = 0.5 * lmbd * _sq_norm(w) + loss_sum / n
     dual_value = dual_sum / n - 0.5 * lmbd * _sq_norm(w_alpha)
     gap = primal_value - dual_value
     return {
@@ -600,7 +642,7 @@ def error_rate(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -
 
     A zero score predicts the negative class, so at ``w = 0`` the error is the share of +1.
     """
-    y = _as_labels(y, X.shape[0])
+    y = as_labels(y, X.shape[0])
     z = margins(X, y, w, bias)
     return float(np.mean((z < 0.0) | ((z == 0.0) & (y > 0.0))))
 
@@ -654,7 +696,9 @@ def _row_sq_norms_csr(data, indices, indptr, bias, out):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _monitor_csr(data, indices, indptr, y, w, dual_coef, bias, gamma, scale, with_dual, w_alpha):
+def _monitor_csr(
+    data, indices, indptr, y, w, dual_coef, bias, loss, own, scale, with_dual, w_alpha, weights
+):
     """CSR twin of :func:`_monitor` (w_alpha : (d + 1,) float64)."""
     d = w.shape[0] - 1
     wb = bias * w[d]
@@ -670,9 +714,10 @@ def _monitor_csr(data, indices, indptr, y, w, dual_coef, bias, gamma, scale, wit
         z = y[i] * (s + wb)
         u = 1.0 - z
         if u > 0.0:
-            hinge += u
-            if gamma > 0.0:
-                smooth += u - 0.5 * gamma if u >= gamma else u * u / (2.0 * gamma)
+            c = weight_of(weights, i)
+            hinge += c * u
+            if own:
+                smooth += c * losses.value(loss, z)
         if z < 0.0 or (z == 0.0 and y[i] > 0.0):
             errors += 1
         if with_dual:
@@ -689,12 +734,12 @@ def _monitor_csr(data, indices, indptr, y, w, dual_coef, bias, gamma, scale, wit
 
 
 @njit(cache=True)  # no fastmath: reassociation would optimise the compensation away
-def _certificate_csr(data, indices, indptr, y, w, a, bias, gamma, scale, w_alpha, comp):
+def _certificate_csr(data, indices, indptr, y, w, a, bias, loss, scale, w_alpha, comp, weights):
     """CSR twin of :func:`_certificate` (every sum TwoSum-compensated)."""
     d = w.shape[0] - 1
     w_alpha[:] = 0.0
     comp[:] = 0.0
-    loss = loss_c = dual = dual_c = 0.0
+    total = total_c = dual = dual_c = 0.0
     wb = bias * w[d]
     for i in range(indptr.shape[0] - 1):
         lo, hi = indptr[i], indptr[i + 1]
@@ -702,18 +747,13 @@ def _certificate_csr(data, indices, indptr, y, w, a, bias, gamma, scale, w_alpha
         c = 0.0
         for p in range(lo, hi):
             s, c = _two_sum(s, c, np.float64(data[p]) * w[indices[p]])
-        u = 1.0 - y[i] * (s + c)
-        if u > 0.0:
-            if gamma == 0.0:
-                phi = u
-            elif u >= gamma:
-                phi = u - 0.5 * gamma
-            else:
-                phi = u * u / (2.0 * gamma)
-            loss, loss_c = _two_sum(loss, loss_c, phi)
+        z = y[i] * (s + c)
+        ci = weight_of(weights, i)
+        if z < 1.0:
+            total, total_c = _two_sum(total, total_c, ci * losses.value(loss, z))
         ai = a[i]
         if ai != 0.0:
-            dual, dual_c = _two_sum(dual, dual_c, ai - 0.5 * gamma * ai * ai)
+            dual, dual_c = _two_sum(dual, dual_c, losses.dual_term(loss, ai, ci))
             alpha = y[i] * ai
             for p in range(lo, hi):
                 k = indices[p]
@@ -721,4 +761,4 @@ def _certificate_csr(data, indices, indptr, y, w, a, bias, gamma, scale, w_alpha
             w_alpha[d], comp[d] = _two_sum(w_alpha[d], comp[d], alpha * bias)
     for k in range(d + 1):
         w_alpha[k] = (w_alpha[k] + comp[k]) * scale
-    return loss + loss_c, dual + dual_c
+    return total + total_c, dual + dual_c

@@ -109,6 +109,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from numbers import Integral
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -116,9 +117,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import objectives
 from ._base import BaseLinearSVM, Problem
-from ._kernels import _gram4
+from ._kernels import FASTMATH, _csr_dot, _gram4, weight_of
 from ._sampling import DEPRECATED_SAMPLINGS, distinct_batches, resolve_sampling
-from .objectives import FASTMATH, csr_parts
 
 # Output modes shared by the kernels.
 _LAST, _UNIFORM, _WEIGHTED = 0, 1, 2
@@ -129,6 +129,59 @@ _S_MIN = 1e-2
 
 #: Pegasos' orders, in the vocabulary of every solver (:mod:`solvers._sampling`).
 SAMPLINGS = ("iid", "permutation")
+
+
+class Iterate(NamedTuple):
+    """What a Pegasos epoch updates in place (the kernels' state, one argument).
+
+    Attributes
+    ----------
+    v : ndarray of shape (n_features + 1,), float64
+        The unscaled iterate (w̃ = s·v).
+    acc : ndarray of shape (n_features + 1,), float64
+        The average's U (unused without averaging; full length all the same, so that a NaN
+        σ from a non-finite input can never write past its end).
+    scal : ndarray of shape (3,), float64
+        ``[s, ‖v‖², σ]``.
+    score_buf, coef_buf : ndarray of shape (batch_size,), float64
+    row_buf : ndarray of shape (batch_size,), int64
+        Scratch space of the mini-batch kernels.
+    """
+
+    v: np.ndarray
+    acc: np.ndarray
+    scal: np.ndarray
+    score_buf: np.ndarray
+    coef_buf: np.ndarray
+    row_buf: np.ndarray
+
+
+class Params(NamedTuple):
+    """The scalars of a Pegasos fit, as the kernels take them.
+
+    Attributes
+    ----------
+    lmbd : float
+    weighted : bool
+        Step 2/(λ(t+1)) instead of 1/(λt).
+    projection : bool
+    mode : int
+        0 last iterate, 1 uniform average, 2 weighted (ρ_t = t).
+    t0 : int
+        T_0, the first averaged iterate.
+    s_min : float
+        Renormalisation threshold of s.
+    batch_size : int
+        k.
+    """
+
+    lmbd: float
+    weighted: bool
+    projection: bool
+    mode: int
+    t0: int
+    s_min: float
+    batch_size: int
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -147,24 +200,27 @@ def _rho(t, mode, t0):
     return 1.0 if mode == 1 else float(t)
 
 
-@njit(cache=True, fastmath=FASTMATH)
-def _one_sample(margin, p, yi, qi, f, eta, s, vn2, sigma, rho, lmbd, projection):
-    """Scalar part of one single-sample iteration.
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _one_sample(margin, p, yi, ci, qi, t, s, vn2, sigma, params):
+    """Scalar part of single-sample iteration t.
 
     ``margin`` = y_i x̃_iᵀw before the step; ``p`` = x̃_iᵀv for the v the update is added to;
-    ``qi`` = ‖x̃_i‖². Returns ``(c, u, s, vn2, sigma)``: the caller must add ``c x̃_i`` to v
-    and ``u x̃_i`` to the average's U.
+    ``ci`` the sample's weight; ``qi`` = ‖x̃_i‖². Returns ``(c, u, s, vn2, sigma)``: the
+    caller must add ``c x̃_i`` to v and ``u x̃_i`` to the average's U.
     """
-    s = s * f
+    lmbd, projection = params.lmbd, params.projection
+    f, eta = _step(t, params.weighted, lmbd)
+    if t > 1:  # at t = 1 the caller has reset v (factor 0) and s = 1
+        s = s * f
     c = 0.0
     if margin < 1.0:
-        c = eta * yi / s
+        c = eta * yi * ci / s
         if projection:
             vn2 += 2.0 * c * p + c * c * qi
     u = -sigma * c
     if projection and lmbd * s * s * vn2 > 1.0:
         s = 1.0 / math.sqrt(lmbd * vn2)
-    sigma += rho * s
+    sigma += _rho(t, params.mode, params.t0) * s
     return c, u, s, vn2, sigma
 
 
@@ -198,23 +254,7 @@ def _reset(v, acc, sigma):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _pegasos_single_epoch(
-    X,
-    y,
-    sq_norms,
-    v,
-    acc,
-    scal,
-    indices,
-    t_start,
-    lmbd,
-    bias,
-    weighted,
-    projection,
-    mode,
-    t0,
-    s_min,
-):
+def _pegasos_single_epoch(rows, it, params, indices, t_start):
     """One epoch of single-sample Pegasos over ``indices``, in place (w = s·v).
 
     Iterations are taken four at a time (see the module docstring); iteration 1 of a fit
@@ -222,18 +262,18 @@ def _pegasos_single_epoch(
 
     Parameters
     ----------
-    X : (n, d) float32/float64 ; y : (n,) float64 ±1
-    sq_norms : (n,) float64, ‖x̃_i‖² (read only when ``projection``; may be empty otherwise)
-    v : (d + 1,) float64, the unscaled iterate ; acc : (d + 1,) float64, the average's U
-        (unused when ``mode == 0``; full length all the same, so that a NaN σ from a
-        non-finite input can never write past its end)
-    scal : (3,) float64, ``[s, ‖v‖², σ]``, updated in place
+    rows : solvers._kernels.DenseRows
+        X (n, d) float32/float64, y, ‖x̃_i‖² (read only with projection; may be empty),
+        sample weights (or None), B.
+    it : Iterate
+        Updated in place.
+    params : Params
     indices : (m,) int64, one sample per iteration, in order
-    t_start : int, iterations done before this epoch ; lmbd : float ; bias : float, B
-    weighted : bool, step 2/(λ(t+1)) instead of 1/(λt) ; projection : bool
-    mode : int, 0 last iterate, 1 uniform average, 2 weighted (ρ_t = t) ; t0 : int, T_0
-    s_min : float, renormalisation threshold
+    t_start : int, iterations done before this epoch
     """
+    X, y, sq_norms, bias = rows.X, rows.y, rows.sq_norms, rows.bias
+    v, acc, scal = it.v, it.acc, it.scal
+    projection, s_min = params.projection, params.s_min
     d = X.shape[1]
     m = indices.shape[0]
     b2 = bias * bias
@@ -252,59 +292,24 @@ def _pegasos_single_epoch(
             if projection:
                 q0, q1, q2, q3 = sq_norms[i0], sq_norms[i1], sq_norms[i2], sq_norms[i3]
             y0, y1, y2, y3 = y[i0], y[i1], y[i2], y[i3]
+            w0, w1 = weight_of(rows.weights, i0), weight_of(rows.weights, i1)
+            w2, w3 = weight_of(rows.weights, i2), weight_of(rows.weights, i3)
 
-            f, eta = _step(t, weighted, lmbd)
             p = g0 + vb
             c0, u0, s, vn2, sigma = _one_sample(
-                y0 * s * p, p, y0, q0, f, eta, s, vn2, sigma, _rho(t, mode, t0), lmbd, projection
+                y0 * s * p, p, y0, w0, q0, t, s, vn2, sigma, params
             )
-            f, eta = _step(t + 1, weighted, lmbd)
             p = g1 + vb + c0 * (h10 + b2)
             c1, u1, s, vn2, sigma = _one_sample(
-                y1 * s * p,
-                p,
-                y1,
-                q1,
-                f,
-                eta,
-                s,
-                vn2,
-                sigma,
-                _rho(t + 1, mode, t0),
-                lmbd,
-                projection,
+                y1 * s * p, p, y1, w1, q1, t + 1, s, vn2, sigma, params
             )
-            f, eta = _step(t + 2, weighted, lmbd)
             p = g2 + vb + c0 * (h20 + b2) + c1 * (h21 + b2)
             c2, u2, s, vn2, sigma = _one_sample(
-                y2 * s * p,
-                p,
-                y2,
-                q2,
-                f,
-                eta,
-                s,
-                vn2,
-                sigma,
-                _rho(t + 2, mode, t0),
-                lmbd,
-                projection,
+                y2 * s * p, p, y2, w2, q2, t + 2, s, vn2, sigma, params
             )
-            f, eta = _step(t + 3, weighted, lmbd)
             p = g3 + vb + c0 * (h30 + b2) + c1 * (h31 + b2) + c2 * (h32 + b2)
             c3, u3, s, vn2, sigma = _one_sample(
-                y3 * s * p,
-                p,
-                y3,
-                q3,
-                f,
-                eta,
-                s,
-                vn2,
-                sigma,
-                _rho(t + 3, mode, t0),
-                lmbd,
-                projection,
+                y3 * s * p, p, y3, w3, q3, t + 3, s, vn2, sigma, params
             )
             if s < s_min:  # s crossed the threshold inside the block: undo (scalars only),
                 s, vn2, sigma = s_in, vn2_in, sigma_in  # then one at a time, checking s
@@ -328,13 +333,12 @@ def _pegasos_single_epoch(
             for k in range(d):
                 p += xi[k] * v[k]
             margin = y[i] * s * p
-            f, eta = _step(t, weighted, lmbd)
             if t == 1:  # factor 0: w^(1) does not depend on w^(0)
                 _reset(v, acc, sigma)
-                s, vn2, p, f = 1.0, 0.0, 0.0, 1.0
+                s, vn2, p = 1.0, 0.0, 0.0
             qi = sq_norms[i] if projection else 0.0
             c, u, s, vn2, sigma = _one_sample(
-                margin, p, y[i], qi, f, eta, s, vn2, sigma, _rho(t, mode, t0), lmbd, projection
+                margin, p, y[i], weight_of(rows.weights, i), qi, t, s, vn2, sigma, params
             )
             if c != 0.0:
                 for k in range(d):
@@ -416,42 +420,25 @@ def _add_rows(X, v, acc, sigma, bias, rows, coef, count):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _pegasos_batch_epoch(
-    X,
-    y,
-    v,
-    acc,
-    scal,
-    indices,
-    batch_size,
-    t_start,
-    lmbd,
-    bias,
-    weighted,
-    projection,
-    mode,
-    t0,
-    s_min,
-    score_buf,
-    coef_buf,
-    row_buf,
-):
+def _pegasos_batch_epoch(rows, it, params, indices, t_start):
     """One epoch of mini-batch Pegasos over ``indices``, in place (w = s·v).
 
-    ``indices`` is read as consecutive batches of ``batch_size`` (the last one smaller when
-    ``batch_size`` does not divide its length). Shapes as in :func:`_pegasos_single_epoch`;
-    ``score_buf`` (k,) float64, ``coef_buf`` (k,) float64 and ``row_buf`` (k,) int64 are
-    scratch space, k = ``batch_size``.
+    ``indices`` is read as consecutive batches of ``params.batch_size`` (the last one
+    smaller when the batch size does not divide its length). Arguments as in
+    :func:`_pegasos_single_epoch`.
     """
+    X, y, bias = rows.X, rows.y, rows.bias
+    v, acc, scal = it.v, it.acc, it.scal
+    lmbd, projection, s_min = params.lmbd, params.projection, params.s_min
     m = indices.shape[0]
     s, vn2, sigma = scal[0], scal[1], scal[2]
     t = t_start
     j = 0
     while j < m:
-        size = min(batch_size, m - j)
+        size = min(params.batch_size, m - j)
         t += 1
-        _batch_scores(X, v, bias, indices, j, size, score_buf)  # all at w^(t-1)
-        f, eta = _step(t, weighted, lmbd)
+        _batch_scores(X, v, bias, indices, j, size, it.score_buf)  # all at w^(t-1)
+        f, eta = _step(t, params.weighted, lmbd)
         s_before = s
         if t == 1:  # factor 0: w^(1) does not depend on w^(0)
             _reset(v, acc, sigma)
@@ -461,31 +448,22 @@ def _pegasos_batch_epoch(
         count = 0
         for b in range(size):
             i = indices[j + b]
-            if y[i] * s_before * score_buf[b] < 1.0:
-                row_buf[count] = i
-                coef_buf[count] = scale * y[i]
+            if y[i] * s_before * it.score_buf[b] < 1.0:
+                it.row_buf[count] = i
+                it.coef_buf[count] = scale * y[i] * weight_of(rows.weights, i)
                 count += 1
-        _add_rows(X, v, acc, sigma, bias, row_buf, coef_buf, count)
+        _add_rows(X, v, acc, sigma, bias, it.row_buf, it.coef_buf, count)
         if projection:
             vn2 = 0.0
             for k in range(v.shape[0]):
                 vn2 += v[k] * v[k]
             if lmbd * s * s * vn2 > 1.0:
                 s = 1.0 / math.sqrt(lmbd * vn2)
-        sigma += _rho(t, mode, t0) * s
+        sigma += _rho(t, params.mode, params.t0) * s
         if s < s_min:
             s, vn2, sigma = _renormalise(v, acc, s, sigma, projection)
         j += size
     scal[0], scal[1], scal[2] = s, vn2, sigma
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _row_dot(data, cols, lo, hi, v):
-    """Σ_p data[p] v[cols[p]] over lo <= p < hi, in float64."""
-    g = 0.0
-    for p in range(lo, hi):
-        g += np.float64(data[p]) * v[cols[p]]
-    return g
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -495,31 +473,24 @@ def _row_axpy(data, cols, lo, hi, c, v):
         v[cols[p]] += c * np.float64(data[p])
 
 
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _row_dot(rows, i, v):
+    """x_iᵀv[:d] of CSR row i (:func:`solvers._kernels._csr_dot`)."""
+    return _csr_dot(
+        rows.data, rows.cols, np.uint64(rows.indptr[i]), np.uint64(rows.indptr[i + 1]), v
+    )
+
+
 @njit(cache=True, fastmath=FASTMATH)
-def _pegasos_single_epoch_csr(
-    data,
-    cols,
-    indptr,
-    y,
-    sq_norms,
-    v,
-    acc,
-    scal,
-    indices,
-    t_start,
-    lmbd,
-    bias,
-    weighted,
-    projection,
-    mode,
-    t0,
-    s_min,
-):
+def _pegasos_single_epoch_csr(rows, it, params, indices, t_start):
     """CSR twin of :func:`_pegasos_single_epoch`: one sample at a time, O(nnz) per step.
 
-    ``data`` (nnz,) float32/float64, ``cols`` (nnz,) and ``indptr`` (n + 1,) int32/int64:
-    the CSR arrays of X. Other arguments as in :func:`_pegasos_single_epoch`.
+    ``rows`` is a :class:`solvers._kernels.CSRRows`. Other arguments as in
+    :func:`_pegasos_single_epoch`.
     """
+    data, cols, indptr, y, bias = rows.data, rows.cols, rows.indptr, rows.y, rows.bias
+    v, acc, scal = it.v, it.acc, it.scal
+    projection, s_min = params.projection, params.s_min
     d = v.shape[0] - 1
     m = indices.shape[0]
     s, vn2, sigma = scal[0], scal[1], scal[2]
@@ -527,15 +498,14 @@ def _pegasos_single_epoch_csr(
         t = t_start + j + 1
         i = indices[j]
         lo, hi = indptr[i], indptr[i + 1]
-        p = bias * v[d] + _row_dot(data, cols, lo, hi, v)
+        p = bias * v[d] + _row_dot(rows, i, v)
         margin = y[i] * s * p
-        f, eta = _step(t, weighted, lmbd)
         if t == 1:  # factor 0: w^(1) does not depend on w^(0)
             _reset(v, acc, sigma)
-            s, vn2, p, f = 1.0, 0.0, 0.0, 1.0
-        qi = sq_norms[i] if projection else 0.0
+            s, vn2, p = 1.0, 0.0, 0.0
+        qi = rows.sq_norms[i] if projection else 0.0
         c, u, s, vn2, sigma = _one_sample(
-            margin, p, y[i], qi, f, eta, s, vn2, sigma, _rho(t, mode, t0), lmbd, projection
+            margin, p, y[i], weight_of(rows.weights, i), qi, t, s, vn2, sigma, params
         )
         if c != 0.0:
             _row_axpy(data, cols, lo, hi, c, v)
@@ -549,31 +519,14 @@ def _pegasos_single_epoch_csr(
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _pegasos_batch_epoch_csr(
-    data,
-    cols,
-    indptr,
-    y,
-    v,
-    acc,
-    scal,
-    indices,
-    batch_size,
-    t_start,
-    lmbd,
-    bias,
-    weighted,
-    projection,
-    mode,
-    t0,
-    s_min,
-    score_buf,
-):
+def _pegasos_batch_epoch_csr(rows, it, params, indices, t_start):
     """CSR twin of :func:`_pegasos_batch_epoch`, O(nnz) per sample (‖v‖² kept row by row).
 
-    ``data``, ``cols``, ``indptr``: the CSR arrays of X; ``score_buf`` (k,) float64 scratch.
-    Other arguments as in :func:`_pegasos_batch_epoch`.
+    Arguments as in :func:`_pegasos_single_epoch_csr`.
     """
+    data, cols, indptr, y, bias = rows.data, rows.cols, rows.indptr, rows.y, rows.bias
+    v, acc, scal = it.v, it.acc, it.scal
+    lmbd, projection, s_min = params.lmbd, params.projection, params.s_min
     d = v.shape[0] - 1
     m = indices.shape[0]
     b2 = bias * bias
@@ -581,13 +534,12 @@ def _pegasos_batch_epoch_csr(
     t = t_start
     j = 0
     while j < m:
-        size = min(batch_size, m - j)
+        size = min(params.batch_size, m - j)
         t += 1
         vb = bias * v[d]
         for b in range(size):  # all at w^(t-1)
-            i = indices[j + b]
-            score_buf[b] = _row_dot(data, cols, indptr[i], indptr[i + 1], v) + vb
-        f, eta = _step(t, weighted, lmbd)
+            it.score_buf[b] = _row_dot(rows, indices[j + b], v) + vb
+        f, eta = _step(t, params.weighted, lmbd)
         s_before = s
         if t == 1:  # factor 0: w^(1) does not depend on w^(0)
             _reset(v, acc, sigma)
@@ -596,9 +548,9 @@ def _pegasos_batch_epoch_csr(
         scale = eta / (size * s)
         for b in range(size):
             i = indices[j + b]
-            if y[i] * s_before * score_buf[b] < 1.0:
+            if y[i] * s_before * it.score_buf[b] < 1.0:
                 lo, hi = indptr[i], indptr[i + 1]
-                c = scale * y[i]
+                c = scale * y[i] * weight_of(rows.weights, i)
                 if projection:  # ‖v + c x̃‖² = ‖v‖² + 2c x̃ᵀv + c²‖x̃‖², before the add
                     g = bias * v[d]
                     q = b2
@@ -614,7 +566,7 @@ def _pegasos_batch_epoch_csr(
                     acc[d] -= sigma * c * bias
         if projection and lmbd * s * s * vn2 > 1.0:
             s = 1.0 / math.sqrt(lmbd * vn2)
-        sigma += _rho(t, mode, t0) * s
+        sigma += _rho(t, params.mode, params.t0) * s
         if s < s_min:
             s, vn2, sigma = _renormalise(v, acc, s, sigma, projection)
         j += size
@@ -624,17 +576,11 @@ def _pegasos_batch_epoch_csr(
 @dataclass
 class _State:
     problem: Problem
-    v: np.ndarray
-    acc: np.ndarray
-    scal: np.ndarray  # [s, ‖v‖², σ]
+    rows: object  # DenseRows / CSRRows (sq_norms filled by the timed set-up, or empty)
+    it: Iterate
+    params: Params
     w: np.ndarray  # materialised s·v (outside the timer)
-    sq_norms: np.ndarray
-    mode: int
-    t0: int
     iters_per_epoch: int
-    score_buf: np.ndarray
-    coef_buf: np.ndarray
-    row_buf: np.ndarray
     t: int = 0  # iterations done
 
 
@@ -775,28 +721,24 @@ class PegasosClassifier(BaseLinearSVM):
             t0 = min(int(self.avg_start), total)
         else:
             t0 = 1 if mode == _WEIGHTED else total // 2
-        return _State(
-            problem=problem,
+        it = Iterate(
             v=np.zeros(d + 1),
-            acc=np.zeros(d + 1),  # full length even unused: see _pegasos_single_epoch
+            acc=np.zeros(d + 1),  # full length even unused: see Iterate
             scal=np.array([1.0, 0.0, 0.0]),
-            w=np.zeros(d + 1),
-            sq_norms=np.empty(n if (self.projection and k == 1) else 0),
-            mode=mode,
-            t0=t0,
-            iters_per_epoch=iters,
             score_buf=np.empty(k),
             coef_buf=np.empty(k),
             row_buf=np.empty(k, dtype=np.int64),
         )
+        params = Params(
+            problem.lmbd, mode == _WEIGHTED, bool(self.projection), mode, t0, _S_MIN, k
+        )
+        rows = problem.rows(np.empty(n if (self.projection and k == 1) else 0))
+        return _State(problem, rows, it, params, np.zeros(d + 1), iters)
 
     def _setup(self, state: _State) -> None:
-        if state.sq_norms.shape[0]:
+        if state.rows.sq_norms.shape[0]:
             p = state.problem
-            if p.sparse:
-                objectives._row_sq_norms_csr(*csr_parts(p.X), p.bias, state.sq_norms)
-            else:
-                objectives._row_sq_norms(p.X, p.bias, state.sq_norms)
+            objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms)
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         n = state.problem.n_samples
@@ -805,103 +747,25 @@ class PegasosClassifier(BaseLinearSVM):
         return distinct_batches(rng, n, int(self.batch_size))
 
     def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
-        p = state.problem
-        weighted = state.mode == _WEIGHTED
-        projection = bool(self.projection)
-        if p.sparse:
-            self._run_epoch_csr(state, indices, weighted, projection)
-        elif self.batch_size == 1:
-            _pegasos_single_epoch(
-                p.X,
-                p.y,
-                state.sq_norms,
-                state.v,
-                state.acc,
-                state.scal,
-                indices,
-                state.t,
-                p.lmbd,
-                p.bias,
-                weighted,
-                projection,
-                state.mode,
-                state.t0,
-                _S_MIN,
-            )
+        sparse, single = state.problem.sparse, self.batch_size == 1
+        if single:
+            kernel = _pegasos_single_epoch_csr if sparse else _pegasos_single_epoch
         else:
-            _pegasos_batch_epoch(
-                p.X,
-                p.y,
-                state.v,
-                state.acc,
-                state.scal,
-                indices,
-                int(self.batch_size),
-                state.t,
-                p.lmbd,
-                p.bias,
-                weighted,
-                projection,
-                state.mode,
-                state.t0,
-                _S_MIN,
-                state.score_buf,
-                state.coef_buf,
-                state.row_buf,
-            )
+            kernel = _pegasos_batch_epoch_csr if sparse else _pegasos_batch_epoch
+        kernel(state.rows, state.it, state.params, indices, state.t)
         state.t += state.iters_per_epoch
 
-    def _run_epoch_csr(self, state: _State, indices, weighted: bool, projection: bool) -> None:
-        p = state.problem
-        if self.batch_size == 1:
-            _pegasos_single_epoch_csr(
-                *csr_parts(p.X),
-                p.y,
-                state.sq_norms,
-                state.v,
-                state.acc,
-                state.scal,
-                indices,
-                state.t,
-                p.lmbd,
-                p.bias,
-                weighted,
-                projection,
-                state.mode,
-                state.t0,
-                _S_MIN,
-            )
-        else:
-            _pegasos_batch_epoch_csr(
-                *csr_parts(p.X),
-                p.y,
-                state.v,
-                state.acc,
-                state.scal,
-                indices,
-                int(self.batch_size),
-                state.t,
-                p.lmbd,
-                p.bias,
-                weighted,
-                projection,
-                state.mode,
-                state.t0,
-                _S_MIN,
-                state.score_buf,
-            )
-
     def _current(self, state: _State) -> tuple[np.ndarray, None]:
-        np.multiply(state.v, state.scal[0], out=state.w)
+        np.multiply(state.it.v, state.it.scal[0], out=state.w)
         return state.w, None
 
     def _output(self, state: _State) -> tuple[np.ndarray, None]:
-        T, t0 = state.t, state.t0
-        if state.mode == _LAST or t0 > T:
+        T, t0, mode = state.t, state.params.t0, state.params.mode
+        if mode == _LAST or t0 > T:
             return self._current(state)
-        if state.mode == _UNIFORM:
+        if mode == _UNIFORM:
             weight = T - t0 + 1.0
         else:  # Σ_{t = max(t0, 1)}^{T} t
             lo = max(t0, 1)
             weight = (T * (T + 1.0) - (lo - 1.0) * lo) / 2.0
-        return (state.acc + state.scal[2] * state.v) / weight, None
+        return (state.it.acc + state.it.scal[2] * state.it.v) / weight, None

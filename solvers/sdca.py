@@ -65,14 +65,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from . import objectives
+from . import losses, objectives
 from ._base import BaseLinearSVM, Problem
-from ._kernels import _U1, _csr_dot, _gram4, _prefetch, _update_gram4
+from ._kernels import (
+    _U1,
+    FASTMATH,
+    _csr_dot,
+    _gram4,
+    _prefetch,
+    _update_gram4,
+    is_array,
+    kernel_rows,
+    store,
+    weight_of,
+)
 from ._sampling import (
     DEPRECATED_SAMPLINGS,
     SAMPLINGS,
@@ -80,7 +92,7 @@ from ._sampling import (
     epoch_indices,
     resolve_sampling,
 )
-from .objectives import FASTMATH, csr_parts
+from .losses import HINGE, Loss
 
 # Output modes shared by the kernels.
 _LAST, _AVERAGE, _RANDOM = 0, 1, 2
@@ -115,28 +127,87 @@ _gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(_gram4.py_f
 _update_gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(_update_gram4.py_func)
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
-def _coordinate_step(i, score, y, sq_norms, dual_coef, inv_lmbd_n, gamma, grad):
-    """Exact maximisation of D along coordinate i given x̃_i·w = ``score``.
+class Sweep(NamedTuple):
+    """What an SDCA epoch updates in place (the kernels' state, one argument).
 
-    Returns ``(Δα_i, PG_i)`` and, unless ``grad`` is None, writes ``grad[i]``. With
-    G_i = y_i x̃_i·w − 1 + γ a_i, the derivative of −nD along a_i (liblinear's gradient),
-    PG_i is its projection before the step (``min(G_i, 0)`` at a_i = 0, ``max(G_i, 0)`` at
-    a_i = 1, G_i inside) and ``grad[i]`` is G_i *after* the step,
-    G_i + (‖x̃_i‖²/(λn) + γ)Δa_i: 0 for a coordinate left inside (0, 1), of the sign that
-    keeps it there for one left at a bound. Without ``grad``, PG_i is returned as 0.
+    Attributes
+    ----------
+    w : ndarray of shape (n_features + 1,), float64
+        The iterate w̃(α), kept up to date step by step.
+    dual_coef : ndarray of shape (n_samples,), float64
+        α, signed (a_i = y_i α_i in [0, c_i U]).
+    acc_w : ndarray of shape (n_features + 1,) or (1,), float64
+    acc_a : ndarray of shape (n_samples,) or (1,), float64
+        Output mode 1: Σ_{s>t0} (s - t0)·(w_s - w_{s-1}) and the same for α, so that the mean
+        of the iterates t0..T is ``w_T - acc_w / (T - t0 + 1)``; mode 2: the snapshot; mode 0:
+        unused (length 1).
+    grad : ndarray of shape (n_samples,), float64, or None
+        Shrinking: every visited sample's gradient G_i right after its (last) step of the
+        pass (:func:`_coordinate_step`), other entries untouched. None: nothing recorded,
+        in kernels compiled without it (SDCA without shrinking).
+    pg_range : ndarray of shape (2,), float64, out
+        Max and min over a pass's steps of the projected gradient before the step:
+        liblinear's shrinking thresholds (0 and 0 without ``grad``; -inf and inf for an
+        empty pass).
     """
-    yi = y[i]
-    a_old = yi * dual_coef[i]
-    g = yi * score - 1.0 + gamma * a_old
-    denom = sq_norms[i] * inv_lmbd_n + gamma
-    # x̃_i = 0 and plain hinge (denom = 0): the coordinate's objective a is maximal at a = 1
-    a_new = min(1.0, max(0.0, a_old - g / denom)) if denom > 0.0 else 1.0
-    dual_coef[i] = yi * a_new
+
+    w: np.ndarray
+    dual_coef: np.ndarray
+    acc_w: np.ndarray
+    acc_a: np.ndarray
+    grad: np.ndarray | None
+    pg_range: np.ndarray
+
+
+class Params(NamedTuple):
+    """The scalars of an SDCA fit, as the kernels take them.
+
+    Attributes
+    ----------
+    lmbd : float
+        λ (the SGD epoch's steps).
+    lmbd_n : float
+        λn.
+    loss : solvers.losses.Loss
+    mode : int
+        Output: 0 last iterate, 1 running average, 2 snapshot at step ``snap``.
+    t0 : int
+        First averaged iterate (mode 1).
+    snap : int
+        The step whose iterate mode 2 keeps.
+    """
+
+    lmbd: float
+    lmbd_n: float
+    loss: Loss
+    mode: int
+    t0: int
+    snap: int
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _coordinate_step(i, score, rows, sweep, loss, inv_lmbd_n):
+    """Exact maximisation of D along coordinate i given x̃_i·w = ``score``
+    (:func:`solvers.losses.coordinate_step`).
+
+    Returns ``(Δα_i, PG_i)`` and, with ``sweep.grad``, writes ``grad[i]``. With
+    G_i = y_i x̃_i·w − 1 + κ a_i/c_i, the derivative of −nD along a_i (liblinear's gradient),
+    PG_i is its projection before the step (``min(G_i, 0)`` at a_i = 0, ``max(G_i, 0)`` at
+    the box's top, G_i inside) and ``grad[i]`` is G_i *after* the step, G_i + h_i Δa_i: 0
+    for a coordinate left inside the box, of the sign that keeps it there for one left at a
+    bound. Without ``grad``, PG_i is returned as 0.
+    """
+    yi = rows.y[i]
+    c = weight_of(rows.weights, i)
+    a_old = yi * sweep.dual_coef[i]
+    g = losses.gradient(loss, yi * score, a_old, c)
+    h = losses.curvature(loss, rows.sq_norms[i] * inv_lmbd_n, c)
+    a_new = losses.coordinate_step(loss, a_old, g, h, c)
+    sweep.dual_coef[i] = yi * a_new
     pg = 0.0
-    if grad is not None:  # shrinking only (None compiles a kernel without it)
-        grad[i] = g + denom * (a_new - a_old)
-        pg = min(g, 0.0) if a_old == 0.0 else (max(g, 0.0) if a_old == 1.0 else g)
+    if is_array(sweep.grad):  # shrinking only (a kernel without it is compiled for None)
+        store(sweep.grad, i, g + h * (a_new - a_old))
+        pg = losses.projected_gradient(loss, a_old, g, c)
     return yi * (a_new - a_old), pg
 
 
@@ -148,7 +219,7 @@ def _is_block(m, j, mode, s, snap):
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def _block_steps(i0, i1, i2, i3, scores, wb, b2, y, sq_norms, dual_coef, inv, gamma, grad):
+def _block_steps(i0, i1, i2, i3, scores, wb, b2, rows, sweep, loss, inv):
     """The four coordinate steps of a block, in order, each score corrected by the block's
     earlier steps: x̃_b·w_{after c} = x̃_b·w + Σ_{c<b} Δ_c (x̃_b·x̃_c + B²) / (λn).
 
@@ -156,24 +227,22 @@ def _block_steps(i0, i1, i2, i3, scores, wb, b2, y, sq_norms, dual_coef, inv, ga
     the w before the block; ``wb`` = B·w_b. Returns ``(Δ0, Δ1, Δ2, Δ3, max PG, min PG)``.
     """
     g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = scores
-    d0, q0 = _coordinate_step(i0, g0 + wb, y, sq_norms, dual_coef, inv, gamma, grad)
+    d0, q0 = _coordinate_step(i0, g0 + wb, rows, sweep, loss, inv)
     c0 = d0 * inv
-    d1, q1 = _coordinate_step(
-        i1, g1 + wb + c0 * (h10 + b2), y, sq_norms, dual_coef, inv, gamma, grad
-    )
+    d1, q1 = _coordinate_step(i1, g1 + wb + c0 * (h10 + b2), rows, sweep, loss, inv)
     c1 = d1 * inv
     score2 = g2 + wb + c0 * (h20 + b2) + c1 * (h21 + b2)
-    d2, q2 = _coordinate_step(i2, score2, y, sq_norms, dual_coef, inv, gamma, grad)
+    d2, q2 = _coordinate_step(i2, score2, rows, sweep, loss, inv)
     c2 = d2 * inv
     score3 = g3 + wb + c0 * (h30 + b2) + c1 * (h31 + b2) + c2 * (h32 + b2)
-    d3, q3 = _coordinate_step(i3, score3, y, sq_norms, dual_coef, inv, gamma, grad)
+    d3, q3 = _coordinate_step(i3, score3, rows, sweep, loss, inv)
     return d0, d1, d2, d3, max(max(q0, q1), max(q2, q3)), min(min(q0, q1), min(q2, q3))
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def _average_block(r0, r1, r2, r3, i0, i1, i2, i3, deltas, inv, s, t0, bias, acc_w, acc_a):
     """Mode 1: add the block's four steps (numbers s+1..s+4) to the running sums, each
-    weighted by (step − t0), 0 before t0 (see :func:`_sdca_sweep`)."""
+    weighted by (step − t0), 0 before t0 (see :class:`Sweep`)."""
     d0, d1, d2, d3 = deltas
     d = r0.shape[0]
     e0 = max(0, s + 1 - t0)
@@ -191,16 +260,17 @@ def _average_block(r0, r1, r2, r3, i0, i1, i2, i3, deltas, inv, s, t0, bias, acc
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def _single_step(
-    X, y, sq_norms, w, dual_coef, i, inv, gamma, bias, mode, s, t0, snap, acc_w, acc_a, grad
-):
+def _single_step(rows, sweep, params, i, inv, s):
     """Step number s + 1 alone (score from its own pass over the row); returns its PG."""
+    X, bias, w = rows.X, rows.bias, sweep.w
+    acc_w, acc_a = sweep.acc_w, sweep.acc_a
+    mode, t0 = params.mode, params.t0
     d = X.shape[1]
     xi = X[i]
     score = bias * w[d]
     for k in range(d):
         score += xi[k] * w[k]
-    delta, q = _coordinate_step(i, score, y, sq_norms, dual_coef, inv, gamma, grad)
+    delta, q = _coordinate_step(i, score, rows, sweep, params.loss, inv)
     if delta != 0.0:
         c = delta * inv
         for k in range(d):
@@ -212,22 +282,21 @@ def _single_step(
                 acc_w[k] += e * c * xi[k]
             acc_w[d] += e * c * bias
             acc_a[i] += e * delta
-    if mode == 2 and s + 1 == snap:
+    if mode == 2 and s + 1 == params.snap:
         acc_w[:] = w
-        acc_a[:] = dual_coef
+        acc_a[:] = sweep.dual_coef
     return q
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _sweep_two_pass(
-    X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0, snap,
-    acc_w, acc_a, grad, pg_range,
-):  # fmt: skip
+def _sweep_two_pass(rows, sweep, params, indices, t_start):
     """:func:`_sdca_sweep` for short rows: per block, one pass for the scores and products,
     then one for w's update."""
+    X, bias, w, loss = rows.X, rows.bias, sweep.w, params.loss
+    mode, t0, snap = params.mode, params.t0, params.snap
     d = X.shape[1]
     m = indices.shape[0]
-    inv = 1.0 / lmbd_n
+    inv = 1.0 / params.lmbd_n
     b2 = bias * bias
     pg_max = -np.inf
     pg_min = np.inf
@@ -239,7 +308,7 @@ def _sweep_two_pass(
             r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
             scores = _gram4_inline(r0, r1, r2, r3, w)
             d0, d1, d2, d3, q_max, q_min = _block_steps(
-                i0, i1, i2, i3, scores, bias * w[d], b2, y, sq_norms, dual_coef, inv, gamma, grad
+                i0, i1, i2, i3, scores, bias * w[d], b2, rows, sweep, loss, inv
             )
             pg_max, pg_min = max(pg_max, q_max), min(pg_min, q_min)
             c0, c1, c2, c3 = d0 * inv, d1 * inv, d2 * inv, d3 * inv
@@ -248,34 +317,30 @@ def _sweep_two_pass(
                     w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
                 w[d] += (c0 + c1 + c2 + c3) * bias
                 if mode == 1 and s + 4 > t0:
-                    deltas = (d0, d1, d2, d3)
                     _average_block(
-                        r0, r1, r2, r3, i0, i1, i2, i3, deltas, inv, s, t0, bias, acc_w, acc_a
-                    )
+                        r0, r1, r2, r3, i0, i1, i2, i3, (d0, d1, d2, d3), inv, s, t0, bias,
+                        sweep.acc_w, sweep.acc_a,
+                    )  # fmt: skip
             j += 4
         else:  # one sample: the pass's tail, or the block that holds mode 2's snapshot
-            q = _single_step(
-                X, y, sq_norms, w, dual_coef, indices[j], inv, gamma, bias, mode, s, t0, snap,
-                acc_w, acc_a, grad,
-            )  # fmt: skip
+            q = _single_step(rows, sweep, params, indices[j], inv, s)
             pg_max, pg_min = max(pg_max, q), min(pg_min, q)
             j += 1
-    pg_range[0] = pg_max
-    pg_range[1] = pg_min
+    sweep.pg_range[0] = pg_max
+    sweep.pg_range[1] = pg_min
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _sweep_fused(
-    X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0, snap,
-    acc_w, acc_a, grad, pg_range,
-):  # fmt: skip
+def _sweep_fused(rows, sweep, params, indices, t_start):
     """:func:`_sdca_sweep` for long rows: w's update by a block is made in the same pass
     that computes the next block's scores and products against the updated w
     (:func:`solvers._kernels._update_gram4`), so that the rows just read are applied from
     cache while the next four stream in; a row whose step was 0 is not read again."""
+    X, bias, w, loss = rows.X, rows.bias, sweep.w, params.loss
+    mode, t0, snap = params.mode, params.t0, params.snap
     d = X.shape[1]
     m = indices.shape[0]
-    inv = 1.0 / lmbd_n
+    inv = 1.0 / params.lmbd_n
     b2 = bias * bias
     pg_max = -np.inf
     pg_min = np.inf
@@ -290,7 +355,7 @@ def _sweep_fused(
             if not ready:
                 scores = _gram4_inline(r0, r1, r2, r3, w)
             d0, d1, d2, d3, q_max, q_min = _block_steps(
-                i0, i1, i2, i3, scores, bias * w[d], b2, y, sq_norms, dual_coef, inv, gamma, grad
+                i0, i1, i2, i3, scores, bias * w[d], b2, rows, sweep, loss, inv
             )
             pg_max, pg_min = max(pg_max, q_max), min(pg_min, q_min)
             c0, c1, c2, c3 = d0 * inv, d1 * inv, d2 * inv, d3 * inv
@@ -298,10 +363,10 @@ def _sweep_fused(
             if moved:
                 w[d] += (c0 + c1 + c2 + c3) * bias
                 if mode == 1 and s + 4 > t0:
-                    deltas = (d0, d1, d2, d3)
                     _average_block(
-                        r0, r1, r2, r3, i0, i1, i2, i3, deltas, inv, s, t0, bias, acc_w, acc_a
-                    )
+                        r0, r1, r2, r3, i0, i1, i2, i3, (d0, d1, d2, d3), inv, s, t0, bias,
+                        sweep.acc_w, sweep.acc_a,
+                    )  # fmt: skip
                 # a row whose step was 0 is read as a copy of a moving one: c·x adds exactly
                 # 0 either way, and the copy comes from L1 instead of streaming the row again
                 f = r0 if c0 != 0.0 else (r1 if c1 != 0.0 else (r2 if c2 != 0.0 else r3))
@@ -324,21 +389,15 @@ def _sweep_fused(
                 for k in range(d):
                     w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
         else:  # one sample: the pass's tail, or the block that holds mode 2's snapshot
-            q = _single_step(
-                X, y, sq_norms, w, dual_coef, indices[j], inv, gamma, bias, mode, s, t0, snap,
-                acc_w, acc_a, grad,
-            )  # fmt: skip
+            q = _single_step(rows, sweep, params, indices[j], inv, s)
             pg_max, pg_min = max(pg_max, q), min(pg_min, q)
             j += 1
-    pg_range[0] = pg_max
-    pg_range[1] = pg_min
+    sweep.pg_range[0] = pg_max
+    sweep.pg_range[1] = pg_min
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _sdca_sweep(
-    X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0, snap,
-    acc_w, acc_a, grad, pg_range,
-):  # fmt: skip
+def _sdca_sweep(rows, sweep, params, indices, t_start):
     """One SDCA pass over ``indices``, in place: exact coordinate ascent in that order.
 
     Consecutive samples are taken four at a time. The scores x̃_b·w of a block and its six
@@ -352,42 +411,24 @@ def _sdca_sweep(
 
     Parameters
     ----------
-    X : (n, d) float32/float64 ; y : (n,) float64 ±1 ; sq_norms : (n,) float64, ‖x̃_i‖²
-    w : (d + 1,) float64, the iterate w(α) ; dual_coef : (n,) float64, α (signed)
+    rows : solvers._kernels.DenseRows
+        X (n, d) float32/float64, y, ‖x̃_i‖², sample weights (or None), B.
+    sweep : Sweep
+        w, α, the output accumulators, ``grad`` and ``pg_range`` (in place).
+    params : Params
+        λn, the loss, the output mode, t0, snap.
     indices : (m,) int64, the samples visited, in order
-    lmbd_n : float, λn ; gamma : float, smoothing (0: hinge) ; bias : float, B
-    mode : int, 0 last iterate, 1 running average, 2 snapshot at step ``snap``
-    t_start : int, steps done before this pass ; t0 : int, first averaged iterate index
-    snap : int, step whose iterate mode 2 keeps
-    acc_w : (d + 1,) float64, acc_a : (n,) float64
-        mode 1: Σ_{s>t0} (s - t0)·(w_s - w_{s-1}) and the same for α, so that the mean of
-        the iterates t0..T is ``w_T - acc_w / (T - t0 + 1)``; mode 2: the snapshot.
-    grad : (n,) float64 or None, out
-        For every visited sample, its gradient G_i right after its (last) step of the pass
-        (see :func:`_coordinate_step`); other entries untouched. None: nothing recorded, in
-        a specialisation compiled without it (SDCA without shrinking).
-    pg_range : (2,) float64, out
-        Max and min over the pass's steps of the projected gradient before the step:
-        liblinear's shrinking thresholds (0 and 0 when ``grad`` is None; -inf and inf for
-        an empty pass).
+    t_start : int, steps done before this pass
     """
+    X = rows.X
     if (4 * X.itemsize + 8) * X.shape[1] > _FUSE_MIN_BYTES:
-        _sweep_fused(
-            X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0,
-            snap, acc_w, acc_a, grad, pg_range,
-        )  # fmt: skip
+        _sweep_fused(rows, sweep, params, indices, t_start)
     else:
-        _sweep_two_pass(
-            X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0,
-            snap, acc_w, acc_a, grad, pg_range,
-        )  # fmt: skip
+        _sweep_two_pass(rows, sweep, params, indices, t_start)
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _sdca_epoch(
-    X, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode, t_start, t0, snap,
-    acc_w, acc_a, grad, pg_range, sweep_len, eps_stop,
-):  # fmt: skip
+def _sdca_epoch(rows, sweep, params, indices, t_start, sweep_len, eps_stop):
     """One SDCA epoch: consecutive passes (:func:`_sdca_sweep`) of ``sweep_len`` entries of
     ``indices`` each, stopping after the first pass whose projected-gradient range
     ``pg_range[0] - pg_range[1]`` is at most ``eps_stop``. Returns the number of steps made.
@@ -402,25 +443,33 @@ def _sdca_epoch(
     done = 0
     while done < m:
         end = min(done + sweep_len, m)
-        _sdca_sweep(
-            X, y, sq_norms, w, dual_coef, indices[done:end], lmbd_n, gamma, bias, mode,
-            t_start + done, t0, snap, acc_w, acc_a, grad, pg_range,
-        )  # fmt: skip
+        _sdca_sweep(rows, sweep, params, indices[done:end], t_start + done)
         done = end
-        if done < m and pg_range[0] - pg_range[1] <= eps_stop:
+        if done < m and sweep.pg_range[0] - sweep.pg_range[1] <= eps_stop:
             break
     return done
 
 
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _sgd_step(rows, params, i, z, t):
+    """a_t of the modified-SGD step t (seeds/000 §2.1.2): the maximiser over the sample's
+    box of the dual restricted to the first t samples, given the margin z of w^{(t-1)}."""
+    c = weight_of(rows.weights, i)
+    loss = params.loss
+    h = losses.curvature(loss, rows.sq_norms[i] / (params.lmbd * t), c)
+    return losses.coordinate_step(loss, 0.0, losses.gradient(loss, z, 0.0, c), h, c)
+
+
 @njit(cache=True, fastmath=FASTMATH)
-def _sgd_init_epoch(X, y, sq_norms, w, dual_coef, indices, lmbd, gamma, bias):
+def _sgd_init_epoch(rows, sweep, params, indices):
     """Modified-SGD first epoch (seeds/000 §2.1.2), in place.
 
-    ``indices`` must visit every sample once (a permutation); ``w`` and ``dual_coef`` must
-    be zero on entry. During the epoch ``w`` holds u = Σ_{i<t} α_i x̃_i, so that each step
-    costs O(d) (w^{(t-1)} = u / (λ(t-1)) is never formed); on exit w = u / (λn) = w(α).
-    Shapes as in :func:`_sdca_epoch`.
+    ``indices`` must visit every sample once (a permutation); ``sweep.w`` and
+    ``sweep.dual_coef`` must be zero on entry. During the epoch w holds
+    u = Σ_{i<t} α_i x̃_i, so that each step costs O(d) (w^{(t-1)} = u / (λ(t-1)) is never
+    formed); on exit w = u / (λn) = w(α). Arguments as in :func:`_sdca_epoch`.
     """
+    X, y, bias, w, lmbd = rows.X, rows.y, rows.bias, sweep.w, params.lmbd
     d = X.shape[1]
     n = indices.shape[0]
     for j in range(n):
@@ -434,10 +483,8 @@ def _sgd_init_epoch(X, y, sq_norms, w, dual_coef, indices, lmbd, gamma, bias):
             for k in range(d):
                 score += xi[k] * w[k]
             z = yi * score / (lmbd * (t - 1))
-        denom = sq_norms[i] / (lmbd * t) + gamma
-        a = min(1.0, max(0.0, (1.0 - z) / denom)) if denom > 0.0 else 1.0
-        alpha = yi * a
-        dual_coef[i] = alpha
+        alpha = yi * _sgd_step(rows, params, i, z, t)
+        sweep.dual_coef[i] = alpha
         if alpha != 0.0:
             for k in range(d):
                 w[k] += alpha * xi[k]
@@ -448,10 +495,7 @@ def _sgd_init_epoch(X, y, sq_norms, w, dual_coef, indices, lmbd, gamma, bias):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _sdca_sweep_csr(
-    data, cols, indptr, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode,
-    t_start, t0, snap, acc_w, acc_a, grad, pg_range,
-):  # fmt: skip
+def _sdca_sweep_csr(rows, sweep, params, indices, t_start):
     """CSR twin of :func:`_sdca_sweep`: the same steps in the same order, one sample at a
     time, each reading only the row's stored entries (module docstring, *Sparse input*).
 
@@ -460,19 +504,23 @@ def _sdca_sweep_csr(
     that the row ``_W_AHEAD`` samples ahead will read are prefetched while the current
     sample is computed (:func:`solvers._kernels._prefetch`; no effect on the results).
 
-    ``data`` (nnz,) float32/float64, ``cols`` (nnz,) and ``indptr`` (n + 1,) int32/int64:
-    the canonical CSR arrays of X. Other arguments as in :func:`_sdca_sweep`.
+    ``rows`` is a :class:`solvers._kernels.CSRRows` (the canonical CSR arrays of X: data
+    float32/float64, cols and indptr int32/int64). Other arguments as in
+    :func:`_sdca_sweep`.
     """
+    data, cols, indptr, bias = rows.data, rows.cols, rows.indptr, rows.bias
+    w, dual_coef, acc_w, acc_a = sweep.w, sweep.dual_coef, sweep.acc_w, sweep.acc_a
+    mode, t0, snap, loss = params.mode, params.t0, params.snap, params.loss
     d = w.shape[0] - 1
     m = indices.shape[0]
-    inv = 1.0 / lmbd_n
+    inv = 1.0 / params.lmbd_n
     pg_max = -np.inf
     pg_min = np.inf
     for j in range(m):
         if j + _ROW_AHEAD < m:
             r = indices[j + _ROW_AHEAD]
-            _prefetch(y, r)
-            _prefetch(sq_norms, r)
+            _prefetch(rows.y, r)
+            _prefetch(rows.sq_norms, r)
             _prefetch(dual_coef, r)
             a, b = np.uint64(indptr[r]), np.uint64(indptr[r + 1])
             while a < b:  # 8 entries: one 64-byte line of float64 data, half of int32 cols
@@ -485,7 +533,7 @@ def _sdca_sweep_csr(
         i = indices[j]
         start, end = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
         score = bias * w[d] + _csr_dot(data, cols, start, end, w)
-        delta, q = _coordinate_step(i, score, y, sq_norms, dual_coef, inv, gamma, grad)
+        delta, q = _coordinate_step(i, score, rows, sweep, loss, inv)
         pg_max, pg_min = max(pg_max, q), min(pg_min, q)
         # w's entries of the row _W_AHEAD samples ahead, requested along this row's update
         r = indices[j + _W_AHEAD] if j + _W_AHEAD < m else i
@@ -515,40 +563,36 @@ def _sdca_sweep_csr(
         if mode == 2 and s + 1 == snap:  # O(d + n) once per fit
             acc_w[:] = w
             acc_a[:] = dual_coef
-    pg_range[0] = pg_max
-    pg_range[1] = pg_min
+    sweep.pg_range[0] = pg_max
+    sweep.pg_range[1] = pg_min
 
 
 #: The dense one-epoch kernel :func:`_sdca_epoch`, public for benchmarks that time its
-#: arithmetic alone (``benchmarks/epoch_cost.py``); same arguments.
+#: arithmetic alone (``benchmarks/epoch_cost.py``, with :func:`kernel_inputs`).
 sdca_epoch_kernel = _sdca_epoch
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _sdca_epoch_csr(
-    data, cols, indptr, y, sq_norms, w, dual_coef, indices, lmbd_n, gamma, bias, mode,
-    t_start, t0, snap, acc_w, acc_a, grad, pg_range, sweep_len, eps_stop,
-):  # fmt: skip
+def _sdca_epoch_csr(rows, sweep, params, indices, t_start, sweep_len, eps_stop):
     """CSR twin of :func:`_sdca_epoch` (passes of :func:`_sdca_sweep_csr`); returns the
     number of steps made. Arguments as in :func:`_sdca_sweep_csr` and :func:`_sdca_epoch`."""
     m = indices.shape[0]
     done = 0
     while done < m:
         end = min(done + sweep_len, m)
-        _sdca_sweep_csr(
-            data, cols, indptr, y, sq_norms, w, dual_coef, indices[done:end], lmbd_n, gamma,
-            bias, mode, t_start + done, t0, snap, acc_w, acc_a, grad, pg_range,
-        )  # fmt: skip
+        _sdca_sweep_csr(rows, sweep, params, indices[done:end], t_start + done)
         done = end
-        if done < m and pg_range[0] - pg_range[1] <= eps_stop:
+        if done < m and sweep.pg_range[0] - sweep.pg_range[1] <= eps_stop:
             break
     return done
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _sgd_init_epoch_csr(data, cols, indptr, y, sq_norms, w, dual_coef, indices, lmbd, gamma, bias):
+def _sgd_init_epoch_csr(rows, sweep, params, indices):
     """CSR twin of :func:`_sgd_init_epoch`: O(nnz(x_t)) per step, one O(d) scaling at the
-    end. ``data``, ``cols``, ``indptr`` as in :func:`_sdca_sweep_csr`."""
+    end. Arguments as in :func:`_sdca_sweep_csr`."""
+    data, cols, indptr, y, bias = rows.data, rows.cols, rows.indptr, rows.y, rows.bias
+    w, lmbd = sweep.w, params.lmbd
     d = w.shape[0] - 1
     n = indices.shape[0]
     for j in range(n):
@@ -560,10 +604,8 @@ def _sgd_init_epoch_csr(data, cols, indptr, y, sq_norms, w, dual_coef, indices, 
         if j > 0:
             score = bias * w[d] + _csr_dot(data, cols, start, end, w)
             z = yi * score / (lmbd * (t - 1))
-        denom = sq_norms[i] / (lmbd * t) + gamma
-        a = min(1.0, max(0.0, (1.0 - z) / denom)) if denom > 0.0 else 1.0
-        alpha = yi * a
-        dual_coef[i] = alpha
+        alpha = yi * _sgd_step(rows, params, i, z, t)
+        sweep.dual_coef[i] = alpha
         if alpha != 0.0:
             p = start
             while p < end:
@@ -576,21 +618,20 @@ def _sgd_init_epoch_csr(data, cols, indptr, y, sq_norms, w, dual_coef, indices, 
 
 
 @njit(cache=True)
-def _shrink(active, n_active, y, dual_coef, grad, upper, lower, forget):
-    """Remove from ``active[:n_active]`` every sample held at a bound by its gradient.
-
-    Sample i leaves when a_i = 0 and G_i > ``upper``, or a_i = 1 and G_i < ``lower``
-    (G_i from ``grad``, NaN: unknown, never removed). The survivors are compacted to the
-    front in their order; with ``forget`` their gradients are marked unknown (NaN), for a
-    next epoch that may not visit them all (i.i.d. sampling). Returns their number.
-    ``active`` : (n,) int64 ; ``grad`` : (n,) float64, both in place.
+def _shrink(active, n_active, rows, sweep, loss, upper, lower, forget):
+    """Remove from ``active[:n_active]`` every sample held at a bound by its gradient
+    (:func:`solvers.losses.stays_active`; G_i from ``sweep.grad``, NaN: unknown, never
+    removed). The survivors are compacted to the front in their order; with ``forget``
+    their gradients are marked unknown (NaN), for a next epoch that may not visit them all
+    (i.i.d. sampling). Returns their number. ``active`` : (n,) int64, in place.
     """
+    y, dual_coef, grad = rows.y, sweep.dual_coef, sweep.grad
     kept = 0
     for p in range(n_active):
         i = active[p]
         a = y[i] * dual_coef[i]
-        g = grad[i]
-        if (a == 0.0 and g > upper) or (a == 1.0 and g < lower):
+        c = weight_of(rows.weights, i)
+        if not losses.stays_active(loss, a, grad[i], upper, lower, c):
             continue
         active[kept] = i
         if forget:
@@ -599,20 +640,31 @@ def _shrink(active, n_active, y, dual_coef, grad, upper, lower, forget):
     return kept
 
 
+def kernel_inputs(X, y, lmbd: float, *, lmbd_n: float | None = None, shrinking=False):
+    """``(rows, sweep, params)`` of :func:`sdca_epoch_kernel` for a fresh fit of the hinge
+    (w = α = 0, last-iterate output) on dense X: for benchmarks that time the kernel alone.
+    ``lmbd_n`` defaults to λ·n_samples."""
+    n, d = X.shape
+    rows = kernel_rows(X, y, objectives.row_sq_norms(X), None, 0.0)
+    sweep = Sweep(
+        np.zeros(d + 1),
+        np.zeros(n),
+        np.zeros(1),
+        np.zeros(1),
+        np.full(n, np.nan) if shrinking else None,
+        np.zeros(2),
+    )
+    lmbd_n = lmbd * n if lmbd_n is None else lmbd_n
+    return rows, sweep, Params(lmbd, lmbd_n, HINGE, _LAST, 0, -1)
+
+
 @dataclass
 class _State:
     problem: Problem
-    w: np.ndarray
-    dual_coef: np.ndarray
-    sq_norms: np.ndarray
+    rows: object  # DenseRows / CSRRows (sq_norms filled by the timed set-up)
+    sweep: Sweep
+    params: Params
     cyclic_order: np.ndarray | None
-    mode: int
-    t0: int
-    snap: int
-    acc_w: np.ndarray
-    acc_a: np.ndarray
-    grad: np.ndarray | None  # shrinking: G_i after i's last step (NaN: none since last shrink)
-    pg_range: np.ndarray  # (max, min) projected gradient of the last epoch
     active: np.ndarray  # shrinking: active[:n_active] are swept, in their base order (else [])
     n_active: int
     eps: float = np.inf  # shrinking: restore every sample once the PG range is below it
@@ -758,8 +810,9 @@ class SDCAClassifier(BaseLinearSVM):
         self.random_state = random_state
         self.callback = callback
 
-    def _loss_gamma(self) -> float:
-        return float(self.gamma) if self.loss == "smooth_hinge" else 0.0
+    @property
+    def loss_function(self) -> Loss:
+        return losses.make_loss(self.loss, self.gamma)
 
     def _sampling(self) -> str:
         """``sampling`` in the current vocabulary (a deprecated spelling translated)."""
@@ -796,34 +849,23 @@ class SDCAClassifier(BaseLinearSVM):
         if mode == _RANDOM:  # a child stream: the index stream is the same for every output
             snap = int(rng.spawn(1)[0].integers(t0, total, endpoint=True))
         cyclic_order = rng.permutation(n) if self._sampling() == "cyclic" else None
-        state = _State(
-            problem=problem,
+        sweep = Sweep(
             w=np.zeros(d + 1),
             dual_coef=np.zeros(n),
-            sq_norms=np.empty(n),
-            cyclic_order=cyclic_order,
-            mode=mode,
-            t0=t0,
-            snap=snap,
             acc_w=np.zeros(d + 1 if mode else 1),
             acc_a=np.zeros(n if mode else 1),
             grad=np.full(n, np.nan) if self.shrinking else None,
             pg_range=np.array([-np.inf, np.inf]),
-            active=np.empty(0, dtype=np.int64),
-            n_active=n,
         )
+        params = Params(problem.lmbd, problem.lmbd * n, self.loss_function, mode, t0, snap)
+        active = np.empty(0, dtype=np.int64)
         if self.shrinking:
-            state.active = np.arange(n) if cyclic_order is None else cyclic_order.copy()
-        if self._epoch_fields is not None:
-            self._epoch_fields["state"] = state
-        return state
+            active = np.arange(n) if cyclic_order is None else cyclic_order.copy()
+        return _State(problem, problem.rows(np.empty(n)), sweep, params, cyclic_order, active, n)
 
     def _setup(self, state: _State) -> None:
         p = state.problem
-        if p.sparse:
-            objectives._row_sq_norms_csr(*csr_parts(p.X), p.bias, state.sq_norms)
-        else:
-            objectives._row_sq_norms(p.X, p.bias, state.sq_norms)
+        objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms)
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         n = state.problem.n_samples
@@ -837,58 +879,35 @@ class SDCAClassifier(BaseLinearSVM):
 
     def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
         p = state.problem
-        gamma = self._loss_gamma()
         state.swept = state.n_active
-        data = csr_parts(p.X) if p.sparse else (p.X,)
         if epoch == 1 and self.sgd_init:
             sgd_kernel = _sgd_init_epoch_csr if p.sparse else _sgd_init_epoch
-            sgd_kernel(
-                *data,
-                p.y,
-                state.sq_norms,
-                state.w,
-                state.dual_coef,
-                indices,
-                p.lmbd,
-                gamma,
-                p.bias,
-            )
+            sgd_kernel(state.rows, state.sweep, state.params, indices)
             steps = indices.shape[0]
         else:
             shrunk = state.n_active < p.n_samples
             kernel = _sdca_epoch_csr if p.sparse else _sdca_epoch
             steps = kernel(
-                *data,
-                p.y,
-                state.sq_norms,
-                state.w,
-                state.dual_coef,
+                state.rows,
+                state.sweep,
+                state.params,
                 indices,
-                p.lmbd * p.n_samples,
-                gamma,
-                p.bias,
-                state.mode,
                 state.steps,
-                state.t0,
-                state.snap,
-                state.acc_w,
-                state.acc_a,
-                state.grad,
-                state.pg_range,
                 state.n_active if shrunk else indices.shape[0],
                 state.eps if shrunk else -np.inf,
             )
             if self.shrinking:
                 self._update_active_set(state)
         state.steps += steps
-        if state.mode == _RANDOM and state.snap == state.steps and epoch == 1 and self.sgd_init:
-            state.acc_w[:] = state.w  # the SGD kernel keeps no snapshot; its last step is here
-            state.acc_a[:] = state.dual_coef
+        snap = state.params.snap
+        if state.params.mode == _RANDOM and snap == state.steps and epoch == 1 and self.sgd_init:
+            state.sweep.acc_w[:] = state.sweep.w  # the SGD kernel keeps no snapshot: its
+            state.sweep.acc_a[:] = state.sweep.dual_coef  # last step is the snapshot
 
     def _update_active_set(self, state: _State) -> None:
         """Shrink after an epoch, or restore every sample (see ``shrinking``); timed."""
         n = state.problem.n_samples
-        pg_max, pg_min = state.pg_range
+        pg_max, pg_min = state.sweep.pg_range
         if state.n_active == n:  # a full pass sets the precision of the next shrunk phase
             state.eps = _UNSHRINK_RATIO * (pg_max - pg_min)
         elif pg_max - pg_min <= state.eps:  # the active problem is solved: full pass next
@@ -897,13 +916,12 @@ class SDCAClassifier(BaseLinearSVM):
         # as liblinear, a projected gradient within 1e-12 of 0 counts as 0 (rounding)
         upper = pg_max if pg_max > _PG_ZERO else np.inf
         lower = pg_min if pg_min < -_PG_ZERO else -np.inf
-        p = state.problem
         state.n_active = _shrink(
             state.active,
             state.n_active,
-            p.y,
-            state.dual_coef,
-            state.grad,
+            state.rows,
+            state.sweep,
+            state.params.loss,
             upper,
             lower,
             self._sampling() == "iid",  # permutation and cyclic passes visit every active one
@@ -917,34 +935,19 @@ class SDCAClassifier(BaseLinearSVM):
             np.arange(state.active.shape[0]) if state.cyclic_order is None else state.cyclic_order
         )
         state.n_active = state.active.shape[0]
-        state.grad[:] = np.nan  # gradients from before the full pass are stale
+        state.sweep.grad[:] = np.nan  # gradients from before the full pass are stale
 
-    # ---- EpochInfo fields the base loop does not know: n_active, truthful n_samples_seen
-    _epoch_fields: dict | None = None
+    def _epoch_record(self, state: _State) -> dict:
+        return {"n_active": state.swept, "n_samples_seen": state.steps}
 
-    def _fit_problem(self, problem: Problem, *args, **kwargs) -> None:
-        callback = self.callback
-        if callback is None:
-            super()._fit_problem(problem, *args, **kwargs)
-            return
-        fields: dict = {}
-
-        def report(info):
-            state = fields["state"]
-            info.n_active = state.swept
-            info.n_samples_seen = state.steps
-            return callback(info)
-
-        self._epoch_fields, self.callback = fields, report
-        try:
-            super()._fit_problem(problem, *args, **kwargs)
-        finally:
-            self._epoch_fields, self.callback = None, callback
+    def _current(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
+        return state.sweep.w, state.sweep.dual_coef
 
     def _output(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
-        if state.mode == _AVERAGE and state.steps >= state.t0:
-            count = state.steps - state.t0 + 1
-            return state.w - state.acc_w / count, state.dual_coef - state.acc_a / count
-        if state.mode == _RANDOM and state.steps >= state.snap:
-            return state.acc_w, state.acc_a
-        return state.w, state.dual_coef
+        sweep, params = state.sweep, state.params
+        if params.mode == _AVERAGE and state.steps >= params.t0:
+            count = state.steps - params.t0 + 1
+            return sweep.w - sweep.acc_w / count, sweep.dual_coef - sweep.acc_a / count
+        if params.mode == _RANDOM and state.steps >= params.snap:
+            return sweep.acc_w, sweep.acc_a
+        return sweep.w, sweep.dual_coef

@@ -49,8 +49,8 @@ def test_kernel_equals_numpy_twin(small, record_fit, batch_size, theta, bias, av
         assert_allclose(w, w_ref, rtol=0, atol=1e-10)
         assert_allclose(a, a_ref, rtol=0, atol=1e-10)
     # dual_coef is the dual point of w(α): the z the kernel maintains is w(α)
-    z = objectives.dual_weights(X, record.state.dual_coef, LMBD, bias)
-    assert_allclose(record.state.z, z, rtol=0, atol=1e-10)
+    z = objectives.dual_weights(X, record.state.it.dual_coef, LMBD, bias)
+    assert_allclose(record.state.it.z, z, rtol=0, atol=1e-10)
     w_ref, a_ref = asdca_reference(
         X, y, LMBD, GAMMA, est.theta_, record.indices, average=average, t0=4, **twin
     )

@@ -25,7 +25,10 @@ DUAL_SOLVERS = [SDCAClassifier, ASDCAClassifier]
 
 
 def gamma_of(est) -> float:
-    return est._loss_gamma()
+    """The smoothing of the estimator's loss (the references take γ; 0 is the hinge)."""
+    loss = est.loss_function
+    assert loss.upper == 1.0, "the NumPy references cover the (smoothed) hinge"
+    return loss.kappa
 
 
 # ------------------------------------------------------------------ ConvergenceWarning

@@ -165,7 +165,8 @@ def test_gap_target_reached_in_every_regime(regime):
     assert res.certified, f"{regime}: rel. gap {res.rel_gap:.2e} after {res.cpu_seconds:.1f} s"
     assert -1e-14 <= res.rel_gap <= 1e-10
     # the certificate is recomputed here, from X, y, w and α only
-    cert = objectives.certificate(X, y, res.w, res.dual_coef, lmbd, **extra)
+    gamma, bias = extra.get("gamma", 0.0), extra.get("bias", 0.0)
+    cert = objectives.certificate(X, y, res.w, res.dual_coef, lmbd, gamma, bias)
     assert cert["gap"] <= 1e-10 * abs(cert["primal"])
     assert cert["dual"] <= cert["primal"] + 1e-15
 

@@ -172,4 +172,58 @@ def test_the_private_name_check_catches_both_forms():
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_private_name_across_packages(module):
     found = list(_private_uses(module, MODULES[module], _source(MODULES[module])))
+    found += _private_attributes(module, MODULES[module], _source(MODULES[module]))
     assert not found, "\n".join(found)
+
+
+def _private_definitions(source: str) -> set[str]:
+    """Private names a module defines: functions, classes, methods, class attributes, module
+    variables, and attributes it assigns on ``self``/``cls``/any object (``x._y = ...``)."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+
+
+def _package_privates() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {pkg: set() for pkg in PACKAGES}
+    for module, path in MODULES.items():
+        out[module.split(".")[0]] |= _private_definitions(_source(path))
+    return out
+
+
+PRIVATES = _package_privates()
+
+
+def _private_attributes(module: str, path: Path, source: str, privates=None) -> list[str]:
+    """Attributes read on any object (``est._loss_gamma()``, ``cls._supports_sparse``) whose
+    private name only another project package defines: a reach into its internals."""
+    privates = PRIVATES if privates is None else privates
+    own = module.split(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(source, filename=str(path))):
+        if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
+            continue
+        name = node.attr
+        if not name.startswith("_") or name.startswith("__") or name in privates[own]:
+            continue
+        owners = sorted(pkg for pkg, names in privates.items() if name in names)
+        if owners:
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: reads .{name} of {owners}")
+    return found
+
+
+def test_the_private_attribute_check_catches_a_reach_into_another_package():
+    probe = ROOT / "experiments" / "probe.py"  # never written: the source is given
+    privates = {pkg: set() for pkg in PACKAGES}
+    privates["solvers"] = {"_loss_gamma", "_has_dual"}
+    privates["experiments"] = {"_own"}
+    source = "est._loss_gamma()\nx = est._has_dual\nself._own\nfig._suptitle\n"
+    found = _private_attributes("experiments.probe", probe, source, privates)
+    assert len(found) == 2, found
+    assert any("._loss_gamma" in f for f in found) and any("._has_dual" in f for f in found)

@@ -12,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import solvers
 from solvers import PegasosClassifier, SDCAClassifier, objectives
 from solvers import pegasos as pegasos_module
+from solvers._kernels import kernel_rows
 from tests.conftest import gaussian_problem
 from tests.reference import augment, pegasos_reference
 
@@ -31,7 +32,7 @@ def fit_with_twin(X, y, record, **params):
         batch_size=params.get("batch_size", 1),
         projection=params.get("projection", False),
         average=params.get("average", False),
-        t0=state.t0,
+        t0=state.params.t0,
         bias=params.get("bias_multiplier", 0.0),
     )
     return est, state, w_ref, w_last, iterates
@@ -68,7 +69,7 @@ def test_kernel_equals_numpy_twin(
     per_epoch = -(-60 // batch_size)
     for epoch, w in enumerate(seen, start=1):
         assert_allclose(w, iterates[epoch * per_epoch], rtol=0, atol=1e-10)
-    assert_allclose(state.scal[0] * state.v, w_last, rtol=0, atol=1e-10)
+    assert_allclose(state.it.scal[0] * state.it.v, w_last, rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("lmbd", [1e-2, 1e-4, 1e-6])
@@ -101,14 +102,14 @@ def test_averaged_projected_equals_numpy_twin_down_to_tiny_lambda(
         batch_size=batch_size,
         projection=True,
         average=average,
-        t0=record.state.t0,
+        t0=record.state.params.t0,
     )
     scale = np.linalg.norm(w_ref)  # up to the radius 1/√λ = 1000
     assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10 * scale)
     assert np.linalg.norm(est.coef_) <= (1 + 1e-12) / np.sqrt(lmbd), "an average of the ball"
-    s = record.state.scal[0]
+    s = record.state.it.scal[0]
     assert pegasos_module._S_MIN <= s <= 1.0
-    assert_allclose(s * record.state.v, w_last, rtol=0, atol=1e-10 * np.linalg.norm(w_last))
+    assert_allclose(s * record.state.it.v, w_last, rtol=0, atol=1e-10 * np.linalg.norm(w_last))
 
 
 @pytest.mark.parametrize("average", ["weighted", True])
@@ -159,7 +160,7 @@ def test_float32_data_gives_the_float64_iterates(small, record_fit, batch_size):
         batch_size=batch_size,
         projection=True,
         average=True,
-        t0=record.state.t0,
+        t0=record.state.params.t0,
     )
     assert est.coef_.dtype == np.float64
     assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)
@@ -194,12 +195,14 @@ def test_scaled_representation_equals_the_plain_update(
         batch_size=batch_size,
         projection=True,
         average=average,
-        t0=state.t0,
+        t0=state.params.t0,
     )
     assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)
-    s, vn2, _ = state.scal
-    assert_allclose(s * state.v, w_last, rtol=0, atol=1e-10)
-    assert vn2 == pytest.approx(state.v @ state.v, rel=1e-10)  # the running ‖v‖² has not drifted
+    s, vn2, _ = state.it.scal
+    assert_allclose(s * state.it.v, w_last, rtol=0, atol=1e-10)
+    assert vn2 == pytest.approx(
+        state.it.v @ state.it.v, rel=1e-10
+    )  # the running ‖v‖² has not drifted
     if s_min == 1e-300:  # never renormalised: s is the product of every shrink (and projection)
         assert s < 1e-2  # ~1/t or 2/t² at t >= 80: it would have been renormalised at 0.9
     else:
@@ -218,8 +221,8 @@ def test_long_run_renormalises_and_stays_exact(record_fit):
         X, y, 0.05, record.indices, projection=True, average="weighted"
     )
     assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=1e-9, atol=1e-11)
-    assert pegasos_module._S_MIN <= record.state.scal[0] <= 1.0
-    assert_allclose(record.state.scal[0] * record.state.v, w_last, rtol=1e-9, atol=1e-11)
+    assert pegasos_module._S_MIN <= record.state.it.scal[0] <= 1.0
+    assert_allclose(record.state.it.scal[0] * record.state.it.v, w_last, rtol=1e-9, atol=1e-11)
 
 
 def test_first_iteration_resets_any_start_keeping_the_running_sum(small):
@@ -232,9 +235,10 @@ def test_first_iteration_resets_any_start_keeping_the_running_sum(small):
     s_before = acc + scal[2] * v
     idx = np.array([5], dtype=np.int64)
     sq = objectives.row_sq_norms(X)
-    pegasos_module._pegasos_single_epoch(
-        X, y, sq, v, acc, scal, idx, 0, LMBD, 0.0, False, True, 1, 1, 1e-6
-    )
+    k = np.empty(1)
+    it = pegasos_module.Iterate(v, acc, scal, k, k, np.empty(1, dtype=np.int64))
+    params = pegasos_module.Params(LMBD, False, True, 1, 1, 1e-6, 1)
+    pegasos_module._pegasos_single_epoch(kernel_rows(X, y, sq, None, 0.0), it, params, idx, 0)
     w1, _, _ = pegasos_reference(X, y, LMBD, [idx], projection=True)
     assert_allclose(scal[0] * v, w1[:], rtol=0, atol=1e-12)
     # S gained the new iterate with weight 1 (t = 1 >= t0 = 1) and lost nothing
@@ -268,32 +272,17 @@ def test_projection_never_leaves_the_ball(small, batch_size, average):
             np.zeros(X.shape[1] + 1),
             np.array([1.0, 0.0, 0.0]),
         )
-        if batch_size == 1:
-            pegasos_module._pegasos_single_epoch(
-                X, y, sq, v, acc, scal, stream[:stop], 0, lmbd, 0.0, weighted, True, 0, 0, 0.5
-            )
-        else:
-            buf = np.empty(batch_size)
-            pegasos_module._pegasos_batch_epoch(
-                X,
-                y,
-                v,
-                acc,
-                scal,
-                stream[:stop],
-                batch_size,
-                0,
-                lmbd,
-                0.0,
-                weighted,
-                True,
-                0,
-                0,
-                0.5,
-                buf,
-                buf.copy(),
-                np.empty(batch_size, dtype=np.int64),
-            )
+        buf = np.empty(batch_size)
+        it = pegasos_module.Iterate(
+            v, acc, scal, buf, buf.copy(), np.empty(batch_size, dtype=np.int64)
+        )
+        params = pegasos_module.Params(lmbd, weighted, True, 0, 0, 0.5, batch_size)
+        kernel = (
+            pegasos_module._pegasos_single_epoch
+            if batch_size == 1
+            else pegasos_module._pegasos_batch_epoch
+        )
+        kernel(kernel_rows(X, y, sq, None, 0.0), it, params, stream[:stop], 0)
         w = scal[0] * v
         norms.append(np.linalg.norm(w))
         assert_allclose(w, iterates[stop // batch_size], rtol=0, atol=1e-12)

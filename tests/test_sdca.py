@@ -15,6 +15,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import solvers
 from solvers import SDCAClassifier, objectives
 from solvers import sdca as sdca_module
+from solvers._kernels import kernel_rows
+from solvers.losses import HINGE
 from tests.conftest import gaussian_problem, real_problem
 from tests.reference import augment, dual_reference, primal_reference, sdca_reference
 
@@ -284,14 +286,14 @@ def test_kernel_equals_numpy_twin(
         bias=bias,
         sgd_init=sgd_init,
         average=average,
-        t0=state.t0,
-        snap=state.snap,
+        t0=state.params.t0,
+        snap=state.params.snap,
     )
     assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)
     assert_allclose(est.intercept_[0], bias * w_ref[-1], rtol=0, atol=1e-10)
     assert_allclose(est.dual_coef_, a_ref, rtol=0, atol=1e-10)
-    assert_allclose(state.w, w_last, rtol=0, atol=1e-10)
-    assert_allclose(state.dual_coef, a_last, rtol=0, atol=1e-10)
+    assert_allclose(state.sweep.w, w_last, rtol=0, atol=1e-10)
+    assert_allclose(state.sweep.dual_coef, a_last, rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("bias", [0.0, 1.5])
@@ -318,12 +320,12 @@ def test_wide_rows_equal_numpy_twin(record_fit, dtype, d, average, bias):
     state = record.state
     w_ref, a_ref, w_last, a_last = sdca_reference(
         X.astype(np.float64), y, lmbd, record.indices, gamma=0.3, bias=bias,
-        average=average, t0=state.t0, snap=state.snap,
+        average=average, t0=state.params.t0, snap=state.params.snap,
     )  # fmt: skip
     assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)
     assert_allclose(est.dual_coef_, a_ref, rtol=0, atol=1e-10)
-    assert_allclose(state.w, w_last, rtol=0, atol=1e-10)
-    assert_allclose(state.dual_coef, a_last, rtol=0, atol=1e-10)
+    assert_allclose(state.sweep.w, w_last, rtol=0, atol=1e-10)
+    assert_allclose(state.sweep.dual_coef, a_last, rtol=0, atol=1e-10)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -335,11 +337,12 @@ def test_fused_and_two_pass_sweeps_make_the_same_steps(dtype):
     sq = objectives.row_sq_norms(X, 1.5)
     indices = np.random.default_rng(0).integers(0, n, size=3 * n)  # repeats included
     out = []
-    for sweep in (sdca_module._sweep_two_pass, sdca_module._sweep_fused):
+    rows = kernel_rows(X, y.astype(np.float64), sq, None, 1.5)
+    params = sdca_module.Params(0.02, 0.02 * n, HINGE, 1, 10, -1)
+    for kernel in (sdca_module._sweep_two_pass, sdca_module._sweep_fused):
         w, alpha, grad, pg = np.zeros(d + 1), np.zeros(n), np.full(n, np.nan), np.empty(2)
         acc_w, acc_a = np.zeros(d + 1), np.zeros(n)
-        sweep(X, y, sq, w, alpha, indices, 0.02 * n, 0.0, 1.5, 1, 0, 10, -1, acc_w, acc_a,
-              grad, pg)  # fmt: skip
+        kernel(rows, sdca_module.Sweep(w, alpha, acc_w, acc_a, grad, pg), params, indices, 0)
         out.append((w, alpha, grad, pg, acc_w, acc_a))
     for a, b in zip(*out, strict=True):
         assert_allclose(a, b, rtol=1e-12, atol=1e-13)

@@ -84,14 +84,13 @@ def test_set_aside_samples_do_not_move_in_a_final_full_pass(record_fit, name, lm
     n = X.shape[0]
     dropped = np.setdiff1d(np.arange(n), record.indices[-1])  # not in the last epoch's set
     assert dropped.size > 0, "the test needs samples set aside at the end"
-    w, alpha = state.w.copy(), state.dual_coef.copy()
+    w, alpha = state.sweep.w.copy(), state.sweep.dual_coef.copy()
     grad, pg_range = np.full(n, np.nan), np.empty(2)
     order = np.random.default_rng(7).permutation(n)
-    sdca_module._sdca_epoch(
-        state.problem.X, state.problem.y, state.sq_norms, w, alpha, order, lmbd * n,
-        gamma, 0.0, 0, 0, 0, -1, np.zeros(1), np.zeros(1), grad, pg_range, n, -np.inf,
-    )  # fmt: skip
-    assert_array_equal(alpha[dropped], state.dual_coef[dropped])
+    sweep = sdca_module.Sweep(w, alpha, np.zeros(1), np.zeros(1), grad, pg_range)
+    params = state.params._replace(mode=0, t0=0, snap=-1)
+    sdca_module._sdca_epoch(state.rows, sweep, params, order, 0, n, -np.inf)
+    assert_array_equal(alpha[dropped], state.sweep.dual_coef[dropped])
     # and they are at a bound, on the side their gradient holds them
     a = y[dropped] * alpha[dropped]
     assert np.all((a == 0) & (grad[dropped] > 0) | (a == 1) & (grad[dropped] < 0))

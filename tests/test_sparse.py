@@ -16,6 +16,8 @@ from sklearn.svm import LinearSVC
 import solvers
 from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
 from solvers import sdca as sdca_module
+from solvers._kernels import kernel_rows
+from solvers.losses import make_loss
 
 RTOL = 1e-10
 
@@ -177,10 +179,10 @@ def test_sdca_csr_kernels_equal_sequential_numpy_steps():
     sq = np.einsum("ij,ij->i", Xb, Xb)
     for gamma in (0.0, 0.4):
         w, a = np.zeros(X.shape[1] + 1), np.zeros(n)
-        sdca_module._sdca_epoch_csr(
-            *objectives.csr_parts(Xs), y, sq, w, a, order, lmbd * n, gamma, bias, 0, 0, 0, -1,
-            np.zeros(1), np.zeros(1), None, np.empty(2), order.shape[0], -np.inf,
-        )  # fmt: skip
+        sweep = sdca_module.Sweep(w, a, np.zeros(1), np.zeros(1), None, np.empty(2))
+        params = sdca_module.Params(lmbd, lmbd * n, make_loss(gamma), 0, 0, -1)
+        rows = kernel_rows(Xs, y.astype(np.float64), sq, None, bias)
+        sdca_module._sdca_epoch_csr(rows, sweep, params, order, 0, order.shape[0], -np.inf)
         w_ref, a_ref = np.zeros(X.shape[1] + 1), np.zeros(n)
         for i in order:
             yi = y[i]
@@ -322,7 +324,7 @@ def test_warm_up_compiles_csr_kernels():
     solvers.warm_up(dtypes=(np.float64,), readonly=False)
     Xs = sp.csr_matrix(sparse_problem()[0])
     for cls, params in solvers._KERNEL_CONFIGS:
-        if cls._supports_sparse:
+        if cls().supports_sparse:
             key = (cls, _base._layout_key(Xs), cls(**params)._kernel_key())
             assert key in _base._WARMED
 

@@ -23,6 +23,12 @@ Speed goals are checked here, by eye and by the printed verdicts, never in unit 
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+if __name__ == "__main__":  # this checkout's packages (benchmarks.*, solvers, ...)
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
 import argparse
 import time
 import tracemalloc
@@ -31,48 +37,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from numba import njit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.svm import LinearSVC
-from threadpoolctl import threadpool_limits
 
 import solvers
-from solvers import FASTMATH, ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
+from benchmarks.bandwidth import stream_passes
+from benchmarks.problems import make_dense, make_sparse_rows
+from benchmarks.threads import one_thread
+from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
 from solvers import sdca as sdca_module
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _stream_rows(X, v, out):
-    """out[i] = X[i] · v for every row, in storage order: one sequential read of X."""
-    for i in range(X.shape[0]):
-        xi = X[i]
-        s = 0.0
-        for k in range(X.shape[1]):
-            s += xi[k] * v[k]
-        out[i] = s
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _stream_rows4(X, v, out):
-    """The same product, four rows at a time: four memory streams in flight instead of one."""
-    n, d = X.shape
-    for i in range(0, n - n % 4, 4):
-        r0, r1, r2, r3 = X[i], X[i + 1], X[i + 2], X[i + 3]
-        s0 = s1 = s2 = s3 = 0.0
-        for k in range(d):
-            vk = v[k]
-            s0 += r0[k] * vk
-            s1 += r1[k] * vk
-            s2 += r2[k] * vk
-            s3 += r3[k] * vk
-        out[i], out[i + 1], out[i + 2], out[i + 3] = s0, s1, s2, s3
-    for i in range(n - n % 4, n):
-        s = 0.0
-        for k in range(d):
-            s += X[i, k] * v[k]
-        out[i] = s
 
 
 @dataclass
@@ -83,6 +57,20 @@ class Row:
     note: str = ""
 
 
+def print_rows(rows: list[Row], bound: float, unit: str) -> None:
+    """One line per solver: ms per epoch, the ratio to ``bound`` (column ``unit``) and the
+    verdict against the row's target."""
+    header = f"{'solver':<48} {'ms/epoch':>9} {unit:>8}  {'target':>8}  note"
+    print(header)
+    print("-" * len(header))
+    for row in rows:
+        ratio = row.seconds / bound
+        target = ""
+        if row.target is not None:
+            target = f"<= {row.target:.2f} " + ("ok" if ratio <= row.target else "MISSED")
+        print(f"{row.name:<48} {row.seconds * 1e3:9.2f} {ratio:8.2f}  {target:>8}  {row.note}")
+
+
 def cpu(fn: Callable[[], object]) -> float:
     start = time.process_time()
     fn()
@@ -90,14 +78,9 @@ def cpu(fn: Callable[[], object]) -> float:
 
 
 def one_pass_bound(X: np.ndarray, repeats: int) -> tuple[float, dict[str, float]]:
-    v = np.ones(X.shape[1], dtype=X.dtype)  # float32 X: sgemv (a float64 v would copy X)
-    out = np.empty(X.shape[0])
-    _stream_rows(X, v, out)  # compile
-    _stream_rows4(X, v, out)
+    """The CPU time of each single read of X (best of ``repeats``) and the fastest one."""
     passes = {
-        "numba row-dot pass": min(cpu(lambda: _stream_rows(X, v, out)) for _ in range(repeats)),
-        "numba 4-row pass": min(cpu(lambda: _stream_rows4(X, v, out)) for _ in range(repeats)),
-        "BLAS X @ v (1 thread)": min(cpu(lambda: X @ v) for _ in range(repeats)),
+        name: min(cpu(read) for _ in range(repeats)) for name, read in stream_passes(X).items()
     }
     return min(passes.values()), passes
 
@@ -137,144 +120,78 @@ def sklearn_epoch(make: Callable[[int], object], X, y, k1: int, k2: int, repeats
     return max(0.0, float(np.median(diffs)))
 
 
+#: Parameters of the averaged-output variants: the running average updated at every step.
+AVERAGED = {"average": True, "avg_start": 0}
+
+
+def own_rows(X, y, lmbd, epochs: int, table: list[tuple]) -> list[Row]:
+    """One :class:`Row` per ``(name, estimator class, parameters, target, note)`` of ``table``:
+    the marginal epoch cost of that estimator, with ``lmbd`` and seed 0, on (X, y)."""
+    rows = []
+    for name, cls, params, target, note in table:
+
+        def make(cls=cls, params=params):
+            return cls(lmbd=lmbd, random_state=0, **params)
+
+        rows.append(Row(name, own_epoch(make, X, y, epochs), target, note))
+    return rows
+
+
 def rows_for(X, y, lmbd, args) -> list[Row]:
     """The solvers to time; later issues append theirs here."""
-    seed = 0
     n = X.shape[0]
-    rows = [
-        Row(
-            "SDCA-Perm, hinge",
-            own_epoch(lambda: SDCAClassifier(lmbd=lmbd, random_state=seed), X, y, args.epochs),
-            target=1.25,
-        ),
-        Row(
-            "SDCA-Perm, hinge, averaged output",
-            own_epoch(
-                lambda: SDCAClassifier(lmbd=lmbd, average=True, avg_start=0, random_state=seed),
-                X,
-                y,
-                args.epochs,
-            ),
-            note="averages every step",
-        ),
-    ]
-    rows.append(
-        Row(
-            "  (SDCA arithmetic alone, rows in cache)",
-            sdca_arithmetic_in_cache(X, y, lmbd, args.repeats),
-            note="diagnostic: compute floor, no DRAM traffic",
-        )
+    k_big, m = min(100, n), min(8, n)
+    sdca = own_rows(X, y, lmbd, args.epochs, [
+        ("SDCA-Perm, hinge", SDCAClassifier, {}, 1.25, ""),
+        ("SDCA-Perm, hinge, averaged output", SDCAClassifier, AVERAGED, None,
+         "averages every step"),
+    ])  # fmt: skip
+    in_cache = Row(
+        "  (SDCA arithmetic alone, rows in cache)",
+        sdca_arithmetic_in_cache(X, y, lmbd, args.repeats),
+        note="diagnostic: compute floor, no DRAM traffic",
     )
-    k_big = min(100, n)
-    pegasos = [
-        ("Pegasos k=1 (iid)", {}, 1.5, ""),
-        (
-            "Pegasos k=1, averaged output",
-            {"average": True, "avg_start": 0},
-            None,
-            "avg every step",
-        ),
-        ("Pegasos k=1, projection", {"projection": True}, None, ""),
-        (
-            f"Pegasos k={k_big} (permutation sampling)",
-            {"batch_size": k_big, "sampling": "permutation"},
-            1.5,
-            "",
-        ),
-    ]
-    for name, params, target, note in pegasos:
-        rows.append(
-            Row(
-                name,
-                own_epoch(
-                    lambda p=params: PegasosClassifier(lmbd=lmbd, random_state=seed, **p),
-                    X,
-                    y,
-                    args.epochs,
-                ),
-                target=target,
-                note=note,
-            )
-        )
-    m = min(8, n)
-    rows.append(
-        Row(
-            f"ASDCA m={m}, smoothed hinge (gamma=1)",
-            own_epoch(
-                lambda: ASDCAClassifier(lmbd=lmbd, batch_size=m, random_state=seed),
-                X,
-                y,
-                args.epochs,
-            ),
-        )
-    )
+    others = own_rows(X, y, lmbd, args.epochs, [
+        ("Pegasos k=1 (iid)", PegasosClassifier, {}, 1.5, ""),
+        ("Pegasos k=1, averaged output", PegasosClassifier, AVERAGED, None, "avg every step"),
+        ("Pegasos k=1, projection", PegasosClassifier, {"projection": True}, None, ""),
+        (f"Pegasos k={k_big} (permutation sampling)", PegasosClassifier,
+         {"batch_size": k_big, "sampling": "permutation"}, 1.5, ""),
+        (f"ASDCA m={m}, smoothed hinge (gamma=1)", ASDCAClassifier, {"batch_size": m}, None, ""),
+    ])  # fmt: skip
     C = objectives.lmbd_to_C(lmbd, n)
-    rows.append(
+
+    def liblinear(k):
+        return LinearSVC(
+            loss="hinge", dual=True, fit_intercept=False, C=C, tol=1e-12, max_iter=k,
+            random_state=0,
+        )  # fmt: skip
+
+    def sgd(k):
+        return SGDClassifier(
+            loss="hinge", alpha=lmbd, fit_intercept=False, max_iter=k, tol=None, random_state=0
+        )
+
+    k1, k2 = 2, 2 + args.epochs
+    return [
+        *sdca,
+        in_cache,
+        *others,
         Row(
             "scikit-learn LinearSVC (liblinear, hinge, dual)",
-            sklearn_epoch(
-                lambda k: LinearSVC(
-                    loss="hinge",
-                    dual=True,
-                    fit_intercept=False,
-                    C=C,
-                    tol=1e-12,
-                    max_iter=k,
-                    random_state=seed,
-                ),
-                X,
-                y,
-                2,
-                2 + args.epochs,
-                args.repeats,
-            ),
+            sklearn_epoch(liblinear, X, y, k1, k2, args.repeats),
             note="shrinking: later epochs skip bound samples",
-        )
-    )
-    rows.append(
+        ),
         Row(
             "scikit-learn SGDClassifier(loss='hinge')",
-            sklearn_epoch(
-                lambda k: SGDClassifier(
-                    loss="hinge",
-                    alpha=lmbd,
-                    fit_intercept=False,
-                    max_iter=k,
-                    tol=None,
-                    random_state=seed,
-                ),
-                X,
-                y,
-                2,
-                2 + args.epochs,
-                args.repeats,
-            ),
-        )
-    )
-    return rows
+            sklearn_epoch(sgd, X, y, k1, k2, args.repeats),
+        ),
+    ]
 
 
 # ---------------------------------------------------------------------------- sparse
 #: An SDCA-Perm epoch on the sparse problem costs at most this many ``X @ v`` passes.
 SPARSE_TARGET = 2.5
-
-
-def sparse_problem(n: int, d: int, nnz: int, seed: int = 0) -> tuple[sp.csr_matrix, np.ndarray]:
-    """CSR with exactly ``min(nnz, d)`` stored entries per row in distinct, uniformly drawn
-    columns (sorted), standard normal values, and noisy linear labels."""
-    rng = np.random.default_rng(seed)
-    k = min(nnz, d)
-    cols = np.sort(rng.integers(0, d, (n, k)), axis=1)
-    while True:  # redraw the rows that drew a column twice (rare when k << d)
-        dup = np.flatnonzero((np.diff(cols, axis=1) == 0).any(axis=1))
-        if dup.size == 0:
-            break
-        cols[dup] = np.sort(rng.integers(0, d, (dup.size, k)), axis=1)
-    X = sp.csr_matrix(
-        (rng.standard_normal(n * k), cols.ravel(), np.arange(0, n * k + 1, k)), shape=(n, d)
-    )
-    y = np.where(X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n) > 0, 1.0, -1.0)
-    return X, y
 
 
 def peak_fit_bytes(make: Callable[[], solvers.BaseLinearSVM], X, y) -> int:
@@ -289,49 +206,24 @@ def peak_fit_bytes(make: Callable[[], solvers.BaseLinearSVM], X, y) -> int:
 
 
 def sparse_rows(X, y, lmbd, args) -> list[Row]:
-    seed = 0
-    return [
-        Row(
-            "CSR SDCA-Perm, hinge",
-            own_epoch(lambda: SDCAClassifier(lmbd=lmbd, random_state=seed), X, y, args.epochs),
-            target=SPARSE_TARGET,
-        ),
-        Row(
-            "CSR SDCA-Perm, averaged output",
-            own_epoch(
-                lambda: SDCAClassifier(lmbd=lmbd, average=True, avg_start=0, random_state=seed),
-                X,
-                y,
-                args.epochs,
-            ),
-            note="averages every step",
-        ),
-        Row(
-            "CSR Pegasos k=1 (iid)",
-            own_epoch(lambda: PegasosClassifier(lmbd=lmbd, random_state=seed), X, y, args.epochs),
-        ),
-        Row(
-            "CSR ASDCA m=8, smoothed hinge (gamma=1)",
-            own_epoch(
-                lambda: ASDCAClassifier(
-                    lmbd=lmbd, batch_size=min(8, X.shape[0]), random_state=seed
-                ),
-                X,
-                y,
-                args.epochs,
-            ),
-        ),
-    ]
+    m = min(8, X.shape[0])
+    return own_rows(X, y, lmbd, args.epochs, [
+        ("CSR SDCA-Perm, hinge", SDCAClassifier, {}, SPARSE_TARGET, ""),
+        ("CSR SDCA-Perm, averaged output", SDCAClassifier, AVERAGED, None,
+         "averages every step"),
+        ("CSR Pegasos k=1 (iid)", PegasosClassifier, {}, None, ""),
+        ("CSR ASDCA m=8, smoothed hinge (gamma=1)", ASDCAClassifier, {"batch_size": m}, None,
+         ""),
+    ])  # fmt: skip
 
 
 def sparse_section(args) -> tuple[float, list[Row]]:
     """Print the sparse problem's table; returns (one ``X @ v`` pass in s, rows)."""
-    X, y = sparse_problem(args.sparse_n, args.sparse_d, args.sparse_nnz)
+    X, y = make_sparse_rows(args.sparse_n, args.sparse_d, args.sparse_nnz)
     n, d = X.shape
     lmbd = 1.0 / n
     v = np.ones(d)
-    with threadpool_limits(limits=1):
-        solvers.warm_up(dtypes=(X.dtype,), readonly=False)
+    with one_thread(X.dtype):
         _ = X @ v  # first touch
         bound = min(cpu(lambda: X @ v) for _ in range(max(args.repeats, 3)))
         rows = sparse_rows(X, y, lmbd, args)
@@ -344,15 +236,7 @@ def sparse_section(args) -> tuple[float, list[Row]]:
         f"({mb:.0f} MB), lambda = 1/n, 1 thread"
     )
     print(f"  scipy X @ v (1 thread)       {bound * 1e3:8.2f} ms\n")
-    header = f"{'solver':<48} {'ms/epoch':>9} {'x X @ v':>8}  {'target':>8}  note"
-    print(header)
-    print("-" * len(header))
-    for row in rows:
-        ratio = row.seconds / bound
-        target = ""
-        if row.target is not None:
-            target = f"<= {row.target:.2f} " + ("ok" if ratio <= row.target else "MISSED")
-        print(f"{row.name:<48} {row.seconds * 1e3:9.2f} {ratio:8.2f}  {target:>8}  {row.note}")
+    print_rows(rows, bound, "x X @ v")
     ratio = rows[0].seconds / bound
     dense_bytes = n * d * 8
     verdict = "ok" if ratio <= SPARSE_TARGET else "MISSED"
@@ -383,13 +267,10 @@ def main(argv: list[str] | None = None) -> list[Row]:
     if args.only_sparse:
         return sparse_section(args)[1]
 
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((args.n, args.d)).astype(args.dtype)
-    y = np.where(X @ rng.standard_normal(args.d) + rng.standard_normal(args.n) > 0, 1.0, -1.0)
+    X, y = make_dense(args.n, args.d, seed=0, dtype=args.dtype)
     lmbd = 1.0 / args.n
 
-    with threadpool_limits(limits=1):
-        solvers.warm_up(dtypes=(X.dtype,), readonly=False)
+    with one_thread(X.dtype):
         bound, passes = one_pass_bound(X, args.repeats)
         rows = rows_for(X, y, lmbd, args)
 
@@ -400,15 +281,7 @@ def main(argv: list[str] | None = None) -> list[Row]:
     for name, seconds in passes.items():
         print(f"  {name:<28} {seconds * 1e3:8.2f} ms  ({mb / 1e3 / seconds:5.1f} GB/s)")
     print(f"  one-pass bound (fastest)     {bound * 1e3:8.2f} ms\n")
-    header = f"{'solver':<48} {'ms/epoch':>9} {'x bound':>8}  {'target':>8}  note"
-    print(header)
-    print("-" * len(header))
-    for row in rows:
-        ratio = row.seconds / bound
-        target = ""
-        if row.target is not None:
-            target = f"<= {row.target:.2f} " + ("ok" if ratio <= row.target else "MISSED")
-        print(f"{row.name:<48} {row.seconds * 1e3:9.2f} {ratio:8.2f}  {target:>8}  {row.note}")
+    print_rows(rows, bound, "x bound")
     by_name = {r.name: r.seconds for r in rows}
     sdca = by_name["SDCA-Perm, hinge"]
     svc = by_name["scikit-learn LinearSVC (liblinear, hinge, dual)"]

@@ -11,21 +11,19 @@ certified within the budget::
 
 from __future__ import annotations
 
-import argparse
 import sys
+from pathlib import Path
+
+if __name__ == "__main__":  # this checkout's packages (cmdline, experiments, ...)
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
+import argparse
 
 from joblib import Parallel, delayed
 
-from data.cli import positive_int
+import data
+from cmdline import positive_int
 from experiments import CATALOGUE, datasets, optima
-from experiments.__main__ import DATA_OF
-
-
-def _present(name: str) -> bool:
-    import data
-
-    folder = DATA_OF[CATALOGUE[name].dataset]
-    return folder is None or data.available(folder)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         "--experiments", nargs="+", default=None, help="catalogue names (default: all present)"
     )
     args = parser.parse_args(argv)
-    names = args.experiments or [n for n in CATALOGUE if _present(n)]
+    names = args.experiments or [n for n, e in CATALOGUE.items() if data.available(e.dataset)]
     unknown = sorted(set(names) - set(CATALOGUE))
     if unknown:
         parser.error(f"unknown experiment(s) {unknown}; `python -m experiments list`")

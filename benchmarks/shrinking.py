@@ -1,9 +1,9 @@
 """Time to relative suboptimality of SDCA with and without shrinking, on one thread.
 
 Run with ``python benchmarks/shrinking.py`` (``--help`` for the options). For each problem, P*
-is certified first: a long shrinking SDCA run stops on an exact duality gap of at most
-``--cert`` · P, and the best dual value D ≤ P* found is used, so the relative
-suboptimality (P(w) − D)/D printed here is an upper bound of the true one. Then every
+is certified first: the exact engine runs to a relative duality gap of ``--cert``
+(:func:`benchmarks.certify.exact_bounds`), and its dual value D ≤ P* is used, so the
+relative suboptimality (P(w) − D)/D printed here is an upper bound of the true one. Then every
 configuration is fitted ``--seeds`` times with ``tol=0`` and its time to each target is the
 update-loop CPU time (``setup_time_`` plus the ``epoch_times_`` up to the first epoch whose
 primal is within the target), the project's timing convention: the primal is evaluated in
@@ -16,25 +16,23 @@ CPU times, not wall times: the machines this runs on are often shared.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+if __name__ == "__main__":  # this checkout's packages (benchmarks.*, solvers, ...)
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
 import argparse
+import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-import solvers
+from benchmarks.certify import TARGETS, exact_bounds
+from benchmarks.problems import Problem, ProblemSpec, load_problem
+from benchmarks.threads import one_thread
 from solvers import SDCAClassifier, objectives
-
-TARGETS = (1e-2, 1e-4, 1e-6)
-
-
-@dataclass
-class Problem:
-    name: str
-    X: np.ndarray
-    y: np.ndarray
-    lmbd: float
 
 
 @dataclass
@@ -45,56 +43,36 @@ class Run:
     fit_cpu: dict = field(default_factory=dict)  # target -> CPU s of a whole plain fit
 
 
-def synthetic(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Gaussian features, labels of a noisy linear rule (about 10 % against the rule)."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    beta = rng.standard_normal(d)
-    y = np.where(X @ beta + 0.25 * np.sqrt(d) * rng.standard_normal(n) > 0, 1.0, -1.0)
-    return X, y
+def synthetic(name: str, n: int, d: int, seed: int) -> ProblemSpec:
+    """Gaussian features, labels of a noisy linear rule (noise 0.25 √d: about 10 % against
+    the rule), λ = 1/n."""
+    options = {"n": n, "d": d, "seed": seed, "noise": 0.25 * math.sqrt(d)}
+    return ProblemSpec(name, f"{name} {n} x {d}", None, options, "1/n")
+
+
+SKIN = ProblemSpec("skin", "skin", "skin", {}, "1/n")
+PCA40 = ProblemSpec("blood-pca40", "blood PCA-40", "blood", {"pca": 40}, "1/n")
+#: Problem name -> (its spec, its ``--quick`` spec): real data quick is every k-th row, about
+#: 500 (skin's rows are sorted by class).
+PROBLEMS = {
+    "synthetic": (synthetic("synthetic", 20000, 40, 0), synthetic("synthetic", 400, 40, 0)),
+    "dense": (synthetic("dense", 5000, 2000, 1), synthetic("dense", 200, 50, 1)),
+    "skin": (SKIN, replace(SKIN, max_rows=500)),
+    "blood-pca40": (PCA40, replace(PCA40, max_rows=500)),
+}
 
 
 def load_problems(names: list[str], quick: bool) -> list[Problem]:
     problems = []
     for name in names:
-        if name == "synthetic":
-            X, y = synthetic(400 if quick else 20000, 40)
-        elif name == "dense":
-            X, y = synthetic(200 if quick else 5000, 50 if quick else 2000, seed=1)
-        elif name in ("skin", "blood-pca40"):
-            from experiments.datasets import load
-
-            try:
-                split = load("skin", {}) if name == "skin" else load("blood", {"pca": 40})
-            except Exception as err:  # the data is not there: say so and go on
-                print(f"skipping {name}: {type(err).__name__}: {err}")
-                continue
-            X, y = split.X_train, split.y_train
-            if quick:  # every k-th row (skin's rows are sorted by class)
-                X, y = X[:: X.shape[0] // 500], y[:: X.shape[0] // 500]
-        else:
+        if name not in PROBLEMS:
             raise SystemExit(f"unknown problem {name!r}")
-        X = np.ascontiguousarray(X)
-        problems.append(Problem(name, X, y, 1.0 / X.shape[0]))
+        full, small = PROBLEMS[name]
+        try:
+            problems.append(load_problem(small if quick else full))
+        except Exception as err:  # the data is not there: say so and go on
+            print(f"skipping {name}: {type(err).__name__}: {err}")
     return problems
-
-
-def certify(p: Problem, rel_gap: float, budget: float) -> tuple[float, float]:
-    """(D, P) with P − D ≤ rel_gap · P (or the best within ``budget`` CPU seconds)."""
-    best = {"D": -np.inf, "P": np.inf}
-    start = time.process_time()
-
-    def watch(info):
-        P, D, _ = objectives.duality_gap(p.X, p.y, info.w, info.dual_coef, p.lmbd)
-        best["D"], best["P"] = max(best["D"], D), min(best["P"], P)
-        return best["P"] - best["D"] <= rel_gap * best["P"] or (
-            time.process_time() - start > budget
-        )
-
-    SDCAClassifier(
-        lmbd=p.lmbd, shrinking=True, tol=0, max_epochs=10**7, random_state=123, callback=watch
-    ).fit(p.X, p.y)
-    return best["D"], best["P"]
 
 
 def time_to_targets(p: Problem, params: dict, seed: int, d_star: float, budget: float) -> Run:
@@ -162,13 +140,13 @@ def main(argv: list[str] | None = None) -> dict:
     configs = {name: CONFIGS[name] for name in args.configs.split(",")}
 
     results = {}
-    with threadpool_limits(limits=1):
-        solvers.warm_up(dtypes=(np.float64,), readonly=False)
+    with one_thread(np.float64):
         for p in load_problems(args.problems.split(","), args.quick):
-            d_star, p_best = certify(p, args.cert, 10 * args.budget)
+            bounds = exact_bounds(p.X, p.y, p.lmbd, tol=args.cert, max_cpu=10 * args.budget)
+            d_star, p_best = bounds.lower, bounds.upper
             n, d = p.X.shape
             print(
-                f"\n{p.name}: {n} x {d}, lambda = 1/n, P* in [{d_star:.10g}, {p_best:.10g}] "
+                f"\n{p.spec.name}: {n} x {d}, lambda = 1/n, P* in [{d_star:.10g}, {p_best:.10g}] "
                 f"(relative width {(p_best - d_star) / d_star:.1e})"
             )
             print(
@@ -180,7 +158,7 @@ def main(argv: list[str] | None = None) -> dict:
                     time_to_targets(p, params, seed, d_star, args.budget)
                     for seed in range(args.seeds)
                 ]
-                results[(p.name, name)] = runs
+                results[(p.spec.name, name)] = runs
                 for t in TARGETS:
                     times = np.array([r.times[t] for r in runs])
                     if np.isnan(times).any():

@@ -13,8 +13,9 @@ import argparse
 import sys
 import time
 
+from cmdline import existing_dir, positive_int
+
 from . import fetch as F
-from .cli import existing_dir, positive_int
 from .errors import DataError, ManualDownloadRequired
 from .paths import cache_root, mirror_root, raw_root
 

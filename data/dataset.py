@@ -44,7 +44,8 @@ class Dataset:
         ``n_train``, ``n_test``, ``n_features``, ``standardised``, ``notes`` (list of str),
         plus dataset-specific entries documented by each loader.
     beta : ndarray of shape (n_features,) or None
-        True coefficients (simulated data only, in raw feature space).
+        True coefficients (simulated data only, in raw feature space); see
+        :attr:`true_coef` for them in the space of ``X_train``.
     """
 
     X_train: np.ndarray
@@ -62,6 +63,18 @@ class Dataset:
             _check_split(self.X_test, self.y_test, "test")
             if self.X_test.shape[1] != self.X_train.shape[1]:
                 raise ValueError("X_test and X_train have different numbers of features")
+
+    @property
+    def n_train(self) -> int:
+        """Number of training rows (λ = 1/n means 1/n_train)."""
+        return self.X_train.shape[0]
+
+    @property
+    def true_coef(self) -> np.ndarray | None:
+        """True coefficients in the space of ``X_train``'s columns, where a fitted ``coef_``
+        lives: ``meta["beta_standardised"]`` when the loader standardised the features, else
+        :attr:`beta`; None when no teacher is known."""
+        return self.meta.get("beta_standardised", self.beta)
 
 
 def _check_split(X: np.ndarray, y: np.ndarray, split: str) -> None:

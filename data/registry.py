@@ -175,8 +175,8 @@ def register(
 ) -> Entry:
     """Add (or replace) a dataset for this process: tests, notebooks, your own data.
 
-    ``loader(**options)`` returns a :class:`~data.dataset.Dataset` (or any object with its
-    attributes); ``folder`` names the raw folder it needs, if any. Returns the entry.
+    ``loader(**options)`` returns a :class:`~data.dataset.Dataset`; ``folder`` names the raw
+    folder it needs, if any. Returns the entry.
     """
     new = Entry(name, loader, folder=folder, summary=summary)
     DATASETS[name] = new

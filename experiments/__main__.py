@@ -9,15 +9,11 @@ import time
 from pathlib import Path
 
 import data
-from data.cli import positive_float, positive_int
+from cmdline import fraction, positive_float, positive_int
 
 from . import optima
 from .catalogue import CATALOGUE
 from .runner import run_experiment
-
-#: Raw folder of each dataset (None: generated), read from :mod:`data.registry`, the one
-#: list of datasets; ask ``data.registry.folder(name)`` and ``data.available(name)`` instead.
-DATA_OF = {name: data.registry.folder(name) for name in data.registry.names()}
 
 
 def _names(parser: argparse.ArgumentParser, requested: list[str]) -> list[str]:
@@ -40,17 +36,6 @@ def _compare_choices():
     from .compare import SOLVER_CHOICES
 
     return SOLVER_CHOICES
-
-
-def _fraction(text: str) -> float:
-    """A number in [0, 1) (``--test-size``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}") from None
-    if not 0.0 <= value < 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
-    return value
 
 
 def _compare(args) -> int:
@@ -141,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     cmp.add_argument(
         "--test-size",
-        type=_fraction,
+        type=fraction,
         default=0.25,
         help="held-out fraction, stratified, in [0, 1) (default 0.25; 0: no test set)",
     )

@@ -33,8 +33,10 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from data import Dataset
+from data.dataset import labels_pm1
+
 from . import datasets
-from .datasets import Split
 from .spec import Config, Experiment
 
 #: The studies' main variants (``--solvers`` names -> config), in the figures' order.
@@ -170,18 +172,19 @@ def _checked(path: Path, X, y):
         X = X.tocsr()
         if X.dtype not in (np.float32, np.float64):
             X = X.astype(np.float64)
+        X.sum_duplicates()  # canonical (sorted, unique indices), as the solvers read it
     else:
         X = np.ascontiguousarray(X, dtype=X.dtype if X.dtype == np.float32 else np.float64)
     return X, np.where(y == classes[1], 1.0, -1.0)
 
 
-def split_data(path: Path, X, y, test_size: float) -> Split:
-    """Stratified train/test split with seed 0 (``test_size`` 0: no test set)."""
+def split_data(path: Path, X, y, test_size: float) -> Dataset:
+    """Stratified train/test split with seed 0 (``test_size`` 0: no test set) of ``y`` in ±1."""
     from sklearn.model_selection import train_test_split
 
     meta = {"title": f"{path.name} (your data)", "file": str(path), "sparse": sp.issparse(X)}
     if test_size == 0:
-        return Split(X, y, None, None, meta)
+        return Dataset(X, labels_pm1(y > 0), None, None, meta)
     counts = np.unique(y, return_counts=True)[1]
     n_test = math.ceil(test_size * y.shape[0])
     if counts.min() < 2 or n_test < 2 or y.shape[0] - n_test < 2:
@@ -192,7 +195,7 @@ def split_data(path: Path, X, y, test_size: float) -> Split:
     X_tr, X_te, y_tr, y_te = train_test_split(
         X, y, test_size=test_size, stratify=y, random_state=0
     )
-    return Split(X_tr, y_tr, X_te, y_te, meta)
+    return Dataset(X_tr, labels_pm1(y_tr > 0), X_te, labels_pm1(y_te > 0), meta)
 
 
 def file_digest(path: Path) -> str:
@@ -206,7 +209,7 @@ def file_digest(path: Path) -> str:
 # ------------------------------------------------------------------------------- running
 @dataclass(frozen=True)
 class Plan:
-    split: Split
+    split: Dataset
     dataset: str
     experiments: list[Experiment]
     densified: bool

@@ -1,4 +1,5 @@
-"""Datasets as the engine sees them: loaded once per process as a :class:`Split`, resolved λ.
+"""Datasets as the engine sees them: each a :class:`data.Dataset` loaded once per process,
+and λ resolved against its training rows.
 
 Names, loaders and availability live in :mod:`data.registry` only; :func:`register` adds an
 in-memory dataset there (tests, notebooks) and forgets this process's cached loads.
@@ -7,38 +8,17 @@ in-memory dataset there (tests, notebooks) and forgets this process's cached loa
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
-
-import numpy as np
 
 import data
 
 from .spec import canonical, digest
 
 
-@dataclass(frozen=True)
-class Split:
-    """Training and (optional) test arrays with labels in ±1, and the loader's metadata."""
-
-    X_train: np.ndarray
-    y_train: np.ndarray
-    X_test: np.ndarray | None
-    y_test: np.ndarray | None
-    meta: dict
-    beta: np.ndarray | None = None
-
-    @property
-    def n_train(self) -> int:
-        return self.X_train.shape[0]
-
-
-def register(name: str, loader: Callable[..., Split | data.Dataset]) -> None:
-    """Make ``loader(**options)`` dataset ``name`` in this process (:func:`data.register`).
-
-    The loader returns a :class:`Split` or a :class:`data.Dataset`.
-    """
+def register(name: str, loader: Callable[..., data.Dataset]) -> None:
+    """Make ``loader(**options)``, which returns a :class:`data.Dataset`, dataset ``name`` in
+    this process (:func:`data.register`)."""
     data.register(name, loader)
     load.cache_clear()
 
@@ -52,27 +32,26 @@ def _freeze(options: dict) -> tuple:
     return tuple(sorted((k, repr(canonical(v))) for k, v in options.items()))
 
 
-def load(name: str, options: dict | None = None) -> Split:
-    """Load ``name`` with ``options`` (cached per process)."""
+def load(name: str, options: dict | None = None) -> data.Dataset:
+    """Load ``name`` with ``options`` (cached per process).
+
+    Labels are the loader's int64 ±1: a consumer evaluating objectives every epoch converts
+    them to float64 once (:class:`experiments.metrics.Recorder`), not per call.
+    """
     options = dict(options or {})
     return _load_cached(name, _freeze(options), tuple(sorted(options.items())))
 
 
 @lru_cache(maxsize=4)
-def _load_cached(name: str, _frozen: tuple, items: tuple) -> Split:
+def _load_cached(name: str, _frozen: tuple, items: tuple) -> data.Dataset:
     options: dict[str, Any] = dict(items)
     ds = data.load(name, **options)
-    if isinstance(ds, Split):
-        return ds
-    return Split(
-        X_train=ds.X_train,
-        y_train=np.asarray(ds.y_train, dtype=np.float64),
-        X_test=ds.X_test,
-        y_test=None if ds.y_test is None else np.asarray(ds.y_test, dtype=np.float64),
-        meta=dict(ds.meta),
-        # the coefficients live in the standardised feature space: compare them with β there
-        beta=ds.meta.get("beta_standardised", getattr(ds, "beta", None)),
-    )
+    if not isinstance(ds, data.Dataset):
+        raise TypeError(
+            f"the loader of dataset {name!r} returned a {type(ds).__name__}; "
+            "return a data.Dataset (see data.register)"
+        )
+    return ds
 
 
 load.cache_clear = _load_cached.cache_clear  # type: ignore[attr-defined]

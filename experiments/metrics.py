@@ -14,10 +14,9 @@ import math
 
 import numpy as np
 
+import data
 from solvers import objectives
 from solvers.losses import Loss
-
-from .datasets import Split
 
 #: Report columns written by :class:`Recorder`, in order.
 METRIC_COLUMNS = (
@@ -45,7 +44,9 @@ class Recorder:
 
     Parameters
     ----------
-    split : Split
+    dataset : data.Dataset
+        Its labels are converted to float64 once, here: the objectives take float64 labels
+        and would otherwise convert the int64 ones at every epoch.
     lmbd : float
     loss : solvers.losses.Loss
         The loss the solver optimises (``est.loss_function``). ``primal_smooth`` (its
@@ -56,8 +57,12 @@ class Recorder:
     has_dual : bool
     """
 
-    def __init__(self, split: Split, lmbd: float, loss: Loss, bias: float, has_dual: bool):
-        self.split = split
+    def __init__(
+        self, dataset: data.Dataset, lmbd: float, loss: Loss, bias: float, has_dual: bool
+    ):
+        self.X_train, self.X_test = dataset.X_train, dataset.X_test
+        self.y_train = dataset.y_train.astype(np.float64)
+        self.y_test = None if dataset.y_test is None else dataset.y_test.astype(np.float64)
         self.lmbd = lmbd
         self.loss = loss
         self.bias = bias
@@ -68,16 +73,14 @@ class Recorder:
 
     # --------------------------------------------------------------------------- helpers
     def _test_error(self, w: np.ndarray) -> float:
-        s = self.split
-        if s.X_test is None:
+        if self.X_test is None:
             return math.nan
-        return objectives.error_rate(s.X_test, s.y_test, w, self.bias)
+        return objectives.error_rate(self.X_test, self.y_test, w, self.bias)
 
     def _row(self, epoch, samples, n_active, cpu, wall, w, dual_coef, w_out) -> dict:
-        s = self.split
         m = objectives.monitor(
-            s.X_train,
-            s.y_train,
+            self.X_train,
+            self.y_train,
             w,
             self.lmbd,
             self.loss,
@@ -88,7 +91,9 @@ class Recorder:
         if w_out is w or np.array_equal(w_out, w):
             out = (m["primal"], m["error"], test_error)
         else:
-            o = objectives.monitor(s.X_train, s.y_train, w_out, self.lmbd, self.loss, self.bias)
+            o = objectives.monitor(
+                self.X_train, self.y_train, w_out, self.lmbd, self.loss, self.bias
+            )
             out = (o["primal"], o["error"], self._test_error(w_out))
         self._cpu += cpu
         self._wall += wall
@@ -114,7 +119,7 @@ class Recorder:
     def initial(self, n_features: int) -> None:
         """Epoch 0: the initial state w = 0, α = 0 of every solver here."""
         w = np.zeros(n_features + 1)
-        alpha = np.zeros(self.split.n_train)
+        alpha = np.zeros(self.X_train.shape[0])
         self.rows.append(self._row(0, 0, None, 0.0, 0.0, w, alpha, w))
 
     def __call__(self, info) -> None:

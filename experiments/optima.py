@@ -53,17 +53,16 @@ def certify(
     """
     try:
         with threadpool_limits(limits=1):
-            split = datasets.load(dataset, options)
-            result = solve_exact(
-                split.X_train, split.y_train, lmbd, tol=tol, max_cpu=budget_seconds
-            )
-        title = split.meta.get("title", dataset)
-        a = split.y_train * result.dual_coef
+            ds = datasets.load(dataset, options)
+            y = ds.y_train.astype(np.float64)  # once, outside the engine's clock
+            result = solve_exact(ds.X_train, y, lmbd, tol=tol, max_cpu=budget_seconds)
+        title = ds.meta.get("title", dataset)
+        a = y * result.dual_coef
         errors = {
-            "train_error": objectives.error_rate(split.X_train, split.y_train, result.w),
+            "train_error": objectives.error_rate(ds.X_train, y, result.w),
             "test_error": None
-            if split.X_test is None
-            else objectives.error_rate(split.X_test, split.y_test, result.w),
+            if ds.X_test is None
+            else objectives.error_rate(ds.X_test, ds.y_test, result.w),
         }
     finally:
         datasets.load.cache_clear()
@@ -97,8 +96,8 @@ def certify(
 
 def needed(exp: Experiment) -> list[tuple[str, dict, float]]:
     """The (dataset, options, λ) triples the experiment's figures need an optimum for."""
-    split = datasets.load(exp.dataset, exp.dataset_options)
-    lmbds = sorted({datasets.resolve_lmbd(exp.config_lmbd(c), split.n_train) for c in exp.configs})
+    ds = datasets.load(exp.dataset, exp.dataset_options)
+    lmbds = sorted({datasets.resolve_lmbd(exp.config_lmbd(c), ds.n_train) for c in exp.configs})
     return [(exp.dataset, dict(exp.dataset_options), lmbd) for lmbd in lmbds]
 
 
@@ -127,8 +126,8 @@ def ensure_all(experiments: list[Experiment], n_jobs: int = 1) -> int:
                 todo[path] = t
 
     def size(t) -> int:
-        split = datasets.load(t[0], t[1])
-        return split.X_train.shape[0] * split.X_train.shape[1]
+        X = datasets.load(t[0], t[1]).X_train
+        return X.shape[0] * X.shape[1]
 
     order = sorted(todo.items(), key=lambda kv: -size(kv[1]))
     datasets.load.cache_clear()  # the workers load their own copies

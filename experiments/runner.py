@@ -72,15 +72,13 @@ def run_one(task: RunTask) -> RunResult:
     """One run, start to finish (runs in a worker)."""
     exp, cfg = task.experiment, task.config
     with threadpool_limits(limits=1):  # metrics must not spread over the timed core's sibling
-        split = datasets.load(exp.dataset, exp.dataset_options)
-        lmbd = datasets.resolve_lmbd(exp.config_lmbd(cfg), split.n_train)
+        ds = datasets.load(exp.dataset, exp.dataset_options)
+        lmbd = datasets.resolve_lmbd(exp.config_lmbd(cfg), ds.n_train)
         est = make_estimator(task, lmbd)
-        recorder = Recorder(
-            split, lmbd, est.loss_function, float(est.bias_multiplier), est.has_dual
-        )
-        recorder.initial(split.X_train.shape[1])
+        recorder = Recorder(ds, lmbd, est.loss_function, float(est.bias_multiplier), est.has_dual)
+        recorder.initial(ds.X_train.shape[1])
         est.set_params(callback=recorder)
-        est.fit(split.X_train, split.y_train)
+        est.fit(ds.X_train, ds.y_train)
 
     rows = pd.DataFrame(recorder.rows)
     identity = {
@@ -88,16 +86,16 @@ def run_one(task: RunTask) -> RunResult:
         "study": exp.study,
         "dataset": exp.dataset,
         "dataset_key": datasets.dataset_key(exp.dataset, exp.dataset_options),
-        "dataset_title": split.meta.get("title", exp.dataset),
-        "substitute": bool(split.meta.get("substitute", False)),
+        "dataset_title": ds.meta.get("title", exp.dataset),
+        "substitute": bool(ds.meta.get("substitute", False)),
         "config": cfg.label,
         "solver": cfg.solver,
         "tags": ",".join(cfg.tags),
         "seed_index": task.seed_index,
         "seed": task.seed,
         "lmbd": lmbd,
-        "n_train": split.n_train,
-        "n_features": split.X_train.shape[1],
+        "n_train": ds.n_train,
+        "n_features": ds.X_train.shape[1],
         "run_key": task.key,
         "params": json.dumps(canonical(cfg.params), sort_keys=True),
     }
@@ -108,8 +106,8 @@ def run_one(task: RunTask) -> RunResult:
 
     coef = None
     if exp.store_coef:
-        d = split.X_train.shape[1]
-        beta = split.beta if split.beta is not None else np.full(d, np.nan)
+        d = ds.X_train.shape[1]
+        beta = ds.true_coef if ds.true_coef is not None else np.full(d, np.nan)
         coef = pd.DataFrame(
             {
                 "experiment": exp.name,

@@ -4,6 +4,7 @@ reported times are consistent with the long-format report (issue 11)."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import math
@@ -15,19 +16,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchmarks import certify, problems
 from solvers import SDCAClassifier, objectives
 
 ROOT = Path(__file__).parents[1]
 SCRIPT = ROOT / "benchmarks" / "peers.py"
-
-
-def _module():
-    # imported, not run: the thread variables are set only under __main__
-    spec = importlib.util.spec_from_file_location("bench_peers", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_peers"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -67,13 +60,13 @@ def test_smoke_writes_every_output_and_prints_the_table(smoke):
 @pytest.mark.slow
 def test_pstar_is_certified_and_agrees_with_an_independent_certificate(smoke):
     _, df, _, meta, _ = smoke
-    bench = _module()
-    for spec in bench.SMOKE_PROBLEMS:
+    for spec in problems.SMOKE_PROBLEMS:
         info = meta["problems"][spec.name]
         lower, upper = info["pstar_lower"], info["pstar_upper"]
-        assert lower <= upper and (upper - lower) / lower <= bench.CERT_TARGET
+        assert lower <= upper and (upper - lower) / lower <= certify.CERT_TARGET
+        assert info["certifier"] == "solvers.exact.solve_exact"
         # our own certificate, computed here: its [D, P] must overlap the benchmark's
-        X, y = bench.make_dense(**spec.options)
+        X, y = problems.make_dense(**spec.options)
         lmbd = 1.0 / len(y) if spec.lmbd == "1/n" else spec.lmbd
         est = SDCAClassifier(lmbd=lmbd, tol=1e-13, max_epochs=200_000, random_state=3)
         est.fit(X, y)
@@ -136,7 +129,7 @@ def test_snapml_regularizer_lambda_n_is_our_objective():
     """Snap ML's docs do not state its objective: regularizer = λn must give our minimiser
     (Σ hinge + regularizer/2 ‖w‖² = n P), and regularizer = λ must not."""
     snapml = pytest.importorskip("snapml")
-    X, y = _module().make_dense(400, 10, seed=1)
+    X, y = problems.make_dense(400, 10, seed=1)
     lmbd = 1.0
     est = SDCAClassifier(lmbd=lmbd, tol=1e-12, max_epochs=10_000, random_state=0).fit(X, y)
     w = np.append(est.coef_.ravel(), 0.0)
@@ -152,10 +145,26 @@ def test_snapml_regularizer_lambda_n_is_our_objective():
     assert rel(lmbd) >= 1e-2
 
 
-def test_sparse_problem_waits_for_csr_support():
-    bench = _module()
-    sparse = [p for p in bench.PROBLEMS if p.sparse]
-    assert sparse, "the sparse hook must stay in the problem list"
-    if not bench.accepts_csr():
-        with pytest.raises(bench.SkipProblem, match="CSR"):
-            bench.load_problem(sparse[0])
+def test_sparse_problem_is_canonical_csr_at_its_density():
+    (spec,) = [p for p in problems.PROBLEMS if p.sparse]
+    small = dataclasses.replace(spec, options={**spec.options, "n": 400, "d": 300})
+    problem = problems.load_problem(small)
+    X = problem.X
+    assert X.format == "csr" and X.has_canonical_format and X.shape == (400, 300)
+    assert X.nnz == round(spec.options["density"] * 400 * 300)
+    assert problem.y.dtype == np.float64 and set(np.unique(problem.y)) == {-1.0, 1.0}
+    assert problem.lmbd == 1 / 400
+
+
+def test_dense_recipe_is_one_matrix_in_both_precisions():
+    """``make bench --dtype float32`` times the float64 problem's matrix, rounded, and its
+    labels come from the rounded matrix; ``noise`` scales the label noise only."""
+    X64, _ = problems.make_dense(50, 7, seed=3)
+    X32, y32 = problems.make_dense(50, 7, seed=3, dtype=np.float32)
+    assert X32.dtype == np.float32 and np.array_equal(X32, X64.astype(np.float32))
+    rng = np.random.default_rng(3)
+    rng.standard_normal((50, 7))
+    beta, eps = rng.standard_normal(7), rng.standard_normal(50)
+    assert np.array_equal(y32, np.where(X32 @ beta + eps > 0, 1.0, -1.0))
+    _, quiet = problems.make_dense(50, 7, seed=3, noise=0.0)
+    assert np.array_equal(quiet, np.where(X64 @ beta > 0, 1.0, -1.0))

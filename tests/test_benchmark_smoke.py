@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
+
+from benchmarks.problems import make_sparse_rows
 
 
 def test_epoch_cost_benchmark_runs_on_a_tiny_problem(capsys, monkeypatch):
@@ -24,13 +27,8 @@ def test_epoch_cost_benchmark_runs_on_a_tiny_problem(capsys, monkeypatch):
     assert "Sparse SDCA-Perm epoch / one X @ v pass:" in out and "Peak allocation" in out
 
 
-def test_sparse_benchmark_problem_has_exact_row_counts(monkeypatch):
-    path = Path(__file__).parents[1] / "benchmarks" / "epoch_cost.py"
-    spec = importlib.util.spec_from_file_location("epoch_cost", path)
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "epoch_cost", module)
-    spec.loader.exec_module(module)
-    X, y = module.sparse_problem(200, 30, 12, seed=1)
+def test_sparse_benchmark_problem_has_exact_row_counts():
+    X, y = make_sparse_rows(200, 30, 12, seed=1)
     assert X.format == "csr" and X.has_canonical_format
     assert (X.getnnz(axis=1) == 12).all() and set(y) == {-1.0, 1.0}
 
@@ -45,3 +43,20 @@ def test_optima_benchmark_certifies_the_simulated_experiment(capsys, monkeypatch
     out = capsys.readouterr().out
     assert "1 optima, 1 certified in budget" in out and "yes" in out
     assert not any(tmp_path.iterdir())
+
+
+def test_a_benchmark_script_imports_this_checkout_from_any_folder(tmp_path):
+    """``python benchmarks/optima.py`` puts the repository root first on ``sys.path``: it runs
+    this checkout's packages (``cmdline`` included, which an older install may not have)
+    wherever it is started from, and a bad value is argparse's one line with status 2."""
+    script = Path(__file__).parents[1] / "benchmarks" / "optima.py"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--n-jobs", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "optima.py: error: argument --n-jobs: expected an integer >= 1, got 0"
+    )

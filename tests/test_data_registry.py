@@ -61,13 +61,32 @@ def test_a_registered_dataset_reaches_data_and_the_engine():
     data.register("toy", load_toy)
     assert "toy" in registry.names() and data.available("toy")
     assert np.array_equal(data.load("toy", scale=2.0).X_train, 2 * X)
-    split = datasets.load("toy", {"scale": 2.0})
-    assert np.array_equal(split.X_train, 2 * X) and split.y_train.dtype == np.float64
-    assert split.meta["title"] == "toy"
+    ds = datasets.load("toy", {"scale": 2.0})
+    assert isinstance(ds, data.Dataset) and ds.n_train == 20
+    assert np.array_equal(ds.X_train, 2 * X) and np.array_equal(ds.y_train, y)
+    assert ds.meta["title"] == "toy"
+    assert datasets.load("toy", {"scale": 2.0}) is ds  # loaded once per process
 
 
 def test_engine_register_is_the_same_registry():
-    split = datasets.Split(np.ones((4, 2)), np.array([1.0, -1, 1, -1]), None, None, {})
-    datasets.register("engine-toy", lambda **options: split)
+    ds = data.Dataset(np.ones((4, 2)), np.array([1, -1, 1, -1]), None, None, {})
+    datasets.register("engine-toy", lambda **options: ds)
     assert registry.entry("engine-toy").folder is None
-    assert datasets.load("engine-toy") is split
+    assert datasets.load("engine-toy") is ds
+
+
+def test_engine_refuses_a_loader_that_returns_no_dataset():
+    datasets.register("tuple-toy", lambda **options: (np.ones((4, 2)), np.ones(4)))
+    with pytest.raises(TypeError, match=r"'tuple-toy' returned a tuple; return a data\.Dataset"):
+        datasets.load("tuple-toy")
+
+
+def test_true_coef_is_beta_in_the_space_of_the_features():
+    """Simulated data is standardised: the fitted coef_ lives where beta_standardised does;
+    without that entry, beta's own space is X's."""
+    sim = data.load("simulated")
+    assert np.array_equal(sim.true_coef, sim.meta["beta_standardised"])
+    assert not np.array_equal(sim.true_coef, sim.beta)
+    raw = data.Dataset(np.ones((2, 2)), np.array([1, -1]), None, None, {}, beta=np.ones(2))
+    assert raw.true_coef is raw.beta
+    assert data.Dataset(np.ones((2, 2)), np.array([1, -1]), None, None).true_coef is None

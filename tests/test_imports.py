@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("solvers", "data", "experiments", "figures", "benchmarks")
+PACKAGES = ("cmdline", "solvers", "data", "experiments", "figures", "benchmarks")
 
 
 def _modules() -> dict[str, Path]:
@@ -110,6 +110,15 @@ def test_the_graph_sees_lazy_and_relative_imports():
     assert "experiments.compare" in graph["experiments.__main__"]  # inside a function
     assert "data.blood" in graph["figures.images"]  # `from data import blood`, lazy
     assert "data.blood.loader" in graph["data.registry"]  # the registry's named loaders
+
+
+def test_cmdline_is_the_bottom_floor():
+    """Every command line imports its argument types from :mod:`cmdline`, which imports no
+    project package (no upward import from data, the lowest package that uses it)."""
+    graph = import_graph()
+    assert graph["cmdline"] == set()
+    for user in ("data.__main__", "experiments.__main__", "benchmarks.optima"):
+        assert "cmdline" in graph[user], user
 
 
 def test_find_cycle_finds_one():

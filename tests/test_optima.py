@@ -4,27 +4,27 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
 import data
 from experiments import Config, Experiment, datasets, optima
-from experiments.datasets import Split
 from solvers import objectives
 
 from .conftest import gaussian_problem
 
 
-def _tiny_split(n=80, d=6, seed=0) -> Split:
+def _tiny_dataset(n=80, d=6, seed=0) -> data.Dataset:
     X, y = gaussian_problem(n=n, d=d, seed=seed)
     Xt, yt = gaussian_problem(n=40, d=d, seed=seed + 1)
-    return Split(X, y, Xt, yt, meta={"title": "tiny gaussian"})
+    return data.Dataset(X, y.astype(np.int64), Xt, yt.astype(np.int64), {"title": "tiny gaussian"})
 
 
 @pytest.fixture
 def tiny_dataset(monkeypatch, tmp_path):
     monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "reports"))
-    datasets.register("tiny_gaussian", _tiny_split)
+    datasets.register("tiny_gaussian", _tiny_dataset)
     yield "tiny_gaussian"
     data.registry.DATASETS.pop("tiny_gaussian", None)
     datasets.load.cache_clear()
@@ -32,7 +32,7 @@ def tiny_dataset(monkeypatch, tmp_path):
 
 def test_record_is_certified_and_carries_the_optimum(tiny_dataset):
     rec = optima.certify(tiny_dataset, {}, 0.02)
-    split = _tiny_split()
+    split = _tiny_dataset()
     assert rec["certified"] and rec["rel_gap"] <= 1e-10
     assert rec["dual"] <= rec["primal"] and rec["cpu_seconds"] >= 0.0
     assert rec["method"] == "primal-ipm+crossover"  # n > d, d + 1 <= 256: low-rank IPM

@@ -142,7 +142,10 @@ class Loss(NamedTuple):
         if sample_weight is None:
             return np.full(n_samples, self.upper)
         c = np.asarray(sample_weight, dtype=np.float64)
-        return np.where(c > 0.0, c * self.upper, 0.0)
+        out = np.zeros_like(c)
+        positive = c > 0.0
+        out[positive] = c[positive] * self.upper  # never 0 · inf (U = inf, c = 0)
+        return out
 
 
 #: The losses by name: ``LOSSES[name](gamma)`` is the :class:`Loss` (``gamma`` is read by the

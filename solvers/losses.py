@@ -221,9 +221,12 @@ def gradient(loss, z, a, c):
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def curvature(loss, q, c):
     r""":math:`h = q + \kappa/c`, the curvature of :math:`-nD` along :math:`a`, given
-    :math:`q = \|\tilde x\|^2/(\lambda n)` (``inf`` when :math:`c = 0` and κ > 0)."""
+    :math:`q = \|\tilde x\|^2/(\lambda n)` (just :math:`q` when :math:`c = 0`: the box is
+    the point 0 and no step is taken)."""
     if c == 1.0:
         return q + loss.kappa
+    if c == 0.0:
+        return q
     return q + loss.kappa / c
 
 

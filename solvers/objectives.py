@@ -257,16 +257,21 @@ def as_labels(y: np.ndarray, n_samples: int) -> np.ndarray:
 
 
 def as_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
-    """Sample weights as the kernels take them: None (every weight 1), or a C-contiguous
-    float64 array of ``n_samples`` finite values >= 0 (no copy when already so)."""
+    r"""Sample weights as the kernels take them: None (every weight 1), or a C-contiguous
+    float64 array of ``n_samples`` finite values :math:`\ge 0` scaled to mean 1,
+    :math:`c_i n / \sum_j c_j`, so that :math:`\frac1n\sum_i c_i\phi_i` is the weighted
+    mean :math:`\sum_i c_i\phi_i / \sum_i c_i` (weights of ones are returned as ones)."""
     if sample_weight is None:
         return None
-    c = np.ascontiguousarray(sample_weight, dtype=np.float64).ravel()
+    c = np.asarray(sample_weight, dtype=np.float64).ravel()
     if c.shape[0] != n_samples:
         raise ValueError(f"sample_weight has {c.shape[0]} entries for {n_samples} samples")
     if not np.all(np.isfinite(c)) or (c.shape[0] and c.min() < 0.0):
         raise ValueError("sample_weight must be finite and >= 0")
-    return c
+    total = math.fsum(c)
+    if not total > 0.0:
+        raise ValueError("sample_weight sums to 0: at least one sample needs a weight > 0")
+    return np.ascontiguousarray(c * (n_samples / total))
 
 
 def as_data(X):

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
+from tqdm import tqdm  # not tqdm.auto: it warns in a Jupyter kernel without ipywidgets
 
 import solvers
 

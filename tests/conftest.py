@@ -77,3 +77,21 @@ def record_fit(monkeypatch):
         return record
 
     return install
+
+
+@pytest.fixture(autouse=True)
+def _no_worker_pool_across_tests():
+    """Shut down joblib's worker pool (loky's reusable executor) after each test that
+    started one.
+
+    A pool outlives its ``Parallel`` call. Without this, a later test's solver runs would land
+    in workers left by a blood-crop test (~85 MB when loky took their reference size), grow
+    them past loky's 300 MB leak guard (numba, pandas, compiled kernels), and loky would
+    retire them mid-pool with "A worker stopped while some jobs were given to the executor".
+    """
+    yield
+    from joblib.externals.loky import reusable_executor
+
+    executor = reusable_executor._executor  # private: loky has no public "is one running?"
+    if executor is not None:
+        executor.shutdown(wait=True)

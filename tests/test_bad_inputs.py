@@ -230,7 +230,7 @@ def test_numeric_label_fast_path_agrees_with_sklearns_checks():
         "bool": positive,
         "str": np.where(positive, "yes", "no"),  # not numeric: sklearn's path
     }.items():
-        est = SDCAClassifier(lmbd=0.1, max_epochs=3, random_state=0).fit(X, labels)
+        est = SDCAClassifier(lmbd=0.1, max_epochs=3, tol=0, random_state=0).fit(X, labels)
         assert est.classes_[1] == labels[positive][0], name
         fits[name] = est.coef_
     for name, coef in fits.items():

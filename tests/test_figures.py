@@ -298,6 +298,7 @@ def test_cli_list_deps_and_missing_report(reports, tmp_path, capsys):
     missing = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
     assert missing.returncode == 1
     assert "make reports/001_genomic.parquet" in missing.stderr
+    assert "Warning" not in missing.stderr  # a warning in a subprocess is unseen by pytest
 
 
 def test_list_traces_every_output_to_its_estimator_classes():

@@ -92,9 +92,7 @@ class Problem:
     bias : float
         Bias multiplier B (0: no bias feature).
     sample_weight : ndarray of shape (n_samples,) or None
-        Weights c_i >= 0 (``sample_weight`` times ``class_weight``), as given: every function
-        of :mod:`solvers.objectives` and the kernels' rows (:meth:`rows`) normalise them to
-        mean 1 the same way (:func:`solvers.objectives.as_sample_weight`). None: every 1.
+        Weights c_i >= 0 (``sample_weight`` times ``class_weight``; float64). None: every 1.
     positive_class : object
         The class this problem calls +1 (``classes_[1]`` for two classes; one class per
         problem in one-vs-rest).
@@ -128,8 +126,7 @@ class Problem:
     def rows(self, sq_norms: np.ndarray):
         """The samples as the kernels read them (:class:`solvers._kernels.DenseRows` or
         ``CSRRows``), with ``sq_norms`` (filled later by a timed set-up, or empty)."""
-        weights = objectives.as_sample_weight(self.sample_weight, self.n_samples)
-        return kernel_rows(self.X, self.y, sq_norms, weights, self.bias)
+        return kernel_rows(self.X, self.y, sq_norms, self.sample_weight, self.bias)
 
 
 @dataclass
@@ -328,10 +325,12 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             (one-vs-rest, as ``LinearSVC``); ``predict`` takes the largest decision value.
         sample_weight : array-like of shape (n_samples,), default=None
             Weights :math:`c_i \ge 0`: the objective becomes
-            :math:`\frac\lambda2\|\tilde w\|^2 + \sum_i c_i\phi_i / \sum_i c_i`, so a weight
-            of 0 is the same optimum as dropping the sample and an integer weight the same
-            as repeating it, at the same ``lmbd`` (liblinear's ``C = 1/(λ Σ c_i)`` with the
-            same weights). Multiplied by ``class_weight``.
+            :math:`\frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i c_i\phi_i` (the convention
+            of ``SGDClassifier``; ``LinearSVC(C=1/(λn))`` with the same weights), the dual box
+            :math:`[0, c_iU]`. At a fixed ``C = 1/(λn)`` a weight of 0 is the same optimum as
+            dropping the sample and an integer weight the same as repeating it (at a fixed
+            ``lmbd``, the data's n changes: use ``lmbd * n / n'``). Multiplied by
+            ``class_weight``.
 
         Returns
         -------
@@ -437,7 +436,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
 
     def _problem_weights(self, y, sample_weight, positive) -> np.ndarray | None:
         """Weights of the binary problem whose +1 class is ``positive``: ``sample_weight``
-        times the class weights, then normalised to mean 1. With two classes each class
+        times the class weights. With two classes each class
         gets its weight; in one-vs-rest the positive class gets its weight and the rest 1
         (as liblinear's and SGDClassifier's one-vs-rest do)."""
         weights = None if sample_weight is None else np.array(sample_weight, dtype=np.float64)
@@ -452,12 +451,12 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             weights = per_sample if weights is None else weights * per_sample
         if weights is None:
             return None
-        if not weights.sum() > 0.0:
+        if not weights.max(initial=0.0) > 0.0:
             raise ValueError(
-                f"the sample weights of the problem of class {positive!r} sum to 0 "
+                f"the sample weights of the problem of class {positive!r} are all 0 "
                 "(sample_weight times class_weight): at least one sample needs a weight > 0."
             )
-        return weights
+        return np.ascontiguousarray(weights)
 
     def _set_class_weight_map(self, y) -> None:
         if self.class_weight is None:
@@ -487,6 +486,11 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 f"{None if previous_classes is None else previous_classes.tolist()}, and y "
                 f"has classes {self.classes_.tolist()}: fit the same classes or set "
                 f"warm_start=False."
+            )
+        if self.coef_.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"{'partial_fit' if not self.warm_start else 'warm_start=True'} continues a "
+                f"fit of {self.coef_.shape[1]} features, but X has {X.shape[1]}."
             )
         duals = self.dual_coef_
         if duals is not None and duals.shape[-1] != X.shape[0]:
@@ -742,7 +746,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     def _check_scales(self, problem: Problem) -> None:
         """Refuse data or λ whose derived quantities overflow float64 (never a silent w = 0).
 
-        With ``R² = max_i c_i ‖x̃_i‖²`` (c_i the normalised sample weights, 1 without),
+        With ``R² = max_i c_i ‖x̃_i‖²`` (c_i the sample weights, 1 without),
         every solver's iterates are bounded by about ``R/λ`` and its margins by ``R²/λ``
         (times a log factor), and SDCA/ASDCA scale by ``1/(λn)``: each must stay below
         ``_SCALE_LIMIT``. ``R²`` is bounded from ``max|X|`` in two passes without
@@ -755,8 +759,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 f"{1.0 / (lmbd * n) if lmbd * n > 0 else np.inf:g} overflows. Use a larger "
                 f"lmbd (at least {1.0 / (_SCALE_LIMIT * n):.1e} for n_samples={n})."
             )
-        weights = objectives.as_sample_weight(problem.sample_weight, n)
-        c_max = 1.0 if weights is None else float(weights.max())
+        c_max = 1.0 if problem.sample_weight is None else float(problem.sample_weight.max())
         with np.errstate(over="ignore"):
             big = max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
             r2 = (np.float64(big) ** 2 * X.shape[1] + np.float64(problem.bias) ** 2) * c_max

@@ -479,7 +479,7 @@ class ASDCAClassifier(BaseLinearSVM):
     intercept_ : ndarray of shape (1,) or (n_classes,)
     dual_coef_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
         Signed :math:`a_i` (:math:`\alpha_i = a_i\tilde x_i`), :math:`y_i a_i \in [0, c_i]`
-        (:math:`c_i` the sample weights normalised to mean 1).
+        (:math:`c_i` the sample weights).
     theta_ : float or ndarray of shape (n_classes,)
         The :math:`\theta` used.
     objective_ : float or ndarray of shape (n_classes,)

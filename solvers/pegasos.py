@@ -632,8 +632,7 @@ class PegasosClassifier(BaseLinearSVM):
     random_state : int, numpy Generator or None, default=None
     class_weight : dict, "balanced" or None, default=None
         As in :class:`solvers.SDCAClassifier`: the sampled sample's step is multiplied by
-        its weight (normalised to mean 1), which makes each step an unbiased sub-gradient of
-        the weighted objective.
+        its weight, which makes each step an unbiased sub-gradient of the weighted objective.
     warm_start : bool, default=False
         Start the next ``fit`` from this fit's output ``coef_`` *and* its step counter
         ``t_`` (the first Pegasos step, at t = 1, would otherwise discard the start).
@@ -795,7 +794,7 @@ class PegasosClassifier(BaseLinearSVM):
             Every class the stream will hold: required on the first call (a chunk may miss
             some), and if given later, the same.
         sample_weight : array-like of shape (n_samples,), default=None
-            Weights of this chunk's samples (normalised to mean 1 within the chunk).
+            Weights of this chunk's samples.
 
         Returns
         -------

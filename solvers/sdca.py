@@ -762,7 +762,7 @@ class SDCAClassifier(BaseLinearSVM):
     dual_coef_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
         Signed dual variables :math:`\alpha_i`, with :math:`y_i\alpha_i \in [0, c_iU]`
         (``y`` in ±1, +1 for ``classes_[1]`` or the row's class; :math:`c_i` the sample
-        weights normalised to mean 1, :math:`U = 1`, or :math:`\infty` for the squared
+        weights, :math:`U = 1`, or :math:`\infty` for the squared
         hinge), matching ``coef_``.
     classes_ : ndarray of shape (n_classes,)
     n_epochs_ : int or ndarray of shape (n_classes,)

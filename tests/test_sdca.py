@@ -17,7 +17,7 @@ from solvers import SDCAClassifier, objectives
 from solvers import sdca as sdca_module
 from solvers._kernels import kernel_rows
 from solvers.losses import HINGE
-from tests.conftest import gaussian_problem, real_problem
+from tests.conftest import gaussian_problem, real_problem, stochastic_expected_failures
 from tests.reference import augment, dual_reference, primal_reference, sdca_reference
 
 SAMPLINGS = ["permutation", "iid", "cyclic"]
@@ -497,7 +497,20 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
 
 # ------------------------------------------------------------------ 6. scikit-learn conventions
 # tol=0: 50 epochs, no stopping test (sklearn's random data is never solved to a tol in 50)
-@parametrize_with_checks([SDCAClassifier(tol=0, max_epochs=50, random_state=0)])
+@parametrize_with_checks(
+    [
+        SDCAClassifier(tol=0, max_epochs=50, random_state=0),
+        SDCAClassifier(
+            loss="squared_hinge",
+            class_weight="balanced",
+            bias_multiplier=1.0,
+            tol=0,
+            max_epochs=50,
+            random_state=0,
+        ),
+    ],
+    expected_failed_checks=stochastic_expected_failures,
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

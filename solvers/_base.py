@@ -266,6 +266,10 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- hooks for subclasses
 
+    def _check_params(self) -> None:
+        """Checks of the parameters alone, once per fit (e.g. a deprecated spelling's
+        warning)."""
+
     def _check_problem(self, problem: Problem) -> None:
         """Cross-checks of parameters against the data (e.g. batch_size <= n_samples).
 
@@ -429,7 +433,8 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
 
     def _class_weights(self) -> dict | None:
         """``class_weight`` as {class: weight} (None: every class 1), scikit-learn's meaning
-        (``"balanced"``: n_samples / (n_classes * count), from the fit's labels)."""
+        (``"balanced"``: n_samples / (n_classes * count), from the fit's labels, the counts
+        weighted by ``sample_weight``)."""
         if self.class_weight is None:
             return None
         return getattr(self, "_class_weight_map", None)
@@ -458,7 +463,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             )
         return np.ascontiguousarray(weights)
 
-    def _set_class_weight_map(self, y) -> None:
+    def _set_class_weight_map(self, y, sample_weight) -> None:
         if self.class_weight is None:
             return
         if isinstance(self.class_weight, dict):
@@ -468,7 +473,9 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                     f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
                     f"y's classes {self.classes_.tolist()}."
                 )
-        values = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+        values = compute_class_weight(
+            self.class_weight, classes=self.classes_, y=y, sample_weight=sample_weight
+        )
         self._class_weight_map = dict(zip(self.classes_.tolist(), values, strict=True))
 
     # ---------------------------------------------------------------- warm start
@@ -481,10 +488,11 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     def _fitted_inits(self, X, previous_classes) -> list:
         """Each binary problem's start from the fitted attributes (warm start, partial_fit)."""
         if previous_classes is None or not np.array_equal(previous_classes, self.classes_):
+            new_classes, self.classes_ = self.classes_, previous_classes  # leave the fit as it was
             raise ValueError(
                 f"warm_start=True starts from the last fit, of classes "
                 f"{None if previous_classes is None else previous_classes.tolist()}, and y "
-                f"has classes {self.classes_.tolist()}: fit the same classes or set "
+                f"has classes {new_classes.tolist()}: fit the same classes or set "
                 f"warm_start=False."
             )
         if self.coef_.shape[1] != X.shape[1]:
@@ -520,7 +528,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     def _fit_targets(self, X, y, targets, sample_weight, epochs: int, inits) -> None:
         """Fit one binary problem per target (labels ``y``, ``classes_`` set) and store the
         fitted attributes."""
-        self._set_class_weight_map(y)
+        self._set_class_weight_map(y, sample_weight)
         problems = [
             Problem(
                 X,
@@ -536,6 +544,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 zip(targets, self._positive_classes(), strict=True)
             )
         ]
+        self._check_params()
         for problem in problems:
             self._check_scales(problem)
             self._check_problem(problem)
@@ -676,7 +685,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             and not stopped
         ):
             returned = "" if duality_gap == gap else f"; returned pair {duality_gap:.3g}"
-            which = "" if len(self.classes_) == 2 else f" (class {problem.positive_class!r})"
+            which = "" if len(self.classes_) == 2 else f" (class {problem.positive_class})"
             warnings.warn(
                 f"{type(self).__name__} did not converge{which}: duality gap {gap:.3g} > "
                 f"tol={tol:g} after max_epochs={problem.epochs} (last iterate{returned}). "

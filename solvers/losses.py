@@ -142,7 +142,9 @@ class Loss(NamedTuple):
         if sample_weight is None:
             return np.full(n_samples, self.upper)
         c = np.asarray(sample_weight, dtype=np.float64)
-        return np.where(c > 0.0, c * self.upper, 0.0)
+        out = np.zeros_like(c)
+        out[c > 0.0] = c[c > 0.0] * self.upper  # 0 · inf is not computed
+        return out
 
 
 #: The losses by name: ``LOSSES[name](gamma)`` is the :class:`Loss` (``gamma`` is read by the
@@ -245,13 +247,16 @@ def upper_bound(loss, c):
 def coordinate_step(loss, a, g, h, c):
     r"""The exact minimiser of :math:`-nD` along :math:`a` over :math:`[0, cU]`, given its
     gradient ``g`` and curvature ``h`` at ``a`` (:math:`h = 0`: a linear direction, whose
-    minimum over the box is its upper end)."""
+    minimum over the box is the end its slope points to)."""
     if c == 0.0:
         return 0.0
     top = upper_bound(loss, c)
     if h > 0.0:
         return min(top, max(0.0, a - g / h))
-    return top
+    # linear along a (a zero row of the hinge, where g = -1): the end its slope points to
+    if g < 0.0:
+        return top
+    return 0.0 if g > 0.0 else a
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")

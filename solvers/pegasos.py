@@ -721,8 +721,10 @@ class PegasosClassifier(BaseLinearSVM):
         # any k > 1 calls the batch kernel; 3 also exercises a smaller last batch of 8
         return {"avg_start": None, "batch_size": min(self.batch_size, 3)}
 
-    def _check_problem(self, problem: Problem) -> None:
+    def _check_params(self) -> None:
         resolve_sampling("PegasosClassifier", self.sampling, warn=True)
+
+    def _check_problem(self, problem: Problem) -> None:
         if self.batch_size > problem.n_samples:
             raise ValueError(f"batch_size={self.batch_size} exceeds n_samples={problem.n_samples}")
 

@@ -741,7 +741,8 @@ class SDCAClassifier(BaseLinearSVM):
         problem of a one-vs-rest fit starts from it).
     class_weight : dict, "balanced" or None, default=None
         scikit-learn's meaning: class ``c``'s samples weigh ``class_weight[c]`` (``"balanced"``:
-        ``n_samples / (n_classes * count(c))``), times ``sample_weight``. In one-vs-rest the
+        ``n_samples / (n_classes * count(c))``, counts weighted by ``sample_weight``), times
+        ``sample_weight``. In one-vs-rest the
         positive class of each problem gets its weight and the rest 1, as in ``LinearSVC``.
     warm_start : bool, default=False
         Start the next ``fit`` from this fit's dual point (same samples, same classes):
@@ -847,8 +848,10 @@ class SDCAClassifier(BaseLinearSVM):
     def _kernel_key(self) -> tuple:
         return (bool(self.sgd_init), bool(self.shrinking))
 
-    def _check_problem(self, problem: Problem) -> None:
+    def _check_params(self) -> None:
         resolve_sampling("SDCAClassifier", self.sampling, warn=True)
+
+    def _check_problem(self, problem: Problem) -> None:
         if self.shrinking and self.average is not False:
             raise ValueError(
                 f"shrinking=True needs average=False (got average={self.average!r}): the "

@@ -436,7 +436,6 @@ def test_bad_parameters_raise_a_clear_error(small, params, match):
     [
         ([[np.nan, 1.0], [1.0, 2.0]], [0, 1], "NaN"),
         ([[1.0, 1.0], [1.0, 2.0]], [1, 1], "only one class"),
-        ([[1.0], [2.0], [3.0]], [0, 1, 2], "Only binary classification"),
     ],
 )
 def test_bad_data_raises_a_clear_error(X, y, match):

@@ -403,7 +403,6 @@ def test_golden_index_sequence_for_seed_0(record_fit):
         ([[np.nan, 1.0], [1.0, 2.0]], [0, 1], "NaN"),
         ([[np.inf, 1.0], [1.0, 2.0]], [0, 1], "infinity"),
         ([[1.0, 1.0], [1.0, 2.0]], [1, 1], "only one class"),
-        ([[1.0], [2.0], [3.0]], [0, 1, 2], "Only binary classification"),
         (np.empty((0, 2)), [], "0 sample"),
         ([[1.0, 2.0], [3.0, 4.0]], [0, 1, 1], "inconsistent numbers of samples"),
         ([[1.0], [2.0]], [0.5, 1.5], "Unknown label type"),

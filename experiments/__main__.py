@@ -131,7 +131,35 @@ def main(argv: list[str] | None = None) -> int:
         help="held-out fraction, stratified, in [0, 1) (default 0.25; 0: no test set)",
     )
     cmp.add_argument("--quiet", action="store_true", help="no progress bar")
+    feat = sub.add_parser(
+        "features",
+        help="beyond: the warm lambda path (blood) and class weights (skin), certified",
+        description="Build reports/beyond_features_{path,skin}.parquet (skips current ones).",
+    )
+    feat.add_argument("--only", choices=("path", "skin"), default=None)
+    feat.add_argument("--seeds", type=positive_int, default=5, help="skin: runs per configuration")
+    feat.add_argument("--repeats", type=positive_int, default=3, help="path: repeats of each path")
     args = parser.parse_args(argv)
+    if args.command == "features":
+        from . import features
+
+        parts = {"path": (features.PATH_REPORT,), "skin": (features.SKIN_REPORT,)}.get(
+            args.only, (features.PATH_REPORT, features.SKIN_REPORT)
+        )
+        if features.PATH_REPORT in parts and not data.available("blood-cells"):
+            print("features: blood-cell images missing: no lambda path", file=sys.stderr)
+            parts = tuple(p for p in parts if p != features.PATH_REPORT)
+        if features.SKIN_REPORT in parts and not data.available("skin"):
+            print("features: skin missing: no class-weight comparison", file=sys.stderr)
+            parts = tuple(p for p in parts if p != features.SKIN_REPORT)
+        for path in features.ensure(
+            parts,
+            seeds=args.seeds,
+            repeats=args.repeats,
+            log=lambda m: print(m, file=sys.stderr),
+        ):
+            print(path)
+        return 0
     if args.command == "compare":
         return _compare(args)
     if args.command == "run" and args.backend == "dask" and not args.scheduler:

@@ -34,10 +34,12 @@ class PathPoint:
     coef : ndarray of shape (n_features,) or (n_classes, n_features)
     intercept : ndarray of shape (1,) or (n_classes,)
     dual_coef : ndarray of shape (n_samples,) or (n_classes, n_samples)
+    primal, dual : float or ndarray of shape (n_classes,)
+        :math:`P` and :math:`D` of the returned pair, from
+        :func:`solvers.objectives.certificate` (compensated, apart from the solver):
+        ``dual <= P* <= primal`` (one per class in one-vs-rest).
     rel_gap : float
-        :math:`(P - D)/P` of the returned pair, from
-        :func:`solvers.objectives.certificate` (compensated, apart from the solver); the
-        largest over the classes in one-vs-rest.
+        :math:`(P - D)/P`, the largest over the classes in one-vs-rest.
     reached : bool
         ``rel_gap <= rel_gap`` target.
     n_epochs : int
@@ -53,6 +55,8 @@ class PathPoint:
     coef: np.ndarray
     intercept: np.ndarray
     dual_coef: np.ndarray
+    primal: float | np.ndarray
+    dual: float | np.ndarray
     rel_gap: float
     reached: bool
     n_epochs: int
@@ -111,8 +115,14 @@ def lambda_path(
             warnings.simplefilter("ignore", ConvergenceWarning)
             est.fit(X, y, sample_weight=sample_weight)
         cpu = time.process_time() - start
-        gaps = _relative_gaps(est, X, y, sample_weight, bias)
+        certs = _certificates(est, X, y, sample_weight, bias)
+        gaps = np.array([c["rel_gap"] for c in certs])
         reached = bool(np.all(gaps <= rel_gap))
+
+        def one(key, certs=certs):
+            values = np.array([c[key] for c in certs])
+            return float(values[0]) if len(values) == 1 else values
+
         if not reached:
             missed.append(f"lmbd={lmbd:g} ({gaps.max():.2e})")
         times = est.epoch_times_ if isinstance(est.epoch_times_, list) else [est.epoch_times_]
@@ -122,6 +132,8 @@ def lambda_path(
                 coef=est.coef_.copy(),
                 intercept=est.intercept_.copy(),
                 dual_coef=est.dual_coef_.copy(),
+                primal=one("primal"),
+                dual=one("dual"),
                 rel_gap=float(gaps.max()),
                 reached=reached,
                 n_epochs=int(est.n_iter_),
@@ -139,8 +151,8 @@ def lambda_path(
     return points
 
 
-def _relative_gaps(est, X, y, sample_weight, bias: float) -> np.ndarray:
-    """The certified relative gap of each binary problem of a fitted estimator."""
+def _certificates(est, X, y, sample_weight, bias: float) -> list[dict]:
+    """The certificate of each binary problem of a fitted estimator."""
     y = np.asarray(y)
     positives = [est.classes_[1]] if len(est.classes_) == 2 else list(est.classes_)
     duals = est.dual_coef_.reshape(len(positives), -1)
@@ -152,5 +164,5 @@ def _relative_gaps(est, X, y, sample_weight, bias: float) -> np.ndarray:
         cert = objectives.certificate(
             X, y_pm, w, duals[k], est.lmbd, est.loss_function, bias, weights
         )
-        out.append(cert["rel_gap"])
-    return np.array(out)
+        out.append(cert)
+    return out

@@ -181,7 +181,10 @@ def execute(plan: Plan, console: Console) -> list[Path]:
     frames = []
     for exp in plan.experiments:
         frames.append(runner.run_experiment(exp, n_jobs=1, progress=not console.quiet, root=out))
-    frame = pd.concat(frames, ignore_index=True)
+    # the problem solved, in every row: the scaling, and the intercept's bias multiplier
+    frame = pd.concat(frames, ignore_index=True).assign(
+        scale=plan.problem.scale, bias_multiplier=plan.problem.bias
+    )
     report = out / REPORT
     reports.atomic_write_parquet(frame, report)
     opt = pd.DataFrame.from_records(records)

@@ -26,7 +26,7 @@ from figures import common as fc
 FILES = {
     "SUMMARY.md": "this summary",
     "compare.parquet": "every run's every epoch at every λ, long format (one row per run and "
-    "epoch: objective, duality gap, errors, CPU time)",
+    "epoch: objective, duality gap, errors, CPU time; the scaling and bias multiplier used)",
     "compare_lmbd<λ>.parquet, .json": "the same per λ, with a sidecar (versions, machine, timing)",
     "<figure>_lmbd<λ>.png, .pdf": "the figures listed above",
     "optima/": "the exact engine's record of P* per λ (bounds, gap, method, CPU s, errors)",
@@ -68,71 +68,96 @@ def _record(opt: pd.DataFrame, lmbd: float) -> dict:
 
 
 # ------------------------------------------------------------------------------- figures
+#: The figures of each λ, in order: stem -> what it shows.
+FIGURES = {
+    "loss_error": "training loss and test error",
+    "objective": "primal objective",
+    "suboptimality": "suboptimality",
+    "duality_gap": "duality gap",
+}
+
+
+def not_drawn(frame: pd.DataFrame, panels) -> str:
+    """Why a figure of these panels would be empty ("" when it would not): a log-scale panel
+    needs a positive value, a linear one any value."""
+    for p in panels:
+        values = frame[p.value]
+        if p.log and not (values > 0).any():
+            return f"every value of {p.value} is 0 or below, nothing to draw on a log scale"
+        if not values.notna().any():
+            return f"no value of {p.value}"
+    return ""
+
+
 def figures(frame: pd.DataFrame, opt: pd.DataFrame, out: Path, problem: str = "") -> list[Path]:
     """Per λ: loss and error, objective, suboptimality bound and (dual solvers) duality gap,
-    as PNG and PDF; one colour-blind-safe colour and line style per solver."""
+    as PNG and PDF; one colour-blind-safe colour and line style per solver. A figure that
+    would have an empty panel is not drawn (:func:`omitted` says why)."""
     paths: list[Path] = []
-    framed = fc.with_suboptimality(frame, opt)
     styles = plots.distinct_styles(fc.config_order(frame))
-    kw = {"styles": styles}
-    for lmbd, sub in framed.groupby("lmbd", sort=True):
-        stem = f"lmbd{lmbd:.6g}"
-        rec = _record(opt, lmbd)
-        has_test = bool(sub["test_error"].notna().any())
-        error = "test" if has_test else "training"
-        panels = (
-            plots.Panel("primal", "time", "training loss P(w) (hinge + λ/2‖w̃‖²), log scale",
-                        "(a) training loss vs CPU time"),
-            plots.Panel("test_error" if has_test else "train_error", "epoch",
-                        f"{error} error (fraction misclassified)",
-                        f"(b) {error} error vs epochs", log=False),
-        )  # fmt: skip
-        note = problem + ("" if has_test else " No test set (--test-size 0): training error.")
-        title = fc.suptitle_for(sub, f"Training loss and {error} error")
-        fig = plots.curve_figure(sub, panels, title, note.strip(), **kw)
-        paths += plots.save_figure(fig, out, f"loss_error_{stem}")
-
-        fig = plots.curve_figure(
-            sub, "objective", fc.suptitle_for(sub, "Primal objective"),
-            f"{problem} {ASDCA_NOTE}".strip(), **kw,
-        )  # fmt: skip
-        paths += plots.save_figure(fig, out, f"objective_{stem}")
-
-        if rec["certified"]:
-            ylabel = "P(w) − P* (upper bound: P(w) − D, D ≤ P*), log scale"
-            what = "Suboptimality P(w) − P*"
-            note = (
-                f"{optimum_sentence(rec)}. The curves are P(w) − D with D ≤ P* the optimum's "
-                "dual value: upper bounds of P(w) − P*, within the gap of it."
-            )
-        else:
-            ylabel = "P(w) − D: an upper bound of P(w) − P*, log scale"
-            what = "Upper bound of the suboptimality, P(w) − D (P* not certified)"
-            note = (
-                f"P* {optimum_sentence(rec)}. The curves are P(w) − D, upper bounds of "
-                "P(w) − P* against the best dual value D the exact engine found; the true "
-                "suboptimality may be smaller by up to the gap."
-            )
-        fig = plots.curve_figure(
-            sub, plots.vs_epochs_and_time("suboptimality", ylabel), fc.suptitle_for(sub, what),
-            f"{note} {problem}".strip(), **kw,
-        )  # fmt: skip
-        paths += plots.save_figure(fig, out, f"suboptimality_{stem}")
-
-        duals = sub[sub["solver"] != "pegasos"]  # Pegasos keeps no dual point
-        if len(duals):
-            fig = plots.curve_figure(
-                duals,
-                plots.vs_epochs_and_time(
-                    "gap", "duality gap P(w) − D(α) of the problem solved, log scale"
-                ),
-                fc.suptitle_for(duals, "Duality gap"),
-                "ASDCA: gap of the smoothed problem it solves. Pegasos keeps no dual point. "
-                + problem,
-                **kw,
-            )
-            paths += plots.save_figure(fig, out, f"duality_gap_{stem}")
+    for lmbd, sub in fc.with_suboptimality(frame, opt).groupby("lmbd", sort=True):
+        for kind, (data, panels, title, note) in _specs(sub, _record(opt, lmbd), problem).items():
+            if data is None or not_drawn(data, panels):
+                continue
+            fig = plots.curve_figure(data, panels, title, note, styles=styles)
+            paths += plots.save_figure(fig, out, f"{kind}_lmbd{lmbd:.6g}")
     return paths
+
+
+def omitted(sub: pd.DataFrame, rec: dict) -> dict[str, str]:
+    """The figures of one λ that are not drawn, and why."""
+    out = {}
+    for kind, (data, panels, _, _) in _specs(sub, rec, "").items():
+        why = "Pegasos keeps no dual point" if data is None else not_drawn(data, panels)
+        if why:
+            out[kind] = why
+    return out
+
+
+def _specs(sub: pd.DataFrame, rec: dict, problem: str) -> dict:
+    """kind -> (rows, panels, title, caption) of the figures of one λ (rows None: no
+    solver to draw)."""
+    has_test = bool(sub["test_error"].notna().any())
+    error = "test" if has_test else "training"
+    loss_error = (
+        plots.Panel("primal", "time", "training loss P(w) (hinge + λ/2‖w̃‖²), log scale",
+                    "(a) training loss vs CPU time"),
+        plots.Panel("test_error" if has_test else "train_error", "epoch",
+                    f"{error} error (fraction misclassified)", f"(b) {error} error vs epochs",
+                    log=False),
+    )  # fmt: skip
+    no_test = "" if has_test else " No test set (--test-size 0): training error."
+    if rec["certified"]:
+        ylabel = "P(w) − P* (upper bound: P(w) − D, D ≤ P*), log scale"
+        what = "Suboptimality P(w) − P*"
+        about = (
+            f"{optimum_sentence(rec)}. The curves are P(w) − D with D ≤ P* the optimum's dual "
+            "value: upper bounds of P(w) − P*, within the gap of it."
+        )
+    else:
+        ylabel = "P(w) − D: an upper bound of P(w) − P*, log scale"
+        what = "Upper bound of the suboptimality, P(w) − D (P* not certified)"
+        about = (
+            f"P* {optimum_sentence(rec)}. The curves are P(w) − D, upper bounds of P(w) − P* "
+            "against the best dual value D the exact engine found; the true suboptimality may "
+            "be smaller by up to the gap."
+        )
+    duals = sub[sub["solver"] != "pegasos"]  # Pegasos keeps no dual point
+    gap = plots.vs_epochs_and_time(
+        "gap", "duality gap P(w) − D(α) of the problem solved, log scale"
+    )
+    return {
+        "loss_error": (sub, loss_error, fc.suptitle_for(sub, f"Training loss and {error} error"),
+                       f"{problem}{no_test}".strip()),
+        "objective": (sub, plots.LAYOUTS["objective"], fc.suptitle_for(sub, "Primal objective"),
+                      f"{problem} {ASDCA_NOTE}".strip()),
+        "suboptimality": (sub, plots.vs_epochs_and_time("suboptimality", ylabel),
+                          fc.suptitle_for(sub, what), f"{about} {problem}".strip()),
+        "duality_gap": (duals if len(duals) else None, gap,
+                        fc.suptitle_for(duals if len(duals) else sub, "Duality gap"),
+                        "ASDCA: gap of the smoothed problem it solves. Pegasos keeps no dual "
+                        f"point. {problem}".strip()),
+    }  # fmt: skip
 
 
 # ------------------------------------------------------------------------------- summary
@@ -246,7 +271,10 @@ def summary(frame: pd.DataFrame, opt: pd.DataFrame, plan, pngs: list[Path]) -> s
         lines += ["", "### Claims", "", *claims_section(s.out, name, set(configs)), ""]
         lines += ["### At the last epoch (means over seeds)", "", *values_table(sub, rec), ""]
         shown = [p.name for p in pngs if p.stem.endswith(stem)]
-        lines += ["Figures: " + ", ".join(f"[{n}]({n})" for n in shown) + ".", ""]
+        if shown:
+            lines.append("Figures: " + ", ".join(f"[{n}]({n})" for n in shown) + ".")
+        lines += [f"Not drawn: {FIGURES[k]} ({why})." for k, why in omitted(sub, rec).items()]
+        lines.append("")
     lines += [
         "## How to read the verdicts",
         "",

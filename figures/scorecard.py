@@ -478,7 +478,7 @@ def _sentence(clause: str) -> str:
 
 
 def _p_star(v) -> str:
-    return f"P* = {v.d:.4g}" if v.sure else f"P* ≥ {v.d:.4g} (not certified)"
+    return f"P* = {v.d:.4g}" if v.sure else f"P* ≥ {v.d:.4g}, not certified"
 
 
 def _level_or_not(v, a: str, b: str, what: str, other: str) -> str:

@@ -106,6 +106,7 @@ def test_end_to_end_and_resume(svmlight_file, tmp_path, capsys):
     assert set(report["epoch"]) == {0, 1, 2, 3}  # every epoch stored
     assert report.groupby(["lmbd", "config"])["seed_index"].nunique().eq(2).all()
     assert (report["param_bias_multiplier"] == "1.0").all()  # the intercept, in every run
+    assert (report["bias_multiplier"] == 1.0).all() and (report["scale"] == "maxabs").all()
     for stem in ("loss_error", "objective", "suboptimality", "duality_gap"):
         for lmbd in ("0.05", "0.01"):
             for ext in ("png", "pdf"):
@@ -441,9 +442,23 @@ def test_one_solver_no_test_set_one_seed(svmlight_file, tmp_path, capsys, figure
     assert "no test set" in text
     stems = set(figures_seen)
     assert not any(s.startswith("duality_gap") for s in stems)  # Pegasos keeps no dual
+    assert "Not drawn: duality gap (Pegasos keeps no dual point)." in text
     loss = next(v for s, v in figures_seen.items() if s.startswith("loss_error"))
     assert loss["panels"][1] == "(b) training error vs epochs"  # not an empty test panel
     assert "mean over 1 run (seeds)" in loss["text"] and "1 runs" not in loss["text"]
+
+
+def test_a_figure_with_nothing_to_draw_is_left_out_and_said(tmp_path, capsys, figures_seen):
+    """λ = 1e200: w = 0 is optimal and every run sits on it; the suboptimality is 0 (nothing
+    on a log scale): that figure is not drawn, and the summary says why."""
+    path = compare_files.wine_csv(tmp_path, index=False)
+    out = tmp_path / "out"
+    code, _, stderr = run(capsys, path, "--out", out, "--lmbd", "1e200", "--seeds", 1)
+    assert code == 0, stderr
+    assert not any(s.startswith("suboptimality") for s in figures_seen)
+    assert "loss_error_lmbd1e+200" in figures_seen
+    text = (out / "SUMMARY.md").read_text()
+    assert "Not drawn: suboptimality (every value of suboptimality is 0 or below" in text
 
 
 def test_every_solver_has_its_own_colour_and_line_style(svmlight_file, tmp_path, capsys,

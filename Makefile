@@ -35,8 +35,11 @@ test: lint  ## lint, then run the whole test suite (fails on zero tests collecte
 data: $(STAMP)  ## copy (DATA_MIRROR) or download every dataset into data/raw, checksummed
 	$(PY) -m data fetch all
 
-bench: $(STAMP)  ## CPU cost of one epoch of each solver vs the one-pass memory bound
+bench: $(STAMP)  ## epoch cost vs the one-pass memory bound; the warm lambda path vs cold fits
 	$(PY) benchmarks/epoch_cost.py
+	@if $(PY) -c 'import data, sys; sys.exit(not data.available("blood-cells"))'; then \
+	  $(MAKE) --no-print-directory prepare && $(PY) benchmarks/lambda_path.py; \
+	else echo "blood-cell images missing: no lambda-path benchmark (python -m data fetch blood-cells)"; fi
 
 BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_ARGS ?=

@@ -39,9 +39,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown experiment(s) {unknown}; `python -m experiments list`")
     todo = {}
     for name in names:
-        for dataset, options, lmbd in optima.needed(CATALOGUE[name]):
-            key = (datasets.dataset_key(dataset, options), lmbd)
-            todo.setdefault(key, (dataset, options, lmbd))
+        for dataset, options, lmbd, bias in optima.needed(CATALOGUE[name]):
+            key = (datasets.dataset_key(dataset, options), lmbd, bias)
+            todo.setdefault(key, (dataset, options, lmbd, bias))
     shapes = {k: datasets.load(t[0], t[1]).X_train.shape for k, t in todo.items()}
     datasets.load.cache_clear()
     order = sorted(todo, key=lambda k: -shapes[k][0] * shapes[k][1])

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from tqdm.auto import tqdm
+from tqdm import tqdm  # not tqdm.auto: it warns in a Jupyter kernel without ipywidgets
 
 from .errors import ChecksumError, DataError, DataMissingError, FetchError, ManualDownloadRequired
 from .paths import CHECKSUM_DIR, atomic_path, atomic_write_text, mirror_root, raw_root

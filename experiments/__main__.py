@@ -1,4 +1,5 @@
-"""Command line: ``python -m experiments {list,run,optima,compare} ...``."""
+"""Command line: ``python -m experiments {list,run,optima} ...`` (your own data: ``python -m
+compare``)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,9 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
 import data
-from cmdline import fraction, positive_float, positive_int
+from cmdline import positive_int
 
 from . import optima
 from .catalogue import CATALOGUE
@@ -30,34 +30,6 @@ def _missing_data(name: str) -> str | None:
     """The raw folder experiment ``name`` still needs, or None when its dataset is available."""
     dataset = CATALOGUE[name].dataset
     return None if data.available(dataset) else data.registry.folder(dataset)
-
-
-def _compare_choices():
-    from .compare import SOLVER_CHOICES
-
-    return SOLVER_CHOICES
-
-
-def _compare(args) -> int:
-    from .compare import BadInputError, compare
-
-    try:
-        paths = compare(
-            args.file,
-            args.out,
-            lmbds=args.lmbd,
-            seeds=args.seeds,
-            epochs=args.max_epochs,
-            solver_names=list(dict.fromkeys(args.solvers)),
-            test_size=args.test_size,
-            progress=not args.quiet,
-        )
-    except BadInputError as exc:
-        print(f"compare: {exc}", file=sys.stderr)
-        return 2
-    for path in paths:
-        print(path)
-    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,40 +72,43 @@ def main(argv: list[str] | None = None) -> int:
         help="skip experiments whose dataset is missing instead of failing",
     )
     run.add_argument("--quiet", action="store_true", help="no progress bar")
-    cmp = sub.add_parser(
-        "compare",
-        help="the studies' comparison on your own data file (svmlight/libsvm, .npz or CSV)",
-        description=(
-            "Run the studies' main solvers on FILE (seeded runs, every epoch stored, resumable) "
-            "and write the report, the standard figures and SUMMARY.md to DIR."
-        ),
+    feat = sub.add_parser(
+        "features",
+        help="beyond: the warm lambda path (blood) and class weights (skin), certified",
+        description="Build reports/beyond_features_{path,skin}.parquet (skips current ones).",
     )
-    cmp.add_argument("file", type=Path, help="svmlight/libsvm file, .npz (X, y) or .csv")
-    cmp.add_argument("--out", type=Path, required=True, help="output folder")
-    cmp.add_argument(
-        "--lmbd", type=positive_float, nargs="+", default=None, help="λ values (default: 1/n)"
-    )
-    cmp.add_argument("--seeds", type=positive_int, default=5, help="runs per solver (default 5)")
-    cmp.add_argument(
-        "--max-epochs", type=positive_int, default=20, help="epochs per run (default 20)"
-    )
-    cmp.add_argument(
-        "--solvers",
-        nargs="+",
-        choices=list(_compare_choices()),
-        default=list(_compare_choices()),
-        help="solvers to compare (default: all of them, the studies' main variants)",
-    )
-    cmp.add_argument(
-        "--test-size",
-        type=fraction,
-        default=0.25,
-        help="held-out fraction, stratified, in [0, 1) (default 0.25; 0: no test set)",
-    )
-    cmp.add_argument("--quiet", action="store_true", help="no progress bar")
+    feat.add_argument("--only", choices=("path", "skin"), default=None)
+    feat.add_argument("--seeds", type=positive_int, default=5, help="skin: runs per configuration")
+    feat.add_argument("--repeats", type=positive_int, default=3, help="path: repeats of each path")
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["compare"]:  # moved up a floor: an application above experiments
+        print(
+            "`python -m experiments compare` is now `python -m compare FILE --out DIR`",
+            file=sys.stderr,
+        )
+        return 2
     args = parser.parse_args(argv)
-    if args.command == "compare":
-        return _compare(args)
+    if args.command == "features":
+        from . import features
+
+        parts = {"path": (features.PATH_REPORT,), "skin": (features.SKIN_REPORT,)}.get(
+            args.only, (features.PATH_REPORT, features.SKIN_REPORT)
+        )
+        if features.PATH_REPORT in parts and not data.available("blood-cells"):
+            print("features: blood-cell images missing: no lambda path", file=sys.stderr)
+            parts = tuple(p for p in parts if p != features.PATH_REPORT)
+        if features.SKIN_REPORT in parts and not data.available("skin"):
+            print("features: skin missing: no class-weight comparison", file=sys.stderr)
+            parts = tuple(p for p in parts if p != features.SKIN_REPORT)
+        for path in features.ensure(
+            parts,
+            seeds=args.seeds,
+            repeats=args.repeats,
+            log=lambda m: print(m, file=sys.stderr),
+        ):
+            print(path)
+        return 0
     if args.command == "run" and args.backend == "dask" and not args.scheduler:
         run.error("--backend dask needs --scheduler ADDRESS (e.g. tcp://host:8786)")
 

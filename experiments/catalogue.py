@@ -173,15 +173,22 @@ def _blood_lambda(pca: int | None, epochs: int, seeds: int) -> Experiment:
     )
 
 
+#: The studies' main variants, by the short names of ``python -m compare --solvers``: the
+#: one list of them (the sparse experiment runs them on CSR; ``compare`` on a user's file).
+MAIN_VARIANTS: dict[str, Config] = {
+    "sdca-perm": Config("SDCA-Perm", "sdca", _sdca("permutation"), ("sdca", "algorithms")),
+    "sdca-sgd": Config(
+        "SDCA-Perm + SGD init", "sdca", _sdca("permutation", sgd_init=True), ("sdca",)
+    ),
+    "pegasos": Config("Pegasos", "pegasos", _pegasos(1, False), ("pegasos", "algorithms")),
+    "pegasos-batch": Config("Mini-batch Pegasos k=8", "pegasos", _pegasos(8, False), ("pegasos",)),
+    "asdca": Config("ASDCA paper θ", "asdca", _asdca(8, None), ("asdca", "algorithms")),
+}
+
+
 def _sparse_configs() -> tuple[Config, ...]:
-    """The studies' main variants (those of ``python -m experiments compare``), on CSR."""
-    return (
-        Config("SDCA-Perm", "sdca", _sdca("permutation"), ("sdca", "algorithms")),
-        Config("SDCA-Perm + SGD init", "sdca", _sdca("permutation", sgd_init=True), ("sdca",)),
-        Config("Pegasos", "pegasos", _pegasos(1, False), ("pegasos", "algorithms")),
-        Config("Mini-batch Pegasos k=8", "pegasos", _pegasos(8, False), ("pegasos",)),
-        Config("ASDCA paper θ", "asdca", _asdca(8, None), ("asdca", "algorithms")),
-    )
+    """The studies' main variants (:data:`MAIN_VARIANTS`), on CSR."""
+    return tuple(MAIN_VARIANTS.values())
 
 
 def _shrinking_configs() -> tuple[Config, ...]:

@@ -6,10 +6,14 @@ with a projected-Newton finish; its docstring says why) to a relative duality ga
 (P − D)/|P| ≤ 1e-10 under a 60 s CPU budget, and stored with its certificate, computed
 apart from the solver: ``dual <= P* <= primal``, ``gap``, ``rel_gap``, ``certified``,
 ``cpu_seconds`` and ``method``. Should a budget end a solve, the record says
-``certified: false`` and figures read nothing below its ``gap``.
+``certified: false`` and figures read nothing below its ``gap``; a later call with a larger
+budget recomputes it.
 
-A record is keyed by (dataset, loader options, λ, code digest), like the runs: a change to
-the solvers, loaders or metrics recomputes it, and the record it replaces is removed.
+A record is keyed by (dataset, loader options, λ, bias multiplier, code digest), like the
+runs: a change to the solvers, loaders or metrics recomputes it, and the record it replaces
+is removed. The bias multiplier B is the configurations' ``bias_multiplier`` (0 unless they
+set it): the optimum is that of the problem the runs solve. Records live under the reports
+folder ``root`` (None: :func:`experiments.reports.reports_dir`'s default).
 """
 
 from __future__ import annotations
@@ -31,19 +35,22 @@ TARGET_REL_GAP = 1e-10
 BUDGET_SECONDS = 60.0
 
 
-def optimum_path(dataset: str, options: dict, lmbd: float):
+def optimum_path(dataset: str, options: dict, lmbd: float, bias: float = 0.0, root=None):
     key = datasets.dataset_key(dataset, options)
-    return reports.reports_dir() / "optima" / f"{key}_lmbd{lmbd:.6g}_{code_digest()}.json"
+    stem = f"{key}_lmbd{lmbd:.6g}" + (f"_bias{bias:g}" if bias else "")
+    return reports.reports_dir(root) / "optima" / f"{stem}_{code_digest()}.json"
 
 
 def certify(
     dataset: str,
     options: dict,
     lmbd: float,
+    bias: float = 0.0,
     budget_seconds: float = BUDGET_SECONDS,
     tol: float = TARGET_REL_GAP,
 ) -> dict:
-    """Solve the hinge problem of (dataset, options, λ) exactly and return its record.
+    """Solve the hinge problem of (dataset, options, λ, bias multiplier) exactly and return
+    its record.
 
     Runs in a worker: one BLAS thread (the same data bits as the runs, and CPU seconds that
     mean one core). The dataset is dropped from the per-process cache on return, so a
@@ -55,14 +62,14 @@ def certify(
         with threadpool_limits(limits=1):
             ds = datasets.load(dataset, options)
             y = ds.y_train.astype(np.float64)  # once, outside the engine's clock
-            result = solve_exact(ds.X_train, y, lmbd, tol=tol, max_cpu=budget_seconds)
+            result = solve_exact(ds.X_train, y, lmbd, bias=bias, tol=tol, max_cpu=budget_seconds)
         title = ds.meta.get("title", dataset)
         a = y * result.dual_coef
         errors = {
-            "train_error": objectives.error_rate(ds.X_train, y, result.w),
+            "train_error": objectives.error_rate(ds.X_train, y, result.w, bias),
             "test_error": None
             if ds.X_test is None
-            else objectives.error_rate(ds.X_test, ds.y_test, result.w),
+            else objectives.error_rate(ds.X_test, ds.y_test, result.w, bias),
         }
     finally:
         datasets.load.cache_clear()
@@ -72,6 +79,7 @@ def certify(
         "dataset_options": options,
         "dataset_title": title,
         "lmbd": lmbd,
+        "bias": bias,
         "primal": result.primal,
         "dual": result.dual,
         "gap": result.gap,
@@ -94,35 +102,58 @@ def certify(
     }
 
 
-def needed(exp: Experiment) -> list[tuple[str, dict, float]]:
-    """The (dataset, options, λ) triples the experiment's figures need an optimum for."""
+def needed(exp: Experiment) -> list[tuple[str, dict, float, float]]:
+    """The (dataset, options, λ, bias multiplier) the experiment's figures need an optimum
+    for."""
     ds = datasets.load(exp.dataset, exp.dataset_options)
-    lmbds = sorted({datasets.resolve_lmbd(exp.config_lmbd(c), ds.n_train) for c in exp.configs})
-    return [(exp.dataset, dict(exp.dataset_options), lmbd) for lmbd in lmbds]
+    problems = {
+        (
+            datasets.resolve_lmbd(exp.config_lmbd(c), ds.n_train),
+            float(c.params.get("bias_multiplier", 0.0)),
+        )
+        for c in exp.configs
+    }
+    options = dict(exp.dataset_options)
+    return [(exp.dataset, options, lmbd, bias) for lmbd, bias in sorted(problems)]
 
 
 def _store(result: dict, path) -> None:
     reports.atomic_write_text(json.dumps(result, indent=2) + "\n", path)
-    # one record per (dataset, options, λ): drop those of other code versions
+    # one record per (dataset, options, λ, bias): drop those of other code versions
     stem = path.name.rsplit("_", 1)[0]
     for old in path.parent.glob(f"{stem}_*.json"):
         if old != path and old.name.rsplit("_", 1)[0] == stem:
             old.unlink(missing_ok=True)
 
 
-def ensure_all(experiments: list[Experiment], n_jobs: int = 1) -> int:
+def _is_done(path, budget_seconds: float) -> bool:
+    """A stored record that stands: certified, or not certified under a budget at least as
+    large as ``budget_seconds`` (a larger budget recomputes it)."""
+    if not path.exists():
+        return False
+    record = json.loads(path.read_text())
+    return bool(record.get("certified")) or record.get("budget_seconds", 0.0) >= budget_seconds
+
+
+def ensure_all(
+    experiments: list[Experiment],
+    n_jobs: int = 1,
+    root=None,
+    budget_seconds: float = BUDGET_SECONDS,
+) -> int:
     """Certify, in one pool, every missing optimum the experiments need; returns how many.
 
     Largest problems (n × d) first, so that the long certifications start early and the
     short ones fill the remaining workers. Workers only compute; this process writes each
-    record atomically as it arrives (a kill loses only the optima in flight, and none is
-    written twice or half).
+    record atomically under the reports folder ``root`` as it arrives (a kill loses only
+    the optima in flight, and none is written twice or half). ``budget_seconds``: CPU
+    seconds per optimum.
     """
     todo: dict = {}
     for exp in experiments:
         for t in needed(exp):
-            path = optimum_path(*t)
-            if not path.exists():
+            path = optimum_path(*t, root=root)
+            if not _is_done(path, budget_seconds):
                 todo[path] = t
 
     def size(t) -> int:
@@ -133,22 +164,23 @@ def ensure_all(experiments: list[Experiment], n_jobs: int = 1) -> int:
     datasets.load.cache_clear()  # the workers load their own copies
     if n_jobs == 1 or len(order) <= 1:
         for path, t in order:
-            _store(certify(*t), path)
+            _store(certify(*t, budget_seconds=budget_seconds), path)
     else:
         from joblib import Parallel, delayed
 
         parallel = Parallel(n_jobs=min(n_jobs, len(order)), return_as="generator")
-        for (path, _), result in zip(
-            order, parallel(delayed(certify)(*t) for _, t in order), strict=True
-        ):
+        jobs = (delayed(certify)(*t, budget_seconds=budget_seconds) for _, t in order)
+        for (path, _), result in zip(order, parallel(jobs), strict=True):
             _store(result, path)
     return len(order)
 
 
-def ensure(exp: Experiment, n_jobs: int = 1) -> list[dict]:
-    """Compute (once) and return the certified optima of ``exp``."""
-    ensure_all([exp], n_jobs)
-    return [json.loads(optimum_path(*t).read_text()) for t in needed(exp)]
+def ensure(
+    exp: Experiment, n_jobs: int = 1, root=None, budget_seconds: float = BUDGET_SECONDS
+) -> list[dict]:
+    """Compute (once) and return the optima records of ``exp`` (see :func:`ensure_all`)."""
+    ensure_all([exp], n_jobs, root, budget_seconds)
+    return [json.loads(optimum_path(*t, root=root).read_text()) for t in needed(exp)]
 
 
 def load_all(root=None) -> list[dict]:

@@ -1,6 +1,8 @@
 """Where reports live and how they are written: atomically, one file per finished run.
 
-Layout under the reports directory (``$SVM_REPORTS_DIR`` or ``<repo>/reports``)::
+Layout under the reports directory (every function takes it as ``root``; None means
+``$SVM_REPORTS_DIR`` or ``<repo>/reports``: an application such as ``python -m compare``
+passes its own folder down, it never sets the variable)::
 
     <name>.parquet              every run's every epoch, long format (the report)
     <name>_coef.parquet         final coefficients of every run (experiments with store_coef)
@@ -76,16 +78,16 @@ def sidecar_path(name: str, root: Path | str | None = None) -> Path:
     return reports_dir(root) / f"{name}.json"
 
 
-def runs_dir(name: str) -> Path:
-    return reports_dir() / "runs" / name
+def runs_dir(name: str, root: Path | str | None = None) -> Path:
+    return reports_dir(root) / "runs" / name
 
 
-def run_path(name: str, key: str, seed_index: int) -> Path:
-    return runs_dir(name) / f"{key}-s{seed_index:04d}.parquet"
+def run_path(name: str, key: str, seed_index: int, root: Path | str | None = None) -> Path:
+    return runs_dir(name, root) / f"{key}-s{seed_index:04d}.parquet"
 
 
-def coef_run_path(name: str, key: str, seed_index: int) -> Path:
-    return runs_dir(name) / f"{key}-s{seed_index:04d}.coef.parquet"
+def coef_run_path(name: str, key: str, seed_index: int, root: Path | str | None = None) -> Path:
+    return runs_dir(name, root) / f"{key}-s{seed_index:04d}.coef.parquet"
 
 
 def atomic_write_parquet(frame: pd.DataFrame, path: Path) -> None:
@@ -277,7 +279,7 @@ def environment() -> dict:
     }
 
 
-def write_sidecar(name: str, info: dict) -> None:
+def write_sidecar(name: str, info: dict, root: Path | str | None = None) -> None:
     atomic_write_text(
-        json.dumps(info, indent=2, sort_keys=True, default=str) + "\n", sidecar_path(name)
+        json.dumps(info, indent=2, sort_keys=True, default=str) + "\n", sidecar_path(name, root)
     )

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 from threadpoolctl import threadpool_limits
-from tqdm.auto import tqdm
+from tqdm import tqdm  # not tqdm.auto: it warns in a Jupyter kernel without ipywidgets
 
 import solvers
 
@@ -165,59 +165,64 @@ def execute(
     yield from parallel(delayed(_indexed)(i, t) for i, t in enumerate(tasks))
 
 
-def _write_run(task: RunTask, result: RunResult) -> None:
+def _write_run(task: RunTask, result: RunResult, root=None) -> None:
     name = task.experiment.name
     if result.coef is not None:  # first: the run file is the completion marker
         reports.atomic_write_parquet(
-            result.coef, reports.coef_run_path(name, task.key, task.seed_index)
+            result.coef, reports.coef_run_path(name, task.key, task.seed_index, root)
         )
-    reports.atomic_write_parquet(result.rows, reports.run_path(name, task.key, task.seed_index))
+    reports.atomic_write_parquet(
+        result.rows, reports.run_path(name, task.key, task.seed_index, root)
+    )
 
 
-def _files(task: RunTask) -> list:
+def _files(task: RunTask, root=None) -> list:
     """The files of one finished run: its run file, and first its coefficients if stored."""
     name, key, r = task.experiment.name, task.key, task.seed_index
-    run = reports.run_path(name, key, r)
-    return [reports.coef_run_path(name, key, r), run] if task.experiment.store_coef else [run]
+    run = reports.run_path(name, key, r, root)
+    if task.experiment.store_coef:
+        return [reports.coef_run_path(name, key, r, root), run]
+    return [run]
 
 
-def _set_aside(task: RunTask, reason: str) -> None:
+def _set_aside(task: RunTask, reason: str, root=None) -> None:
     """Rename every existing file of ``task`` to ``*.damaged`` (with a warning naming it)."""
-    for path in _files(task):
+    for path in _files(task, root):
         if path.exists():
             reports.set_aside(path, reason)
 
 
-def _is_complete(task: RunTask) -> bool:
+def _is_complete(task: RunTask, root=None) -> bool:
     """Whether the run's files are all there and whole; a damaged one is set aside.
 
     The run file is the completion marker; a run file whose coefficient file is missing or
     damaged is incomplete too (both are set aside and the run is recomputed).
     """
-    files = _files(task)
+    files = _files(task, root)
     if not files[-1].exists():
         return False
     for path in files:
         problem = reports.parquet_problem(path)
         if problem:
-            _set_aside(task, f"{path.name}: {problem}")
+            _set_aside(task, f"{path.name}: {problem}", root)
             return False
     return True
 
 
-def plan(exp: Experiment) -> tuple[list[RunTask], list[RunTask]]:
-    """All runs of ``exp`` and those still missing on disk (damaged files are set aside)."""
+def plan(exp: Experiment, root=None) -> tuple[list[RunTask], list[RunTask]]:
+    """All runs of ``exp`` and those still missing on disk under the reports folder ``root``
+    (None: :func:`experiments.reports.reports_dir`'s default); damaged files are set aside."""
     keyed = [(cfg, exp.run_key(cfg)) for cfg in exp.configs]  # hashed once, here
     tasks = [RunTask(exp, cfg, r, key) for cfg, key in keyed for r in range(exp.seeds)]
-    missing = [t for t in tasks if not _is_complete(t)]
+    missing = [t for t in tasks if not _is_complete(t, root)]
     return tasks, missing
 
 
-def _content_check(tasks: list[RunTask]):
+def _content_check(tasks: list[RunTask], root=None):
     """``check(path, frame)`` for :func:`reports.consolidate`: the file holds its own run."""
     expected = {}
     for t in tasks:
-        for path in _files(t):
+        for path in _files(t, root):
             expected[path] = t
 
     def check(path, frame: pd.DataFrame) -> str | None:
@@ -237,10 +242,10 @@ def _content_check(tasks: list[RunTask]):
     return check
 
 
-def prune_stale_runs(exp: Experiment) -> int:
+def prune_stale_runs(exp: Experiment, root=None) -> int:
     """Delete run files of definitions that no longer exist (changed configs, epochs...)."""
     keys = {exp.run_key(cfg) for cfg in exp.configs}
-    directory = reports.runs_dir(exp.name)
+    directory = reports.runs_dir(exp.name, root)
     if not directory.exists():
         return 0
     stale = [f for f in directory.glob("*.parquet") if f.name.split("-s")[0] not in keys]
@@ -249,14 +254,14 @@ def prune_stale_runs(exp: Experiment) -> int:
     return len(stale)
 
 
-def _current_report(exp: Experiment, tasks: list[RunTask]) -> pd.DataFrame | None:
+def _current_report(exp: Experiment, tasks: list[RunTask], root=None) -> pd.DataFrame | None:
     """The stored report if it holds exactly the runs of the current definition, else None.
 
     A report (or coefficient table) that cannot be read is not current: it is rebuilt.
     """
-    paths = [reports.report_path(exp.name)]
+    paths = [reports.report_path(exp.name, root)]
     if exp.store_coef:
-        paths.append(reports.coef_path(exp.name))
+        paths.append(reports.coef_path(exp.name, root))
     if not all(p.exists() for p in paths):
         return None
     try:
@@ -275,7 +280,7 @@ def _current_report(exp: Experiment, tasks: list[RunTask]) -> pd.DataFrame | Non
     return report if set(map(tuple, stored.itertuples(index=False))) == expected else None
 
 
-def _execute_and_write(exp, tasks, missing, n_jobs, backend, scheduler, progress) -> None:
+def _execute_and_write(exp, tasks, missing, n_jobs, backend, scheduler, progress, root) -> None:
     """Run ``missing`` (a subset of ``tasks``) and write each run as it finishes."""
     bar = tqdm(
         total=len(tasks),
@@ -287,20 +292,20 @@ def _execute_and_write(exp, tasks, missing, n_jobs, backend, scheduler, progress
     )
     try:
         for i, result in execute(missing, n_jobs=n_jobs, backend=backend, scheduler=scheduler):
-            _write_run(missing[i], result)
+            _write_run(missing[i], result, root)
             bar.update(1)
     finally:
         bar.close()
 
 
-def _consolidate(exp: Experiment, tasks: list[RunTask], check) -> pd.DataFrame:
+def _consolidate(exp: Experiment, tasks: list[RunTask], check, root=None) -> pd.DataFrame:
     """Rebuild the report (and coefficient table) from the run files of ``tasks``."""
-    run_files = [reports.run_path(exp.name, t.key, t.seed_index) for t in tasks]
+    run_files = [reports.run_path(exp.name, t.key, t.seed_index, root) for t in tasks]
     if exp.store_coef:
-        coef_files = [reports.coef_run_path(exp.name, t.key, t.seed_index) for t in tasks]
-        reports.consolidate(coef_files, reports.coef_path(exp.name), check=check)
+        coef_files = [reports.coef_run_path(exp.name, t.key, t.seed_index, root) for t in tasks]
+        reports.consolidate(coef_files, reports.coef_path(exp.name, root), check=check)
     return reports.consolidate(
-        run_files, reports.report_path(exp.name), order=column_order, check=check
+        run_files, reports.report_path(exp.name, root), order=column_order, check=check
     )
 
 
@@ -310,39 +315,42 @@ def run_experiment(
     backend: str = "loky",
     scheduler=None,
     progress: bool = True,
+    root=None,
 ) -> pd.DataFrame:
     """Run every missing run of ``exp``, then (re)build its report; returns the report.
 
-    A failing run raises after the runs finished before it have been saved; running again
-    resumes from there. The report is only written when every run exists.
+    Everything is read and written under the reports folder ``root`` (None:
+    :func:`experiments.reports.reports_dir`'s default). A failing run raises after the runs
+    finished before it have been saved; running again resumes from there. The report is
+    only written when every run exists.
     """
     started = datetime.now(UTC)
     t0 = time.perf_counter()
-    reports.remove_stale_temporaries(reports.runs_dir(exp.name))
-    pruned = prune_stale_runs(exp)
-    tasks, missing = plan(exp)
+    reports.remove_stale_temporaries(reports.runs_dir(exp.name, root))
+    pruned = prune_stale_runs(exp, root)
+    tasks, missing = plan(exp, root)
     computed = len(missing)
-    _execute_and_write(exp, tasks, missing, n_jobs, backend, scheduler, progress)
+    _execute_and_write(exp, tasks, missing, n_jobs, backend, scheduler, progress, root)
 
     if not missing:
-        current = _current_report(exp, tasks)
+        current = _current_report(exp, tasks, root)
         if current is not None:
             # nothing changed: leave the report (and its timestamp, which Make reads) untouched
             return current
-    check = _content_check(tasks)
+    check = _content_check(tasks, root)
     for attempt in (1, 2):
         try:
-            report = _consolidate(exp, tasks, check)
+            report = _consolidate(exp, tasks, check, root)
             break
         except reports.DamagedFilesError as err:
             if attempt == 2:  # recomputed and still damaged: the disk, not the file
                 raise
-            redo = [t for t in tasks if any(p in err.damaged for p in _files(t))]
+            redo = [t for t in tasks if any(p in err.damaged for p in _files(t, root))]
             for t in redo:
-                reason = "; ".join(err.damaged[p] for p in _files(t) if p in err.damaged)
-                _set_aside(t, reason)
+                reason = "; ".join(err.damaged[p] for p in _files(t, root) if p in err.damaged)
+                _set_aside(t, reason, root)
             computed += len(redo)
-            _execute_and_write(exp, tasks, redo, n_jobs, backend, scheduler, progress)
+            _execute_and_write(exp, tasks, redo, n_jobs, backend, scheduler, progress, root)
     reports.write_sidecar(
         exp.name,
         {
@@ -366,5 +374,6 @@ def run_experiment(
             "wall_seconds": round(time.perf_counter() - t0, 3),
             **reports.environment(),
         },
+        root,
     )
     return report

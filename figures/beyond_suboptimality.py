@@ -44,6 +44,25 @@ CAPTION = (
 )
 
 
+def caption(frames: dict[str, pd.DataFrame]) -> tuple[str, str]:
+    """(title word, caption): what the optima records say, certified or not."""
+    unsure = [
+        f"{name} λ = {lmbd:.3g} (relative gap {rel:.1g})"
+        for name, f in frames.items()
+        for lmbd, rel in f.loc[~f["p_star_certified"].astype(bool), ["lmbd", "p_star_rel_gap"]]
+        .drop_duplicates("lmbd")
+        .itertuples(index=False)
+    ]
+    if not unsure:
+        return "certified suboptimality", CAPTION
+    return "suboptimality upper bounds", (
+        CAPTION.replace("of the certified optimum: a certified upper bound", "of the exact "
+                        "engine's point: an upper bound")
+        + " Not certified within the CPU budget, so D(α*) is only the best dual value found "
+        "and the curves may stay far above P(w) − P*: " + "; ".join(unsure) + "."
+    )  # fmt: skip
+
+
 def iterates_only(frame: pd.DataFrame) -> pd.DataFrame:
     """Drop the averaged-output configs (``param_average`` true): their iterates are the same."""
     if "param_average" not in frame:
@@ -104,8 +123,9 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
     lo = min(n_runs(f)[0] for f in frames.values())
     runs = runs_count(lo, max(n_runs(f)[1] for f in frames.values()))
     what = f"λ sweeps: smallest λ; {runs} runs per curve"
-    fig.suptitle(f"Beyond the studies: certified suboptimality vs CPU time ({what})")
-    footnote(fig, CAPTION, width=int(fig.get_figwidth() * 15))
+    word, text = caption(frames)
+    fig.suptitle(f"Beyond the studies: {word} vs CPU time ({what})")
+    footnote(fig, text, width=int(fig.get_figwidth() * 15))
     paths = save_figure(fig, out_dir, spec.name)
 
     for name, frame in frames.items():
@@ -115,7 +135,8 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
         fig, axes = _grid(len(lmbds))
         for ax, lmbd in zip(axes, lmbds, strict=True):
             panel(ax, frame[frame["lmbd"] == lmbd], _title(name, frame, lmbd))
-        fig.suptitle(f"Certified suboptimality vs CPU time, every λ of {name}")
-        footnote(fig, CAPTION, width=int(fig.get_figwidth() * 15))
+        word, text = caption({name: frame})
+        fig.suptitle(f"{word[0].upper() + word[1:]} vs CPU time, every λ of {name}")
+        footnote(fig, text, width=int(fig.get_figwidth() * 15))
         paths += save_figure(fig, out_dir, f"{spec.name}_{name}")
     return paths

@@ -9,8 +9,9 @@ Aggregation at plot time
     rows), :func:`time_to` (first epoch where the mean over seeds reaches a threshold),
     :func:`with_suboptimality` (joins the certified optima), :func:`runs_phrase`.
 Reads of the claims (:mod:`figures.scorecard`)
-    :class:`Query` (a value at an epoch over seeds, a mean curve, CPU per epoch, P*) and
-    :class:`Runs` (a mean over seeds that formats as ``mean ± sd``).
+    :class:`Query` (a value at an epoch over seeds, a mean curve, CPU per epoch, P*),
+    :class:`Runs` (a mean over seeds that formats as ``mean ± sd``), :func:`spread` and
+    :func:`within_spread` (is a difference larger than the seeds' spread?), :class:`NotTested`.
 
 Drawing is :mod:`figures.plots`; this module does not import matplotlib.
 """
@@ -18,6 +19,7 @@ Drawing is :mod:`figures.plots`; this module does not import matplotlib.
 from __future__ import annotations
 
 import copy
+import json
 import math
 import os
 from collections.abc import Sequence
@@ -27,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from experiments import optima, reports
+from experiments.optima import TARGET_REL_GAP
 from experiments.reports import MissingInputError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -142,28 +145,53 @@ def time_to(frame, value: str, threshold: float, by=("config",), time="cpu_time_
     return pd.DataFrame(rows, columns=[*by, "epoch", "time", "reached"])
 
 
-def with_suboptimality(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
-    """Join the certified optimum of each row's (dataset, λ) and add the suboptimality bound.
+def row_bias(frame: pd.DataFrame) -> pd.Series:
+    """Per row: the bias multiplier B of its configuration (``param_bias_multiplier``, a JSON
+    number; 0 for configurations that leave it at the estimators' default)."""
+    if "param_bias_multiplier" not in frame:
+        return pd.Series(0.0, index=frame.index)
+    column = frame["param_bias_multiplier"]
+    return column.map(lambda v: 0.0 if v is None or v != v else float(json.loads(v)))
 
-    Certified optima (:mod:`experiments.optima`) bound P* from both sides: ``dual <= P* <=
-    primal``. Added columns: ``p_star_dual`` and ``p_star_primal`` (the two bounds),
-    ``certificate_gap`` (their difference: the floor below which nothing is signal) and
-    ``suboptimality = primal - p_star_dual``, a certified upper bound of P(w) − P* (P is the
-    hinge objective of the iterate, whatever loss the solver optimises). A (dataset_key, λ)
-    without a stored optimum raises MissingInputError naming the command.
+
+def with_suboptimality(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
+    """Join the optimum of each row's (dataset, λ, bias multiplier) and add the suboptimality
+    bound.
+
+    Optima records (:mod:`experiments.optima`) bound P* from both sides, certified or not:
+    ``dual <= P* <= primal``. Added columns: ``p_star_dual`` and ``p_star_primal`` (the two
+    bounds), ``certificate_gap`` (their difference: the floor below which nothing is
+    signal), ``p_star_certified`` and ``p_star_rel_gap`` (the record's flag and relative gap:
+    what every sentence about P* must say) and ``suboptimality = primal - p_star_dual``, an
+    upper bound of P(w) − P* (P is the hinge objective of the iterate, whatever loss the
+    solver optimises), within ``certificate_gap`` of it. A (dataset_key, λ, bias) without a
+    stored optimum raises MissingInputError naming the command.
     """
-    pairs = frame[["experiment", "dataset_key", "lmbd"]].drop_duplicates(["dataset_key", "lmbd"])
+    keyed = frame[["experiment", "dataset_key", "lmbd"]].assign(bias=row_bias(frame))
+    pairs = keyed.drop_duplicates(["dataset_key", "lmbd", "bias"])
+    record_bias = (
+        optima["bias"].fillna(0.0).astype(float)
+        if "bias" in optima
+        else pd.Series(0.0, index=optima.index)
+    )
     rows, missing = [], []
-    for exp, key, lmbd in pairs.itertuples(index=False):
-        cand = optima[optima["dataset_key"] == key] if len(optima) else optima
+    for exp, key, lmbd, bias in pairs.itertuples(index=False):
+        cand = optima
+        if len(optima):
+            cand = optima[(optima["dataset_key"] == key) & (record_bias == bias)]
         cand = cand[np.isclose(cand["lmbd"].astype(float), lmbd, rtol=1e-9, atol=0.0)]
         if cand.empty:
             missing.append((exp, key, lmbd))
         else:
             best = cand.iloc[0]
+            gap = float(best["gap"])
+            rel_gap = float(best.get("rel_gap", gap / abs(float(best["primal"]))))
+            flag = best.get("certified")
+            certified = rel_gap <= TARGET_REL_GAP if flag is None or flag != flag else bool(flag)
             rows.append(
-                (key, lmbd, float(best["dual"]), float(best["primal"]), float(best["gap"]))
-            )
+                (key, lmbd, bias, float(best["dual"]), float(best["primal"]), gap, certified,
+                 rel_gap)
+            )  # fmt: skip
     if missing:
         lines = "; ".join(
             f"{key} λ={lmbd:.6g}: run `python -m experiments run {exp}`"
@@ -173,9 +201,16 @@ def with_suboptimality(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFram
             f"no certified optimum for {lines} (it computes the optima first and reuses "
             "finished runs)"
         )
-    columns = ["dataset_key", "lmbd", "p_star_dual", "p_star_primal", "certificate_gap"]
-    out = frame.merge(pd.DataFrame(rows, columns=columns), on=["dataset_key", "lmbd"], how="left")
+    columns = [
+        "dataset_key", "lmbd", "bias", "p_star_dual", "p_star_primal", "certificate_gap",
+        "p_star_certified", "p_star_rel_gap",
+    ]  # fmt: skip
+    bounds = pd.DataFrame(rows, columns=columns)
+    out = keyed[["dataset_key", "lmbd", "bias"]].merge(
+        bounds, on=["dataset_key", "lmbd", "bias"], how="left"
+    )
     out.index = frame.index
+    out = pd.concat([frame, out.drop(columns=["dataset_key", "lmbd", "bias"])], axis=1)
     out["suboptimality"] = out["primal"] - out["p_star_dual"]
     return out
 
@@ -239,6 +274,25 @@ class Runs(float):
 
     def __format__(self, spec: str) -> str:
         return pm(self.runs, int(spec[2:])) if spec.startswith("pm") else format(float(self), spec)
+
+
+def spread(*values: Runs) -> float:
+    """The spread over seeds of values compared with each other: the largest standard
+    deviation over seeds (ddof = 1) among them; 0 for values of one run each."""
+    sds = [float(np.std(v.runs, ddof=1)) for v in values if v.runs.size > 1]
+    return max(sds, default=0.0)
+
+
+def within_spread(a: Runs, b: Runs, floor: float = 0.0) -> bool:
+    """Whether the means of ``a`` and ``b`` differ by no more than their :func:`spread` (or
+    ``floor``, the resolution of the quantity, if larger): a difference the seeds do not
+    separate, "level" in a verdict."""
+    return abs(float(a) - float(b)) <= max(spread(a, b), floor)
+
+
+class NotTested(Exception):
+    """A claim these reports cannot decide (no test set, P* too loose, nobody reached the
+    target...); the message says why, in one sentence."""
 
 
 class Query:
@@ -306,4 +360,9 @@ class Query:
         return Runs(rows.groupby("seed_index").cpu_time.mean() * scale)
 
     def p_star(self, name: str | None = None) -> float:
+        """D(α*) ≤ P*: P* itself within the certificate's gap when :meth:`certified`."""
         return float(self.frame("p_star_dual", name).p_star_dual.iloc[0])
+
+    def certified(self, name: str | None = None) -> bool:
+        """Whether every optimum record the report joins is certified."""
+        return bool(self.frame("p_star_dual", name).p_star_certified.all())

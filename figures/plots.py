@@ -2,9 +2,10 @@
 
 Kinds: :func:`curves` (a registry entry's configs in the panels of a :data:`LAYOUTS` entry,
 each :class:`Panel` a metric vs epochs or vs CPU time; one curve per config or per λ), built
-on :func:`curve_figure` (any layout, any report frame: ``python -m experiments compare`` draws
-with it too); tables: :func:`write_table`. Style: :func:`style_for` (SDCA blue, Pegasos
-orange/red, ASDCA green; averaged output dashed), :func:`shades`, :func:`time_unit`.
+on :func:`curve_figure` (any layout, any report frame: ``python -m compare`` draws with it
+too); tables: :func:`write_table`. Style: :func:`style_for` (SDCA blue, Pegasos
+orange/red, ASDCA green; averaged output dashed), :func:`distinct_styles` (colour-blind-safe
+colours and line styles, all different), :func:`shades`, :func:`time_unit`.
 
 Every curve is the mean over the seeds of the report with a band between the 10 % and 90 %
 quantiles over seeds at each epoch (:func:`figures.common.curves`): seeds are aggregated
@@ -76,6 +77,26 @@ def style_for(label: str, solver: str | None = None) -> dict:
     colour = colour or _FALLBACK.get(solver or "", "#555555")
     averaged = "averaged" in label.lower()
     return {"color": colour, "linestyle": "--" if averaged else "-", "linewidth": 1.8}
+
+
+#: Okabe and Ito's colour-blind-safe palette (without its yellow, too pale on white).
+OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+#: Line styles paired with them: a second cue, for print in grey and for any colour vision.
+LINE_STYLES = ("-", "--", "-.", ":", (0, (6, 2, 1, 2, 1, 2)), (0, (1, 1)), (0, (8, 3)))
+
+
+def distinct_styles(labels: Sequence[str]) -> dict[str, dict]:
+    """One colour-blind-safe colour and one line style per label, all different (up to
+    seven; beyond, colours repeat with another line style)."""
+    n_col = len(OKABE_ITO)
+    return {
+        label: {
+            "color": OKABE_ITO[i % n_col],
+            "linestyle": LINE_STYLES[(i + i // n_col) % len(LINE_STYLES)],
+            "linewidth": 1.8,
+        }
+        for i, label in enumerate(labels)
+    }
 
 
 def shades(solver: str, n: int) -> list:
@@ -171,8 +192,10 @@ EPOCH_AXIS = "epoch (n samples processed per epoch)"
 
 def band_note(frame: pd.DataFrame) -> str:
     """Standard caption sentence on the aggregation (number of runs, band, CPU time)."""
+    lo, hi = n_runs(frame)
+    runs = f"{runs_count(lo, hi)} run{'s' if hi > 1 else ''}"
     return (
-        f"Lines: mean over {runs_count(*n_runs(frame))} runs (seeds); bands: 10–90 % quantiles "
+        f"Lines: mean over {runs} (seeds); bands: 10–90 % quantiles "
         "over runs at each epoch. CPU time: mean over runs of the cumulative CPU time of the "
         "update loop at each epoch (epoch 1 includes the one-pass precomputation; metrics are "
         "not timed)."

@@ -26,6 +26,7 @@ from . import losses, objectives
 from ._base import BaseLinearSVM, EpochInfo
 from ._kernels import FASTMATH
 from .asdca import ASDCAClassifier
+from .path import PathPoint, lambda_path
 from .pegasos import PegasosClassifier
 from .sdca import SDCAClassifier
 
@@ -33,8 +34,10 @@ __all__ = [
     "FASTMATH",
     "ASDCAClassifier",
     "EpochInfo",
+    "PathPoint",
     "PegasosClassifier",
     "SDCAClassifier",
+    "lambda_path",
     "losses",
     "objectives",
     "warm_up",

@@ -34,8 +34,9 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,9 +44,10 @@ import sklearn
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from . import objectives
 from ._kernels import kernel_rows
@@ -67,9 +69,18 @@ _INTERNAL = (os.path.dirname(__file__), os.path.dirname(sklearn.__file__))
 _WARM_UP_LMBD = 0.1
 
 
+class Init(NamedTuple):
+    """Where a warm-started fit begins: the previous fit's full weight vector, its dual
+    point (None for primal solvers) and the iterations it had made (Pegasos' step counter)."""
+
+    w: np.ndarray
+    dual_coef: np.ndarray | None
+    iterations: int
+
+
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """A validated training problem as the kernels see it.
+    """A validated binary training problem as the kernels see it, and how to run it.
 
     Attributes
     ----------
@@ -80,12 +91,25 @@ class Problem:
     lmbd : float
     bias : float
         Bias multiplier B (0: no bias feature).
+    sample_weight : ndarray of shape (n_samples,) or None
+        Weights c_i >= 0 (``sample_weight`` times ``class_weight``; float64). None: every 1.
+    positive_class : object
+        The class this problem calls +1 (``classes_[1]`` for two classes; one class per
+        problem in one-vs-rest).
+    epochs : int
+        Epochs to run at most (``max_epochs``; 1 for ``partial_fit``).
+    init : Init or None
+        The warm start, or None (w = 0, α = 0).
     """
 
     X: np.ndarray
     y: np.ndarray
     lmbd: float
     bias: float
+    sample_weight: np.ndarray | None = None
+    positive_class: object = None
+    epochs: int = 1
+    init: Init | None = None
 
     @property
     def n_samples(self) -> int:
@@ -102,7 +126,30 @@ class Problem:
     def rows(self, sq_norms: np.ndarray):
         """The samples as the kernels read them (:class:`solvers._kernels.DenseRows` or
         ``CSRRows``), with ``sq_norms`` (filled later by a timed set-up, or empty)."""
-        return kernel_rows(self.X, self.y, sq_norms, None, self.bias)
+        return kernel_rows(self.X, self.y, sq_norms, self.sample_weight, self.bias)
+
+
+@dataclass
+class BinaryFit:
+    """What one binary problem's fit returns to :meth:`BaseLinearSVM.fit`.
+
+    ``w`` is the returned full weight vector (last entry the bias weight), ``dual_coef`` its
+    dual point (None for primal solvers); ``attributes`` holds the solver's own fitted
+    attributes (``theta_``, ``certified_``, ...), stored as they are for two classes and
+    one entry per class in one-vs-rest.
+    """
+
+    w: np.ndarray
+    dual_coef: np.ndarray | None
+    n_epochs: int
+    epoch_times: np.ndarray
+    epoch_wall_times: np.ndarray
+    setup_time: float
+    setup_wall_time: float
+    converged: bool
+    duality_gap: float
+    iterations: int | None = None
+    attributes: dict = field(default_factory=dict)
 
 
 class EpochInfo:
@@ -131,19 +178,27 @@ class EpochInfo:
         Current dual point (signed, ``y_i * alpha_i`` in [0, 1]), None for primal solvers.
     gap : float or None
         Duality gap of (w, dual_coef) when the solver computed it for its stopping test.
+    primal, dual : float or None
+        The primal P(w) and dual D(α) of that gap (None when no gap was computed): a
+        callback can stop on a relative gap, ``info.gap <= eps * info.primal``.
     bias : float
         Bias multiplier.
+    positive_class : object
+        The class this binary problem calls +1 (one problem per class in one-vs-rest).
     """
 
     __slots__ = (
         "_output",
         "bias",
         "cpu_time",
+        "dual",
         "dual_coef",
         "epoch",
         "gap",
         "n_active",
         "n_samples_seen",
+        "positive_class",
+        "primal",
         "setup_time",
         "setup_wall_time",
         "w",
@@ -178,6 +233,8 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left"), None],
         "bias_multiplier": [Interval(Real, 0, None, closed="left")],
         "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "warm_start": ["boolean"],
         "callback": [callable, None],
     }
 
@@ -208,6 +265,10 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         return self._supports_sparse
 
     # ---------------------------------------------------------------- hooks for subclasses
+
+    def _check_params(self) -> None:
+        """Checks of the parameters alone, once per fit (e.g. a deprecated spelling's
+        warning)."""
 
     def _check_problem(self, problem: Problem) -> None:
         """Cross-checks of parameters against the data (e.g. batch_size <= n_samples).
@@ -240,8 +301,10 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         ``n_samples_seen`` is ``epoch * n_samples``)."""
         return {}
 
-    def _finish(self, problem: Problem, state) -> None:
-        """Set the solver's own fitted attributes once the fit is over (default: none)."""
+    def _finish(self, problem: Problem, state, w_out: np.ndarray) -> dict:
+        """The solver's own fitted attributes of this binary problem, as ``{name: value}``
+        (default: none); ``w_out`` is the returned full weight vector."""
+        return {}
 
     def _kernel_key(self) -> tuple:
         """Parameters that select which kernels a fit calls (for warm-up bookkeeping)."""
@@ -249,19 +312,29 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- public API
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Fit the SVM.
+    def fit(self, X, y, sample_weight=None):
+        r"""Fit the SVM.
 
         Parameters
         ----------
         X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
             Dense data; float32 and float64 are kept, other numeric types become float64;
             Fortran-ordered or strided input is copied to C order once. Solvers with CSR
-            kernels (``_supports_sparse``) take sparse input: CSR of float32/float64 in
+            kernels (``supports_sparse``) take sparse input: CSR of float32/float64 in
             canonical format is used without a copy; CSC, COO, other dtypes, duplicate or
             unsorted indices are converted once here. Never densified.
         y : array-like of shape (n_samples,)
-            Exactly two classes, of any type; ``classes_[1]`` is the positive class (+1).
+            Two classes or more, of any type. Two: ``classes_[1]`` is the positive class
+            (+1). More: one binary problem per class, that class against the rest
+            (one-vs-rest, as ``LinearSVC``); ``predict`` takes the largest decision value.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights :math:`c_i \ge 0`: the objective becomes
+            :math:`\frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i c_i\phi_i` (the convention
+            of ``SGDClassifier``; ``LinearSVC(C=1/(λn))`` with the same weights), the dual box
+            :math:`[0, c_iU]`. At a fixed ``C = 1/(λn)`` a weight of 0 is the same optimum as
+            dropping the sample and an integer weight the same as repeating it (at a fixed
+            ``lmbd``, the data's n changes: use ``lmbd * n / n'``). Multiplied by
+            ``class_weight``.
 
         Returns
         -------
@@ -276,19 +349,18 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             ensure_min_samples=2,
             accept_sparse="csr" if self._supports_sparse else False,
         )
-        X = _canonical(X)
-        y_pm = self._encode_labels(y)
-        problem = Problem(X, y_pm, float(self.lmbd), float(self.bias_multiplier))
-        self._check_scales(problem)
-        self._check_problem(problem)
-        self._warm_up_for(X)
-        self._fit_problem(problem)
+        previous = getattr(self, "classes_", None) if self.warm_start else None
+        targets = self._encode_targets(y)
+        inits = self._warm_start_inits(X, previous)
+        weights = self._sample_weights(X, y, sample_weight)
+        self._fit_targets(_canonical(X), y, targets, weights, int(self.max_epochs), inits)
         return self
 
-    def duality_gap(self, X, y) -> float:
+    def duality_gap(self, X, y, sample_weight=None):
         """Exact duality gap ``P(w) - D(α)`` of the fitted (output) pair on ``(X, y)``.
 
-        Only for solvers with a dual; ``X, y`` must be the training data.
+        Only for solvers with a dual; ``X, y`` (and ``sample_weight``) must be those of
+        the fit. One gap per class (an array) in one-vs-rest.
         """
         check_is_fitted(self)
         if self.dual_coef_ is None:
@@ -301,57 +373,355 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             order="C",
             accept_sparse="csr" if self._supports_sparse else False,
         )
-        y_pm = self._encode_labels(np.asarray(y), refit=False)
-        w = objectives.full_weights(self.coef_, self.intercept_[0], float(self.bias_multiplier))
-        return objectives.duality_gap(
-            X,
-            y_pm,
-            w,
-            self.dual_coef_,
-            float(self.lmbd),
-            self.loss_function,
-            float(self.bias_multiplier),
-        )[2]
+        y = np.asarray(y)
+        if not np.all(np.isin(y, self.classes_)):
+            raise ValueError(f"y has labels outside the fitted classes {self.classes_}")
+        gaps = []
+        duals = self.dual_coef_.reshape(-1, X.shape[0])
+        for k, (positive, alpha) in enumerate(zip(self._positive_classes(), duals, strict=True)):
+            y_pm = np.where(y == positive, 1.0, -1.0)
+            weights = self._problem_weights(y, sample_weight, positive)
+            w = objectives.full_weights(
+                self.coef_[k], self.intercept_[k], float(self.bias_multiplier)
+            )
+            gaps.append(
+                objectives.duality_gap(
+                    X,
+                    y_pm,
+                    w,
+                    alpha,
+                    float(self.lmbd),
+                    self.loss_function,
+                    float(self.bias_multiplier),
+                    weights,
+                )[2]
+            )
+        return gaps[0] if len(gaps) == 1 else np.array(gaps)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = True
         tags.input_tags.sparse = self._supports_sparse
         return tags
 
-    # ---------------------------------------------------------------- internals
-    def _encode_labels(self, y: np.ndarray, refit: bool = True) -> np.ndarray:
-        if refit:
-            classes = _two_numeric_classes(y)
-            if classes is not None:  # the common case, without sklearn's 1 ms of checks
-                self.classes_ = classes
-                return np.where(y == classes[1], 1.0, -1.0)
+    # ---------------------------------------------------------------- labels and weights
+    def _encode_targets(self, y: np.ndarray) -> list[np.ndarray]:
+        """Set ``classes_``; the ±1 targets of the binary problems (one, or one per class)."""
+        classes = _two_numeric_classes(y)
+        if classes is None:  # sklearn's full checks (and their messages)
             check_classification_targets(y)
             classes = np.unique(y)
             if classes.shape[0] == 1:
                 raise ValueError(
                     f"Classifier can't train when only one class is present: every label is "
-                    f"{classes[0]!r}. Pass samples of exactly two classes."
+                    f"{classes[0]!r}. Pass samples of at least two classes."
                 )
-            y_type = type_of_target(y, input_name="y", raise_unknown=True)
-            if y_type != "binary":
-                raise ValueError(
-                    "Only binary classification is supported. The type of the target is "
-                    f"{y_type} ({classes.shape[0]} classes); train one-vs-rest yourself."
-                )
-            self.classes_ = classes
-        elif not np.all(np.isin(y, self.classes_)):
-            raise ValueError(f"y has labels outside the fitted classes {self.classes_}")
-        return np.where(y == self.classes_[1], 1.0, -1.0)
+            type_of_target(y, input_name="y", raise_unknown=True)
+        self.classes_ = classes
+        return [np.where(y == positive, 1.0, -1.0) for positive in self._positive_classes()]
 
-    def _warm_up_for(self, X: np.ndarray) -> None:
+    def _positive_classes(self) -> list:
+        """The class each binary problem calls +1: ``classes_[1]``, or every class."""
+        return [self.classes_[1]] if len(self.classes_) == 2 else list(self.classes_)
+
+    def _sample_weights(self, X, y, sample_weight) -> np.ndarray | None:
+        """The user's ``sample_weight`` validated (None when absent); class weights are
+        applied per binary problem (:meth:`_problem_weights`)."""
+        if sample_weight is None:
+            return None
+        return _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+
+    def _class_weights(self) -> dict | None:
+        """``class_weight`` as {class: weight} (None: every class 1), scikit-learn's meaning
+        (``"balanced"``: n_samples / (n_classes * count), from the fit's labels, the counts
+        weighted by ``sample_weight``)."""
+        if self.class_weight is None:
+            return None
+        return getattr(self, "_class_weight_map", None)
+
+    def _problem_weights(self, y, sample_weight, positive) -> np.ndarray | None:
+        """Weights of the binary problem whose +1 class is ``positive``: ``sample_weight``
+        times the class weights. With two classes each class
+        gets its weight; in one-vs-rest the positive class gets its weight and the rest 1
+        (as liblinear's and SGDClassifier's one-vs-rest do)."""
+        weights = None if sample_weight is None else np.array(sample_weight, dtype=np.float64)
+        cw = self._class_weights()
+        if cw is not None:
+            if len(self.classes_) == 2:
+                per_sample = np.array([cw[c] for c in self.classes_])[
+                    np.searchsorted(self.classes_, y)
+                ]
+            else:
+                per_sample = np.where(y == positive, cw[positive], 1.0)
+            weights = per_sample if weights is None else weights * per_sample
+        if weights is None:
+            return None
+        if not weights.max(initial=0.0) > 0.0:
+            raise ValueError(
+                f"the sample weights of the problem of class {positive!r} are all 0 "
+                "(sample_weight times class_weight): at least one sample needs a weight > 0."
+            )
+        return np.ascontiguousarray(weights)
+
+    def _set_class_weight_map(self, y, sample_weight) -> None:
+        if self.class_weight is None:
+            return
+        if isinstance(self.class_weight, dict):
+            unknown = set(self.class_weight) - set(self.classes_.tolist())
+            if unknown:
+                raise ValueError(
+                    f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
+                    f"y's classes {self.classes_.tolist()}."
+                )
+        values = compute_class_weight(
+            self.class_weight, classes=self.classes_, y=y, sample_weight=sample_weight
+        )
+        self._class_weight_map = dict(zip(self.classes_.tolist(), values, strict=True))
+
+    # ---------------------------------------------------------------- warm start
+    def _warm_start_inits(self, X, previous_classes) -> list | None:
+        """The previous fit's points when ``warm_start`` and there was a fit (else None)."""
+        if not (self.warm_start and hasattr(self, "coef_")):
+            return None
+        return self._fitted_inits(X, previous_classes)
+
+    def _fitted_inits(self, X, previous_classes) -> list:
+        """Each binary problem's start from the fitted attributes (warm start, partial_fit)."""
+        if previous_classes is None or not np.array_equal(previous_classes, self.classes_):
+            new_classes, self.classes_ = self.classes_, previous_classes  # leave the fit as it was
+            raise ValueError(
+                f"warm_start=True starts from the last fit, of classes "
+                f"{None if previous_classes is None else previous_classes.tolist()}, and y "
+                f"has classes {new_classes.tolist()}: fit the same classes or set "
+                f"warm_start=False."
+            )
+        if self.coef_.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"{'partial_fit' if not self.warm_start else 'warm_start=True'} continues a "
+                f"fit of {self.coef_.shape[1]} features, but X has {X.shape[1]}."
+            )
+        duals = self.dual_coef_
+        if duals is not None and duals.shape[-1] != X.shape[0]:
+            raise ValueError(
+                f"warm_start=True starts from the last fit's dual point, of "
+                f"{duals.shape[-1]} samples, but X has {X.shape[0]}: fit the same samples "
+                f"(another lmbd, tol or weights) or set warm_start=False."
+            )
+        k = self.coef_.shape[0]
+        bias = float(self.bias_multiplier)
+        if bias == 0.0 and np.any(self.intercept_ != 0.0):
+            raise ValueError(
+                "warm_start=True with bias_multiplier=0 cannot start from a fit with an "
+                "intercept: keep bias_multiplier or set warm_start=False."
+            )
+        iterations = np.broadcast_to(getattr(self, "t_", 0), (k,))
+        return [
+            Init(
+                objectives.full_weights(self.coef_[j], self.intercept_[j], bias),
+                None if duals is None else duals.reshape(k, -1)[j].copy(),
+                int(iterations[j]),
+            )
+            for j in range(k)
+        ]
+
+    # ---------------------------------------------------------------- the binary problems
+    def _fit_targets(self, X, y, targets, sample_weight, epochs: int, inits) -> None:
+        """Fit one binary problem per target (labels ``y``, ``classes_`` set) and store the
+        fitted attributes."""
+        self._set_class_weight_map(y, sample_weight)
+        problems = [
+            Problem(
+                X,
+                target,
+                float(self.lmbd),
+                float(self.bias_multiplier),
+                self._problem_weights(y, sample_weight, positive),
+                positive,
+                epochs,
+                None if inits is None else inits[k],
+            )
+            for k, (target, positive) in enumerate(
+                zip(targets, self._positive_classes(), strict=True)
+            )
+        ]
+        self._check_params()
+        for problem in problems:
+            self._check_scales(problem)
+            self._check_problem(problem)
+        self._warm_up_for(X, problems[0].sample_weight is not None)
+        fits = [self._fit_binary(problem) for problem in problems]
+        self._store(fits)
+
+    def _store(self, fits: list[BinaryFit]) -> None:
+        """The fitted attributes: scikit-learn's binary shapes for two classes, one row or
+        entry per class in one-vs-rest."""
+        one = len(fits) == 1
+        bias = float(self.bias_multiplier)
+        self.coef_ = np.stack([f.w[:-1] for f in fits])
+        self.intercept_ = np.array([bias * f.w[-1] for f in fits])
+        duals = [f.dual_coef for f in fits]
+        self.dual_coef_ = None if duals[0] is None else (duals[0] if one else np.stack(duals))
+
+        def per_class(values, dtype=None):
+            return values[0] if one else np.array(values, dtype=dtype)
+
+        self.n_epochs_ = per_class([f.n_epochs for f in fits])
+        self.n_iter_ = max(f.n_epochs for f in fits)
+        self.epoch_times_ = fits[0].epoch_times if one else [f.epoch_times for f in fits]
+        self.epoch_wall_times_ = (
+            fits[0].epoch_wall_times if one else [f.epoch_wall_times for f in fits]
+        )
+        self.setup_time_ = per_class([f.setup_time for f in fits])
+        self.setup_wall_time_ = per_class([f.setup_wall_time for f in fits])
+        self.converged_ = per_class([f.converged for f in fits], dtype=bool)
+        self.duality_gap_ = per_class([f.duality_gap for f in fits], dtype=float)
+        if fits[0].iterations is not None:
+            self.t_ = per_class([f.iterations for f in fits], dtype=np.int64)
+        for name in fits[0].attributes:
+            setattr(self, name, per_class([f.attributes[name] for f in fits]))
+
+    def _fit_binary(self, problem: Problem) -> BinaryFit:
+        """Solve one binary problem: the timed epoch loop over this solver's kernels.
+
+        A solver that is not epoch-based overrides this method alone.
+        """
+        rng = np.random.default_rng(self.random_state)
+        state = self._init_state(problem, rng)
+        tol = getattr(self, "tol", None) or 0.0  # solvers without a dual have no `tol`
+        loss = self.loss_function
+
+        t_wall = time.perf_counter()
+        t_cpu = time.process_time()
+        self._setup(state)
+        setup_time = time.process_time() - t_cpu
+        setup_wall_time = time.perf_counter() - t_wall
+
+        cpu_times: list[float] = []
+        wall_times: list[float] = []
+        gap = primal = dual = None
+        converged = False
+        stopped = False  # by the callback
+        for epoch in range(1, problem.epochs + 1):
+            indices = self._epoch_indices(state, rng, epoch)
+            t_wall = time.perf_counter()
+            t_cpu = time.process_time()
+            self._run_epoch(state, indices, epoch)
+            cpu = time.process_time() - t_cpu
+            wall = time.perf_counter() - t_wall
+            cpu_times.append(cpu)
+            wall_times.append(wall)
+            # ---- clock stopped: monitoring only below this line
+            w, dual_coef = self._current(state)
+            if tol > 0.0 and self._has_dual:
+                primal, dual, gap = objectives.duality_gap(
+                    problem.X,
+                    problem.y,
+                    w,
+                    dual_coef,
+                    problem.lmbd,
+                    loss,
+                    problem.bias,
+                    problem.sample_weight,
+                )
+                converged = gap <= tol
+            if self.callback is not None:
+                fields = {"n_samples_seen": epoch * problem.n_samples, "n_active": None}
+                fields.update(self._epoch_record(state))
+                stop = self.callback(
+                    EpochInfo(
+                        output=lambda s=state: self._output(s)[0],
+                        epoch=epoch,
+                        cpu_time=cpu,
+                        wall_time=wall,
+                        setup_time=setup_time,
+                        setup_wall_time=setup_wall_time,
+                        w=w,
+                        dual_coef=dual_coef,
+                        gap=gap,
+                        primal=primal,
+                        dual=dual,
+                        bias=problem.bias,
+                        positive_class=problem.positive_class,
+                        **fields,
+                    )
+                )
+                if stop is True:  # the caller's budget (scipy's convention): stop here
+                    stopped = True
+                    break
+            if converged:
+                break
+
+        w_out, dual_out = self._output(state)
+        if not (
+            np.all(np.isfinite(w_out)) and (dual_out is None or np.all(np.isfinite(dual_out)))
+        ):
+            raise ValueError(
+                f"{type(self).__name__} diverged to non-finite coefficients (lmbd="
+                f"{problem.lmbd:g}, max |X| = {abs(problem.X).max():.3g}): the iterates "
+                f"overflowed float64. Scale the features (e.g. StandardScaler) or increase "
+                f"lmbd; no model was stored."
+            )
+        duality_gap = np.nan
+        if tol > 0.0 and self._has_dual:
+            w_cur, dual_cur = self._current(state)
+            if w_out is w_cur and dual_out is dual_cur:
+                duality_gap = gap
+            else:  # an averaged / sampled output: certify what is returned
+                duality_gap = objectives.duality_gap(
+                    problem.X,
+                    problem.y,
+                    w_out,
+                    dual_out,
+                    problem.lmbd,
+                    loss,
+                    problem.bias,
+                    problem.sample_weight,
+                )[2]
+        if (
+            self._warn_unconverged
+            and tol > 0.0
+            and self._has_dual
+            and not converged
+            and not stopped
+        ):
+            returned = "" if duality_gap == gap else f"; returned pair {duality_gap:.3g}"
+            which = "" if len(self.classes_) == 2 else f" (class {problem.positive_class})"
+            warnings.warn(
+                f"{type(self).__name__} did not converge{which}: duality gap {gap:.3g} > "
+                f"tol={tol:g} after max_epochs={problem.epochs} (last iterate{returned}). "
+                f"Increase max_epochs or tol (or pass tol=0 to run a fixed number of epochs).",
+                ConvergenceWarning,
+                stacklevel=_caller_stacklevel(),
+            )
+        return BinaryFit(
+            w=w_out.copy(),
+            dual_coef=None if dual_out is None else dual_out.copy(),
+            n_epochs=len(cpu_times),
+            epoch_times=np.array(cpu_times),
+            epoch_wall_times=np.array(wall_times),
+            setup_time=setup_time,
+            setup_wall_time=setup_wall_time,
+            converged=converged,
+            duality_gap=duality_gap,
+            iterations=self._iterations(state),
+            attributes=self._finish(problem, state, w_out),
+        )
+
+    def _iterations(self, state) -> int | None:
+        """Iterations made so far, a warm start's included, for solvers whose next fit
+        continues their count (Pegasos' step size); None (default): not kept."""
+        return None
+
+    # ---------------------------------------------------------------- internals
+    def _warm_up_for(self, X, weighted: bool = False) -> None:
         """Compile, before any timing, every kernel this fit will call for X's exact type.
 
         Numba specialises on dtype and on writeability (read-only arrays, e.g. joblib
-        memmaps, are a distinct type): a tiny fit with the same parameters on an array of
-        the same dtype and flags triggers exactly those compilations.
+        memmaps, are a distinct type), and on whether sample weights are given: a tiny fit
+        with the same parameters on an array of the same dtype and flags triggers exactly
+        those compilations.
         """
-        key = (type(self), _layout_key(X), self._kernel_key())
+        key = (type(self), _layout_key(X), weighted, self._kernel_key())
         if key in _WARMED:
             return
         rng = np.random.default_rng(0)
@@ -369,11 +739,13 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         elif not X.flags.writeable:
             Xt.setflags(write=False)
         yt = np.array([1.0, -1.0] * 4)
-        tiny = self.__class__(**{**self.get_params(), "max_epochs": 2, "callback": None})
+        tiny = self.__class__(**{**self.get_params(), "callback": None, "warm_start": False})
         tiny.set_params(random_state=0, lmbd=_WARM_UP_LMBD, **tiny._warm_up_overrides())
-        problem = Problem(Xt, yt, _WARM_UP_LMBD, float(self.bias_multiplier))
+        tiny.classes_ = np.array([-1.0, 1.0])
+        weights = np.linspace(0.5, 1.5, 8) if weighted else None
+        problem = Problem(Xt, yt, _WARM_UP_LMBD, float(self.bias_multiplier), weights, 1.0, 2)
         tiny._warn_unconverged = False  # its 2 epochs never meet tol: not the user's fit
-        tiny._fit_problem(problem)
+        tiny._fit_binary(problem)
         _WARMED.add(key)
 
     def _warm_up_overrides(self) -> dict:
@@ -383,10 +755,11 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     def _check_scales(self, problem: Problem) -> None:
         """Refuse data or λ whose derived quantities overflow float64 (never a silent w = 0).
 
-        With ``R² = max_i ‖x̃_i‖²``, every solver's iterates are bounded by about ``R/λ`` and
-        its margins by ``R²/λ`` (times a log factor), and SDCA/ASDCA scale by ``1/(λn)``: each
-        must stay below ``_SCALE_LIMIT``. ``R²`` is bounded from ``max|X|`` in two passes
-        without allocation; the exact row norms are computed only when that bound fails.
+        With ``R² = max_i c_i ‖x̃_i‖²`` (c_i the sample weights, 1 without),
+        every solver's iterates are bounded by about ``R/λ`` and its margins by ``R²/λ``
+        (times a log factor), and SDCA/ASDCA scale by ``1/(λn)``: each must stay below
+        ``_SCALE_LIMIT``. ``R²`` is bounded from ``max|X|`` in two passes without
+        allocation; the exact row norms are computed only when that bound fails.
         """
         X, lmbd, n = problem.X, problem.lmbd, problem.n_samples
         if not 1.0 / (lmbd * n) <= _SCALE_LIMIT:
@@ -395,11 +768,12 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 f"{1.0 / (lmbd * n) if lmbd * n > 0 else np.inf:g} overflows. Use a larger "
                 f"lmbd (at least {1.0 / (_SCALE_LIMIT * n):.1e} for n_samples={n})."
             )
+        c_max = 1.0 if problem.sample_weight is None else float(problem.sample_weight.max())
         with np.errstate(over="ignore"):
             big = max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
-            r2 = np.float64(big) ** 2 * X.shape[1] + np.float64(problem.bias) ** 2
+            r2 = (np.float64(big) ** 2 * X.shape[1] + np.float64(problem.bias) ** 2) * c_max
             if not r2 / lmbd <= _SCALE_LIMIT:  # the bound fails: the exact largest norm
-                r2 = float(objectives.row_sq_norms(X, problem.bias).max())
+                r2 = float(objectives.row_sq_norms(X, problem.bias).max()) * c_max
         if not np.isfinite(r2):
             raise ValueError(
                 f"X is too large for float64: a squared row norm ||x_i||^2 overflows "
@@ -413,111 +787,6 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 f"{r2 / lmbd:.3g} exceeds {_SCALE_LIMIT:g}, and the iterates (~||x||/lmbd) "
                 f"and margins (~||x||^2/lmbd) would overflow float64. Use lmbd >= "
                 f"{r2 / _SCALE_LIMIT:.1e} or scale the features down."
-            )
-
-    def _fit_problem(self, problem: Problem) -> None:
-        rng = np.random.default_rng(self.random_state)
-        state = self._init_state(problem, rng)
-        tol = getattr(self, "tol", None) or 0.0  # solvers without a dual have no `tol`
-        loss = self.loss_function
-
-        t_wall = time.perf_counter()
-        t_cpu = time.process_time()
-        self._setup(state)
-        setup_time = time.process_time() - t_cpu
-        setup_wall_time = time.perf_counter() - t_wall
-
-        cpu_times: list[float] = []
-        wall_times: list[float] = []
-        gap = None
-        converged = False
-        stopped = False  # by the callback
-        for epoch in range(1, self.max_epochs + 1):
-            indices = self._epoch_indices(state, rng, epoch)
-            t_wall = time.perf_counter()
-            t_cpu = time.process_time()
-            self._run_epoch(state, indices, epoch)
-            cpu = time.process_time() - t_cpu
-            wall = time.perf_counter() - t_wall
-            cpu_times.append(cpu)
-            wall_times.append(wall)
-            # ---- clock stopped: monitoring only below this line
-            w, dual_coef = self._current(state)
-            if tol > 0.0 and self._has_dual:
-                gap = objectives.duality_gap(
-                    problem.X, problem.y, w, dual_coef, problem.lmbd, loss, problem.bias
-                )[2]
-                converged = gap <= tol
-            if self.callback is not None:
-                fields = {"n_samples_seen": epoch * problem.n_samples, "n_active": None}
-                fields.update(self._epoch_record(state))
-                stop = self.callback(
-                    EpochInfo(
-                        output=lambda s=state: self._output(s)[0],
-                        epoch=epoch,
-                        cpu_time=cpu,
-                        wall_time=wall,
-                        setup_time=setup_time,
-                        setup_wall_time=setup_wall_time,
-                        w=w,
-                        dual_coef=dual_coef,
-                        gap=gap,
-                        bias=problem.bias,
-                        **fields,
-                    )
-                )
-                if stop is True:  # the caller's budget (scipy's convention): stop here
-                    stopped = True
-                    break
-            if converged:
-                break
-
-        w_out, dual_out = self._output(state)
-        if not (
-            np.all(np.isfinite(w_out)) and (dual_out is None or np.all(np.isfinite(dual_out)))
-        ):
-            raise ValueError(
-                f"{type(self).__name__} diverged to non-finite coefficients (lmbd="
-                f"{problem.lmbd:g}, max |X| = {np.abs(problem.X).max():.3g}): the iterates "
-                f"overflowed float64. Scale the features (e.g. StandardScaler) or increase "
-                f"lmbd; no model was stored."
-            )
-        self.coef_ = w_out[None, :-1].copy()
-        self.intercept_ = np.array([problem.bias * w_out[-1]])
-        self.dual_coef_ = None if dual_out is None else dual_out.copy()
-        self.n_epochs_ = len(cpu_times)
-        self.n_iter_ = self.n_epochs_
-        self.epoch_times_ = np.array(cpu_times)
-        self.epoch_wall_times_ = np.array(wall_times)
-        self.setup_time_ = setup_time
-        self.setup_wall_time_ = setup_wall_time
-        self.converged_ = converged
-        self.duality_gap_ = np.nan
-        if tol > 0.0 and self._has_dual:
-            w_cur, dual_cur = self._current(state)
-            if w_out is w_cur and dual_out is dual_cur:
-                self.duality_gap_ = gap
-            else:  # an averaged / sampled output: certify what is returned
-                self.duality_gap_ = objectives.duality_gap(
-                    problem.X, problem.y, w_out, dual_out, problem.lmbd, loss, problem.bias
-                )[2]
-        self._finish(problem, state)
-        if (
-            self._warn_unconverged
-            and tol > 0.0
-            and self._has_dual
-            and not converged
-            and not stopped
-        ):
-            returned = (
-                "" if self.duality_gap_ == gap else f"; returned pair {self.duality_gap_:.3g}"
-            )
-            warnings.warn(
-                f"{type(self).__name__} did not converge: duality gap {gap:.3g} > "
-                f"tol={tol:g} after max_epochs={self.max_epochs} (last iterate{returned}). "
-                f"Increase max_epochs or tol (or pass tol=0 to run a fixed number of epochs).",
-                ConvergenceWarning,
-                stacklevel=_caller_stacklevel(),
             )
 
 

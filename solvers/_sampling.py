@@ -32,6 +32,8 @@ import warnings
 
 import numpy as np
 
+from ._base import _caller_stacklevel
+
 SAMPLINGS = ("iid", "permutation", "cyclic")
 
 #: Deprecated spelling -> new spelling, per estimator (only the spellings it accepted).
@@ -55,7 +57,7 @@ def resolve_sampling(owner: str, sampling: str, warn: bool = False) -> str:
             f"{owner}(sampling={sampling!r}) is deprecated and will be removed in the next "
             f"release: use sampling={new!r} (the same draws, the same results).",
             FutureWarning,
-            stacklevel=5,  # resolve_sampling, _check_problem, fit, fit_context: the caller
+            stacklevel=_caller_stacklevel(),  # the user's line that called fit
         )
     return new
 

@@ -461,6 +461,11 @@ class ASDCAClassifier(BaseLinearSVM):
     bias_multiplier : float, default=0.0
         :math:`B \ge 0`: intercept :math:`B w_b` through a constant feature :math:`B`.
     random_state : int, numpy Generator or None, default=None
+    class_weight : dict, "balanced" or None, default=None
+        As in :class:`solvers.SDCAClassifier`.
+    warm_start : bool, default=False
+        Start the next ``fit`` from this fit's dual point (same samples, same classes), with
+        :math:`w = \tilde w(\alpha)` for the new ``lmbd``.
     callback : callable or None, default=None
         ``callback(info)`` with an :class:`solvers.EpochInfo` after every epoch, outside the
         timer. ``info.w`` is the primal iterate :math:`w` (materialised), ``info.dual_coef``
@@ -470,21 +475,22 @@ class ASDCAClassifier(BaseLinearSVM):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features)
-    intercept_ : ndarray of shape (1,)
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed :math:`a_i` (:math:`\alpha_i = a_i\tilde x_i`), :math:`y_i a_i \in [0, 1]`.
-    theta_ : float
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    dual_coef_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
+        Signed :math:`a_i` (:math:`\alpha_i = a_i\tilde x_i`), :math:`y_i a_i \in [0, c_i]`
+        (:math:`c_i` the sample weights).
+    theta_ : float or ndarray of shape (n_classes,)
         The :math:`\theta` used.
-    objective_ : float
+    objective_ : float or ndarray of shape (n_classes,)
         :math:`P_\gamma` (smoothed primal) of the returned weights.
-    hinge_objective_ : float
+    hinge_objective_ : float or ndarray of shape (n_classes,)
         The hinge primal :math:`P_0` of the returned weights (what the study compares).
-    duality_gap_ : float
+    duality_gap_ : float or ndarray of shape (n_classes,)
         :math:`P_\gamma(w) - D_\gamma(\alpha)` of the returned pair when ``tol > 0``, else NaN.
     classes_, n_epochs_, n_iter_, converged_, epoch_times_, epoch_wall_times_, setup_time_
         As in :class:`solvers.SDCAClassifier` (``setup_time_``: the :math:`R^2` pass when
-        ``theta`` is None).
+        ``theta`` is None, and w(α) of a warm start).
     """
 
     _parameter_constraints: dict = {
@@ -511,6 +517,8 @@ class ASDCAClassifier(BaseLinearSVM):
         tol=1e-5,
         bias_multiplier=0.0,
         random_state=None,
+        class_weight=None,
+        warm_start=False,
         callback=None,
     ):
         self.lmbd = lmbd
@@ -523,6 +531,8 @@ class ASDCAClassifier(BaseLinearSVM):
         self.tol = tol
         self.bias_multiplier = bias_multiplier
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
         self.callback = callback
 
     @property
@@ -562,7 +572,7 @@ class ASDCAClassifier(BaseLinearSVM):
         m = int(self.batch_size)
         avg = bool(self.average)
         iters = -(-n // m)
-        total = self.max_epochs * iters
+        total = problem.epochs * iters
         t0 = total // 2 if self.avg_start is None else min(int(self.avg_start), total)
         it = Iterates(
             z=np.zeros(d + 1),
@@ -582,12 +592,15 @@ class ASDCAClassifier(BaseLinearSVM):
         return _State(problem, rows, it, params, np.zeros(d + 1), iters)
 
     def _setup(self, state: _State) -> None:
+        p = state.problem
         if self.theta is None:
-            p = state.problem
             r2 = float(objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms).max())
             theta = self._paper_theta(r2, p, int(self.batch_size))
             state.params = state.params._replace(theta=theta)
-        self.theta_ = state.params.theta
+        if p.init is not None:  # warm start: the last α, in the new box; w = z = w(α)
+            box = state.params.loss.box(state.rows.weights, p.n_samples)
+            state.it.dual_coef[:] = p.y * np.clip(p.y * p.init.dual_coef, 0.0, box)
+            state.it.z[:] = objectives.dual_weights(p.X, state.it.dual_coef, p.lmbd, p.bias)
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         return distinct_batches(rng, state.problem.n_samples, int(self.batch_size))
@@ -611,10 +624,18 @@ class ASDCAClassifier(BaseLinearSVM):
         w = it.z - it.acc_z / count + (it.acc_e + it.scal[1] * it.ve) / count
         return w, it.dual_coef - it.acc_a / count
 
-    def _finish(self, problem: Problem, state: _State) -> None:
-        w = objectives.full_weights(self.coef_, self.intercept_[0], problem.bias)
+    def _finish(self, problem: Problem, state: _State, w_out: np.ndarray) -> dict:
         m = objectives.monitor(
-            problem.X, problem.y, w, problem.lmbd, self.loss_function, problem.bias
+            problem.X,
+            problem.y,
+            w_out,
+            problem.lmbd,
+            self.loss_function,
+            problem.bias,
+            sample_weight=problem.sample_weight,
         )
-        self.objective_ = m["primal_smooth"]
-        self.hinge_objective_ = m["primal"]
+        return {
+            "theta_": state.params.theta,
+            "objective_": m["primal_smooth"],
+            "hinge_objective_": m["primal"],
+        }

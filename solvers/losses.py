@@ -143,8 +143,7 @@ class Loss(NamedTuple):
             return np.full(n_samples, self.upper)
         c = np.asarray(sample_weight, dtype=np.float64)
         out = np.zeros_like(c)
-        positive = c > 0.0
-        out[positive] = c[positive] * self.upper  # never 0 · inf (U = inf, c = 0)
+        out[c > 0.0] = c[c > 0.0] * self.upper  # 0 · inf is not computed
         return out
 
 
@@ -224,9 +223,12 @@ def gradient(loss, z, a, c):
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def curvature(loss, q, c):
     r""":math:`h = q + \kappa/c`, the curvature of :math:`-nD` along :math:`a`, given
-    :math:`q = \|\tilde x\|^2/(\lambda n)` (``inf`` when :math:`c = 0` and κ > 0)."""
+    :math:`q = \|\tilde x\|^2/(\lambda n)` (just :math:`q` when :math:`c = 0`: the box is
+    the point 0 and no step is taken)."""
     if c == 1.0:
         return q + loss.kappa
+    if c == 0.0:
+        return q
     return q + loss.kappa / c
 
 
@@ -245,13 +247,16 @@ def upper_bound(loss, c):
 def coordinate_step(loss, a, g, h, c):
     r"""The exact minimiser of :math:`-nD` along :math:`a` over :math:`[0, cU]`, given its
     gradient ``g`` and curvature ``h`` at ``a`` (:math:`h = 0`: a linear direction, whose
-    minimum over the box is its upper end)."""
+    minimum over the box is the end its slope points to)."""
     if c == 0.0:
         return 0.0
     top = upper_bound(loss, c)
     if h > 0.0:
         return min(top, max(0.0, a - g / h))
-    return top
+    # linear along a (a zero row of the hinge, where g = -1): the end its slope points to
+    if g < 0.0:
+        return top
+    return 0.0 if g > 0.0 else a
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")

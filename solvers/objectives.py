@@ -24,8 +24,9 @@ signed, :math:`\alpha_i = y_i a_i` with :math:`a_i \in [0, U]`, and
 
 (seeds/000 §2.1, seeds/001 §2.1; :math:`\kappa = \gamma`, :math:`U = 1` for the smoothed
 hinge). With sample weights :math:`c_i \ge 0` (``sample_weight``) the primal's loss term is
-:math:`\frac1n\sum_i c_i\phi(\cdot)`, the box :math:`0 \le a_i \le c_i U` and the dual's
-term :math:`a_i - \kappa a_i^2/(2c_i)` (:mod:`solvers.losses`).
+:math:`\frac1n\sum_i c_i\phi(\cdot)` (as ``SGDClassifier``; liblinear's ``C = 1/(λn)``
+with the same weights), the box :math:`0 \le a_i \le c_i U` and the dual's term
+:math:`a_i - \kappa a_i^2/(2c_i)` (:mod:`solvers.losses`).
 
 Every function here takes the loss as ``loss``: a :class:`solvers.losses.Loss`, or a number
 :math:`\gamma \ge 0` for the :math:`\gamma`-smoothed hinge (0, the default: the hinge).
@@ -257,8 +258,11 @@ def as_labels(y: np.ndarray, n_samples: int) -> np.ndarray:
 
 
 def as_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
-    """Sample weights as the kernels take them: None (every weight 1), or a C-contiguous
-    float64 array of ``n_samples`` finite values >= 0 (no copy when already so)."""
+    r"""Sample weights as the kernels take them: None (every weight 1), or a C-contiguous
+    float64 array of ``n_samples`` finite values :math:`c_i \ge 0`, not all 0 (no copy when
+    already so). The loss term is :math:`\frac1n\sum_i c_i\phi_i` (scikit-learn's
+    ``SGDClassifier`` convention; liblinear's :math:`C\sum_i c_i\phi_i` with
+    :math:`C = 1/(\lambda n)`)."""
     if sample_weight is None:
         return None
     c = np.ascontiguousarray(sample_weight, dtype=np.float64).ravel()
@@ -266,6 +270,8 @@ def as_sample_weight(sample_weight, n_samples: int) -> np.ndarray | None:
         raise ValueError(f"sample_weight has {c.shape[0]} entries for {n_samples} samples")
     if not np.all(np.isfinite(c)) or (c.shape[0] and c.min() < 0.0):
         raise ValueError("sample_weight must be finite and >= 0")
+    if not c.max(initial=0.0) > 0.0:
+        raise ValueError("sample_weight is 0 everywhere: at least one sample needs a weight > 0")
     return c
 
 

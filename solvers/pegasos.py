@@ -113,10 +113,12 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import validate_data
 
 from . import objectives
-from ._base import BaseLinearSVM, Problem
+from ._base import BaseLinearSVM, Problem, _canonical
 from ._kernels import FASTMATH, _csr_dot, _gram4, weight_of
 from ._sampling import DEPRECATED_SAMPLINGS, distinct_batches, resolve_sampling
 
@@ -581,7 +583,7 @@ class _State:
     params: Params
     w: np.ndarray  # materialised s·v (outside the timer)
     iters_per_epoch: int
-    t: int = 0  # iterations done
+    t: int = 0  # iterations done (a warm start's included)
 
 
 class PegasosClassifier(BaseLinearSVM):
@@ -628,6 +630,12 @@ class PegasosClassifier(BaseLinearSVM):
         :math:`B \ge 0`: learn an intercept :math:`B w_b` through a constant feature of value
         :math:`B`, regularised like the other weights (VLFeat, seeds/003).
     random_state : int, numpy Generator or None, default=None
+    class_weight : dict, "balanced" or None, default=None
+        As in :class:`solvers.SDCAClassifier`: the sampled sample's step is multiplied by
+        its weight, which makes each step an unbiased sub-gradient of the weighted objective.
+    warm_start : bool, default=False
+        Start the next ``fit`` from this fit's output ``coef_`` *and* its step counter
+        ``t_`` (the first Pegasos step, at t = 1, would otherwise discard the start).
     callback : callable or None, default=None
         ``callback(info)`` with an :class:`solvers.EpochInfo` after every epoch, outside the
         timer; ``info.w`` is the current iterate, ``info.output_w()`` the current output.
@@ -635,20 +643,23 @@ class PegasosClassifier(BaseLinearSVM):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features)
-    intercept_ : ndarray of shape (1,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
     dual_coef_ : None
         Pegasos keeps no dual point.
-    duality_gap_ : float
+    duality_gap_ : float or ndarray of shape (n_classes,)
         Always NaN.
-    classes_ : ndarray of shape (2,)
-    n_epochs_, n_iter_ : int
-        Epochs run (always ``max_epochs``).
-    converged_ : bool
+    classes_ : ndarray of shape (n_classes,)
+    n_epochs_ : int or ndarray of shape (n_classes,)
+        Epochs run (always ``max_epochs``; 1 per ``partial_fit``); ``n_iter_`` the largest.
+    t_ : int or ndarray of shape (n_classes,)
+        Iterations made since the first fit of a warm-started or ``partial_fit`` sequence:
+        the next iteration's step is :math:`1/(\lambda (t_ + 1))`.
+    converged_ : bool or ndarray of shape (n_classes,)
         Always False (no stopping test).
-    epoch_times_, epoch_wall_times_ : ndarray of shape (n_epochs_,)
+    epoch_times_, epoch_wall_times_ : ndarray of shape (n_epochs_,), or a list of them
         CPU (``time.process_time``) and wall seconds of each epoch's update loop.
-    setup_time_ : float
+    setup_time_ : float or ndarray of shape (n_classes,)
         CPU seconds of the squared row norms (only with ``projection`` and ``batch_size=1``).
     """
 
@@ -681,6 +692,8 @@ class PegasosClassifier(BaseLinearSVM):
         max_epochs=100,
         bias_multiplier=0.0,
         random_state=None,
+        class_weight=None,
+        warm_start=False,
         callback=None,
     ):
         self.lmbd = lmbd
@@ -692,6 +705,8 @@ class PegasosClassifier(BaseLinearSVM):
         self.max_epochs = max_epochs
         self.bias_multiplier = bias_multiplier
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
         self.callback = callback
 
     def _mode(self) -> int:
@@ -706,8 +721,10 @@ class PegasosClassifier(BaseLinearSVM):
         # any k > 1 calls the batch kernel; 3 also exercises a smaller last batch of 8
         return {"avg_start": None, "batch_size": min(self.batch_size, 3)}
 
-    def _check_problem(self, problem: Problem) -> None:
+    def _check_params(self) -> None:
         resolve_sampling("PegasosClassifier", self.sampling, warn=True)
+
+    def _check_problem(self, problem: Problem) -> None:
         if self.batch_size > problem.n_samples:
             raise ValueError(f"batch_size={self.batch_size} exceeds n_samples={problem.n_samples}")
 
@@ -716,24 +733,26 @@ class PegasosClassifier(BaseLinearSVM):
         k = int(self.batch_size)
         mode = self._mode()
         iters = -(-n // k)
-        total = self.max_epochs * iters
+        total = problem.epochs * iters
         if self.avg_start is not None:
             t0 = min(int(self.avg_start), total)
         else:
             t0 = 1 if mode == _WEIGHTED else total // 2
+        start = 0 if problem.init is None else problem.init.iterations
         it = Iterate(
-            v=np.zeros(d + 1),
+            v=np.zeros(d + 1) if problem.init is None else problem.init.w.copy(),
             acc=np.zeros(d + 1),  # full length even unused: see Iterate
             scal=np.array([1.0, 0.0, 0.0]),
             score_buf=np.empty(k),
             coef_buf=np.empty(k),
             row_buf=np.empty(k, dtype=np.int64),
         )
+        it.scal[1] = it.v @ it.v
         params = Params(
-            problem.lmbd, mode == _WEIGHTED, bool(self.projection), mode, t0, _S_MIN, k
+            problem.lmbd, mode == _WEIGHTED, bool(self.projection), mode, start + t0, _S_MIN, k
         )
         rows = problem.rows(np.empty(n if (self.projection and k == 1) else 0))
-        return _State(problem, rows, it, params, np.zeros(d + 1), iters)
+        return _State(problem, rows, it, params, np.zeros(d + 1), iters, start)
 
     def _setup(self, state: _State) -> None:
         if state.rows.sq_norms.shape[0]:
@@ -758,6 +777,73 @@ class PegasosClassifier(BaseLinearSVM):
     def _current(self, state: _State) -> tuple[np.ndarray, None]:
         np.multiply(state.it.v, state.it.scal[0], out=state.w)
         return state.w, None
+
+    def _iterations(self, state: _State) -> int:
+        return state.t
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        r"""One pass over the given rows, from the current iterate, as ``SGDClassifier``.
+
+        The step counter t carries across calls (the step :math:`1/(\lambda t)` goes on
+        decreasing), so a stream of calls over successive chunks is one Pegasos run.
+
+        Parameters
+        ----------
+        X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every class the stream will hold: required on the first call (a chunk may miss
+            some), and if given later, the same.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of this chunk's samples.
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "coef_")
+        if self.average is not False:
+            raise ValueError(
+                f"partial_fit keeps the last iterate: average={self.average!r} is defined "
+                "over the iterations of one fit. Use average=False, or fit."
+            )
+        if self.class_weight == "balanced":
+            raise ValueError(
+                "class_weight='balanced' needs every label at once: pass a dict of class "
+                "weights to partial_fit, or use fit."
+            )
+        if first and classes is None:
+            raise ValueError("classes must be passed on the first call to partial_fit.")
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            reset=first,
+            dtype=[np.float64, np.float32],
+            order="C",
+            accept_sparse="csr",
+        )
+        if classes is not None:
+            classes = np.unique(classes)
+            if classes.shape[0] < 2:
+                raise ValueError(f"classes needs at least two classes, got {classes.tolist()}")
+            if not first and not np.array_equal(classes, self.classes_):
+                raise ValueError(
+                    f"classes={classes.tolist()} differs from the first call's "
+                    f"{self.classes_.tolist()}."
+                )
+            self.classes_ = classes
+        unknown = np.setdiff1d(np.unique(y), self.classes_)
+        if unknown.size:
+            raise ValueError(
+                f"y has labels {unknown.tolist()} outside classes {self.classes_.tolist()}."
+            )
+        targets = [np.where(y == positive, 1.0, -1.0) for positive in self._positive_classes()]
+        inits = None if first else self._fitted_inits(X, self.classes_)
+        weights = self._sample_weights(X, y, sample_weight)
+        self._fit_targets(_canonical(X), y, targets, weights, 1, inits)
+        return self
 
     def _output(self, state: _State) -> tuple[np.ndarray, None]:
         T, t0, mode = state.t, state.params.t0, state.params.mode

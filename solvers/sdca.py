@@ -670,6 +670,7 @@ class _State:
     eps: float = np.inf  # shrinking: restore every sample once the PG range is below it
     steps: int = 0  # samples processed (steps taken) so far
     swept: int = 0  # size of the set the last epoch swept (n_active before shrinking)
+    sgd_first: bool = False  # epoch 1 is the modified-SGD epoch (sgd_init, cold start)
 
 
 class SDCAClassifier(BaseLinearSVM):
@@ -684,9 +685,12 @@ class SDCAClassifier(BaseLinearSVM):
     lmbd : float, default=1e-3
         Regularisation :math:`\lambda > 0` (liblinear's ``C = 1/(λ n)``, see
         :func:`solvers.objectives.lmbd_to_C`).
-    loss : {"hinge", "smooth_hinge"}, default="hinge"
+    loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
+        :mod:`solvers.losses`: the hinge, the :math:`\gamma`-smoothed hinge, or the squared
+        hinge :math:`\max(0, 1 - z)^2` (``LinearSVC``'s default, the L2-SVM: its dual box
+        has no upper bound and gains the diagonal term :math:`a_i^2/4`; the gap stays exact).
     gamma : float, default=1.0
-        Smoothing :math:`\gamma \ge 0` of ``smooth_hinge`` (ignored for ``hinge``;
+        Smoothing :math:`\gamma \ge 0` of ``smooth_hinge`` (ignored by the other losses;
         ``gamma=0`` is the hinge).
     sampling : {"permutation", "iid", "cyclic"}, default="permutation"
         ``permutation``: a new permutation each epoch (SDCA-Perm); ``iid``: n i.i.d.
@@ -733,37 +737,51 @@ class SDCAClassifier(BaseLinearSVM):
         :math:`B \ge 0`: learn an intercept through a constant feature of value :math:`B`
         (regularised like the other weights, as in VLFeat). 0: no intercept.
     random_state : int, numpy Generator or None, default=None
-        Seed of ``numpy.random.default_rng``, the only source of randomness.
+        Seed of ``numpy.random.default_rng``, the only source of randomness (each binary
+        problem of a one-vs-rest fit starts from it).
+    class_weight : dict, "balanced" or None, default=None
+        scikit-learn's meaning: class ``c``'s samples weigh ``class_weight[c]`` (``"balanced"``:
+        ``n_samples / (n_classes * count(c))``, counts weighted by ``sample_weight``), times
+        ``sample_weight``. In one-vs-rest the
+        positive class of each problem gets its weight and the rest 1, as in ``LinearSVC``.
+    warm_start : bool, default=False
+        Start the next ``fit`` from this fit's dual point (same samples, same classes):
+        α is kept (clipped to the new box if the weights or the loss changed) and
+        :math:`\tilde w(\alpha)` recomputed for the new ``lmbd``. On the hinge the box does
+        not depend on λ, so a decreasing λ sequence starts each fit close to its optimum
+        (:func:`solvers.lambda_path`). ``sgd_init`` applies to cold starts only.
     callback : callable or None, default=None
         Called as ``callback(info)`` with an :class:`solvers.EpochInfo` after every epoch,
         after the epoch's clock has stopped; returning ``True`` stops the fit.
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features)
-        Weights (scikit-learn's binary-classifier shape).
-    intercept_ : ndarray of shape (1,)
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights (scikit-learn's shapes: one row for two classes, one per class otherwise).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
         :math:`B w_b`; zero when ``bias_multiplier=0``.
-    dual_coef_ : ndarray of shape (n_samples,)
-        Signed dual variables :math:`\alpha_i`, with :math:`y_i\alpha_i \in [0, 1]`
-        (``y`` in ±1, +1 for ``classes_[1]``), matching ``coef_``.
-    classes_ : ndarray of shape (2,)
-    n_epochs_ : int
-        Epochs run (``n_iter_`` is the same number).
-    duality_gap_ : float
+    dual_coef_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
+        Signed dual variables :math:`\alpha_i`, with :math:`y_i\alpha_i \in [0, c_iU]`
+        (``y`` in ±1, +1 for ``classes_[1]`` or the row's class; :math:`c_i` the sample
+        weights, :math:`U = 1`, or :math:`\infty` for the squared
+        hinge), matching ``coef_``.
+    classes_ : ndarray of shape (n_classes,)
+    n_epochs_ : int or ndarray of shape (n_classes,)
+        Epochs run (``n_iter_``: the largest).
+    duality_gap_ : float or ndarray of shape (n_classes,)
         Gap of the returned pair when ``tol > 0``, else NaN.
-    converged_ : bool
-    epoch_times_ : ndarray of shape (n_epochs_,)
+    converged_ : bool or ndarray of shape (n_classes,)
+    epoch_times_ : ndarray of shape (n_epochs_,), or a list of them (one per class)
         CPU seconds (``time.process_time``) of the update loop of each epoch.
-    epoch_wall_times_ : ndarray of shape (n_epochs_,)
-    setup_time_, setup_wall_time_ : float
-        CPU and wall seconds of the squared-norm precomputation (one pass over X, before
-        epoch 1).
+    epoch_wall_times_ : ndarray of shape (n_epochs_,), or a list of them
+    setup_time_, setup_wall_time_ : float or ndarray of shape (n_classes,)
+        CPU and wall seconds of the per-fit precomputation (squared norms; w(α) of a warm
+        start), before epoch 1.
     """
 
     _parameter_constraints: dict = {
         **BaseLinearSVM._parameter_constraints,
-        "loss": [StrOptions({"hinge", "smooth_hinge"})],
+        "loss": [StrOptions({"hinge", "smooth_hinge", "squared_hinge"})],
         "gamma": [Interval(Real, 0, None, closed="left")],
         "sampling": [
             StrOptions(
@@ -794,6 +812,8 @@ class SDCAClassifier(BaseLinearSVM):
         tol=1e-5,
         bias_multiplier=0.0,
         random_state=None,
+        class_weight=None,
+        warm_start=False,
         callback=None,
     ):
         self.lmbd = lmbd
@@ -808,6 +828,8 @@ class SDCAClassifier(BaseLinearSVM):
         self.tol = tol
         self.bias_multiplier = bias_multiplier
         self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
         self.callback = callback
 
     @property
@@ -826,8 +848,10 @@ class SDCAClassifier(BaseLinearSVM):
     def _kernel_key(self) -> tuple:
         return (bool(self.sgd_init), bool(self.shrinking))
 
-    def _check_problem(self, problem: Problem) -> None:
+    def _check_params(self) -> None:
         resolve_sampling("SDCAClassifier", self.sampling, warn=True)
+
+    def _check_problem(self, problem: Problem) -> None:
         if self.shrinking and self.average is not False:
             raise ValueError(
                 f"shrinking=True needs average=False (got average={self.average!r}): the "
@@ -841,9 +865,10 @@ class SDCAClassifier(BaseLinearSVM):
     def _init_state(self, problem: Problem, rng: np.random.Generator) -> _State:
         n, d = problem.n_samples, problem.n_features
         mode = self._mode()
-        total = self.max_epochs * n
+        total = problem.epochs * n
         t0 = total // 2 if self.avg_start is None else min(int(self.avg_start), total)
-        if self.sgd_init:
+        sgd_first = bool(self.sgd_init) and problem.init is None
+        if sgd_first:
             t0 = max(t0, n)
         snap = -1
         if mode == _RANDOM:  # a child stream: the index stream is the same for every output
@@ -861,15 +886,21 @@ class SDCAClassifier(BaseLinearSVM):
         active = np.empty(0, dtype=np.int64)
         if self.shrinking:
             active = np.arange(n) if cyclic_order is None else cyclic_order.copy()
-        return _State(problem, problem.rows(np.empty(n)), sweep, params, cyclic_order, active, n)
+        rows = problem.rows(np.empty(n))
+        return _State(problem, rows, sweep, params, cyclic_order, active, n, sgd_first=sgd_first)
 
     def _setup(self, state: _State) -> None:
         p = state.problem
         objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms)
+        if p.init is not None:  # warm start: the last α, in the new box; w(α) for this λ
+            box = state.params.loss.box(state.rows.weights, p.n_samples)
+            a = np.clip(p.y * p.init.dual_coef, 0.0, box)
+            state.sweep.dual_coef[:] = p.y * a
+            state.sweep.w[:] = objectives.dual_weights(p.X, state.sweep.dual_coef, p.lmbd, p.bias)
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         n = state.problem.n_samples
-        if epoch == 1 and self.sgd_init:
+        if epoch == 1 and state.sgd_first:
             return state.cyclic_order if self._sampling() == "cyclic" else rng.permutation(n)
         if state.n_active < n:  # as many passes over the active set as fit in n steps
             sweeps = n // state.n_active
@@ -880,7 +911,7 @@ class SDCAClassifier(BaseLinearSVM):
     def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
         p = state.problem
         state.swept = state.n_active
-        if epoch == 1 and self.sgd_init:
+        if epoch == 1 and state.sgd_first:
             sgd_kernel = _sgd_init_epoch_csr if p.sparse else _sgd_init_epoch
             sgd_kernel(state.rows, state.sweep, state.params, indices)
             steps = indices.shape[0]
@@ -900,7 +931,7 @@ class SDCAClassifier(BaseLinearSVM):
                 self._update_active_set(state)
         state.steps += steps
         snap = state.params.snap
-        if state.params.mode == _RANDOM and snap == state.steps and epoch == 1 and self.sgd_init:
+        if state.params.mode == _RANDOM and snap == state.steps and epoch == 1 and state.sgd_first:
             state.sweep.acc_w[:] = state.sweep.w  # the SGD kernel keeps no snapshot: its
             state.sweep.acc_a[:] = state.sweep.dual_coef  # last step is the snapshot
 

@@ -177,28 +177,34 @@ def pegasos_reference(
     average=False,
     t0=0,
     bias=0.0,
+    weights=None,
+    t_start=0,
+    w_start=None,
 ):
-    """Mini-batch Pegasos written as seeds/001 algorithm 4, with the plain (unscaled) update.
+    """Mini-batch Pegasos written as seeds/001 algorithm 4, with the plain (unscaled) update;
+    a sample of weight c_i adds c_i y_i x̃_i. ``t_start`` iterations already made and
+    ``w_start`` the iterate they left (a warm start / partial_fit).
 
     Returns ``(w_out, w_last, iterates)``; ``iterates[t]`` is the iterate after t iterations.
     average : False, True (mean of iterates t0..T) or "weighted" (step 2/(λ(t+1)) and
     weights t for t >= max(t0, 1)).
     """
     Xt = augment(X, bias)
-    w = np.zeros(Xt.shape[1])
+    c = np.ones(Xt.shape[0]) if weights is None else np.asarray(weights, dtype=float)
+    w = np.zeros(Xt.shape[1]) if w_start is None else np.array(w_start, dtype=float)
     iterates = [w.copy()]
-    t = 0
+    t = t_start
     for batch in batches(index_arrays, batch_size):
         t += 1
         eta = 2 / (lmbd * (t + 1)) if average == "weighted" else 1 / (lmbd * t)
         plus = [i for i in batch if y[i] * (Xt[i] @ w) < 1]  # all margins at w_t
         w = (1 - eta * lmbd) * w + eta / len(batch) * sum(
-            (y[i] * Xt[i] for i in plus), np.zeros_like(w)
+            (c[i] * y[i] * Xt[i] for i in plus), np.zeros_like(w)
         )
         if projection:
             w = min(1.0, (1 / np.sqrt(lmbd)) / max(np.linalg.norm(w), 1e-300)) * w
         iterates.append(w.copy())
-    T = t
+    T = t - t_start
     if average is True and t0 <= T:
         return np.mean(iterates[t0:], axis=0), w, iterates
     if average == "weighted" and t0 <= T:
@@ -217,7 +223,18 @@ def smooth_hinge_derivative(z, gamma):
 
 
 def asdca_reference(
-    X, y, lmbd, gamma, theta, index_arrays, *, batch_size=8, bias=0.0, average=False, t0=0
+    X,
+    y,
+    lmbd,
+    gamma,
+    theta,
+    index_arrays,
+    *,
+    batch_size=8,
+    bias=0.0,
+    average=False,
+    t0=0,
+    weights=None,
 ):
     """Accelerated mini-batch SDCA literally as seeds/001 §2.5 (vector dual variables α_i).
 
@@ -227,6 +244,7 @@ def asdca_reference(
     """
     Xt = augment(X, bias)
     n, d1 = Xt.shape
+    c = np.ones(n) if weights is None else np.asarray(weights, dtype=float)  # φ_i = c_i φ_γ
     alpha = np.zeros((n, d1))  # α_i ∈ R^{d+1}, the paper's dual variables
     a = np.zeros(n)
     alpha_bar = np.zeros(d1)
@@ -236,7 +254,7 @@ def asdca_reference(
         assert len(set(batch.tolist())) == len(batch), "a batch is a set of distinct samples"
         u = (1 - theta) * w + theta * alpha_bar / lmbd
         for i in batch:
-            dphi = smooth_hinge_derivative(y[i] * (Xt[i] @ u), gamma)
+            dphi = c[i] * smooth_hinge_derivative(y[i] * (Xt[i] @ u), gamma)
             new = (1 - theta) * alpha[i] - theta * dphi * y[i] * Xt[i]
             alpha_bar = alpha_bar + (new - alpha[i]) / n
             alpha[i] = new
@@ -248,3 +266,26 @@ def asdca_reference(
         ws, As = zip(*iterates[t0:], strict=True)
         return np.mean(ws, axis=0), np.mean(As, axis=0)
     return w, a
+
+
+def sdca_loss_reference(X, y, lmbd, index_arrays, *, kappa, upper, weights=None, bias=0.0):
+    """SDCA for any loss of the box-conjugate family (κ, U) and sample weights c, one sample
+    at a time: a_i maximises (1/n)(a - κa²/(2c_i)) - (λ/2)‖w_{-i} + a y_i x̃_i/(λn)‖² over
+    [0, c_i U], with w_{-i} = w - α_i x̃_i/(λn) (the sample's own contribution removed: a
+    different form of the step than the kernels' a - G/h). Returns (w, α)."""
+    Xt = augment(X, bias)
+    n = Xt.shape[0]
+    c = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    alpha = np.zeros(n)
+    w = np.zeros(Xt.shape[1])
+    for indices in index_arrays:
+        for i in indices:
+            if c[i] == 0.0:
+                continue
+            w_rest = w - alpha[i] * Xt[i] / (lmbd * n)
+            curvature = Xt[i] @ Xt[i] / (lmbd * n) + kappa / c[i]
+            target = (1.0 - y[i] * (Xt[i] @ w_rest)) / curvature if curvature > 0 else np.inf
+            a = float(np.clip(target, 0.0, c[i] * upper))
+            alpha[i] = y[i] * a
+            w = w_rest + alpha[i] * Xt[i] / (lmbd * n)
+    return w, alpha

@@ -35,6 +35,7 @@ def smoke(tmp_path_factory):
         cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "Warning" not in proc.stderr, proc.stderr[-3000:]  # unseen by pytest's filters
     return (
         out,
         pd.read_parquet(out / "peers.parquet"),

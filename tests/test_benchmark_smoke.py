@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+import pytest
+
 from benchmarks.problems import make_sparse_rows
 
 
@@ -60,3 +64,25 @@ def test_a_benchmark_script_imports_this_checkout_from_any_folder(tmp_path):
     assert proc.stderr.strip().splitlines()[-1] == (
         "optima.py: error: argument --n-jobs: expected an integer >= 1, got 0"
     )
+
+
+def test_lambda_path_benchmark_compares_warm_and_cold_on_a_tiny_problem(monkeypatch, tmp_path):
+    """The path benchmark on a registered 60-sample problem: every λ certified, warm and
+    cold alike, and its table reads the totals of its own rows."""
+    import data
+    from benchmarks import lambda_path as bench
+    from experiments import datasets
+    from tests.conftest import gaussian_problem
+
+    X, y = gaussian_problem(n=60, d=5, seed=2)
+    labels = np.where(y > 0, 1, -1).astype(np.int64)
+    datasets.register("tiny-path", lambda: data.Dataset(X, labels, None, None, {"name": "t"}))
+    monkeypatch.setitem(bench.DATASETS, "tiny", ("tiny-path", {}))
+    table = bench.main(["--datasets", "tiny", "--repeats", "1", "--out", str(tmp_path)])
+    rows = pd.read_parquet(tmp_path / "lambda_path.parquet")
+    assert rows["reached"].all() and (rows["rel_gap"] <= 1e-6).all()
+    assert set(rows["mode"]) == {"warm", "cold"} and len(rows) == 2 * 2 * 5
+    for r in table.itertuples(index=False):
+        mine = rows[(rows.config == r.config) & (rows["mode"] == "warm")]
+        assert r[2] == pytest.approx(mine.cpu_seconds.sum())
+    assert "warm / cold" in (tmp_path / "lambda_path.md").read_text()

@@ -1,17 +1,39 @@
-"""``python -m experiments compare FILE --out DIR``: end to end on a small svmlight file, the
-three input formats, and bad files (one line naming the file, status 2, nothing written)."""
+"""``python -m compare FILE --out DIR`` as a new user meets it (issue 19).
+
+Files built as users build them (:mod:`tests.compare_files`: scikit-learn's digits as
+svmlight, wine through pandas' ``to_csv`` with and without its index, a hashed text problem,
+a dense npz, broken files), small for CI. Each input rule, each refusal (one line, status 2,
+nothing written), the problem stated (intercept, scaling), every sentence about P* read from
+its record (a budget too small to certify never yields the word "certified"), Ctrl-C, the
+summary's tables and plurals. The verdict rules have their own tests
+(``tests/test_compare_verdicts.py``).
+"""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import matplotlib.figure
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
 
 import data
-from experiments.__main__ import main
-from experiments.compare import BadInputError, load_file
+from compare import inputs, outputs, problem, progress
+from compare.__main__ import main
+from experiments import runner
+from figures import plots
+from tests import compare_files
+
+ROOT = Path(__file__).resolve().parents[1]
+BARE_CERTIFIED = re.compile(r"(?<!not )\bcertified\b", re.IGNORECASE)
 
 
 def _problem(n=60, d=6, seed=0):
@@ -22,6 +44,12 @@ def _problem(n=60, d=6, seed=0):
     return X, y
 
 
+@pytest.fixture(autouse=True)
+def registry(monkeypatch):
+    """compare registers the user's file as a dataset of this process: keep it local."""
+    monkeypatch.setattr(data.registry, "DATASETS", dict(data.registry.DATASETS))
+
+
 @pytest.fixture
 def svmlight_file(tmp_path):
     X, y = _problem()
@@ -30,54 +58,74 @@ def svmlight_file(tmp_path):
     return path
 
 
-def test_compare_end_to_end(svmlight_file, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(data.registry, "DATASETS", dict(data.registry.DATASETS))
+@pytest.fixture
+def dense_file(tmp_path):
+    return compare_files.dense_npz(tmp_path, n=120, d=30)
+
+
+@pytest.fixture
+def figures_seen(monkeypatch):
+    """Figures are not rendered (fast); each saved one's texts and lines are recorded:
+    ``{stem: {"text": every title, label, caption and legend entry, "lines": [(colour,
+    linestyle), ...] of the first panel}}``."""
+    seen: dict[str, dict] = {}
+
+    def savefig(self, fname, *args, **kwargs):
+        texts = [self.get_suptitle(), *(t.get_text() for t in self.texts)]
+        for ax in self.axes:
+            texts += [ax.get_title(loc="left"), ax.get_ylabel(), ax.get_xlabel()]
+            if ax.get_legend():
+                texts += [t.get_text() for t in ax.get_legend().get_texts()]
+        lines = [(line.get_color(), str(line.get_linestyle())) for line in self.axes[0].lines]
+        panels = [ax.get_title(loc="left") for ax in self.axes]
+        seen[Path(fname).stem] = {"text": "\n".join(texts), "lines": lines, "panels": panels}
+        Path(fname).touch()
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", savefig)
+    return seen
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+# ------------------------------------------------------------------ end to end
+def test_end_to_end_and_resume(svmlight_file, tmp_path, capsys):
     out = tmp_path / "out"
-    argv = [
-        "compare",
-        str(svmlight_file),
-        "--out",
-        str(out),
-        "--seeds",
-        "2",
-        "--max-epochs",
-        "3",
-        "--lmbd",
-        "0.05",
-        "0.01",
-        "--quiet",
-    ]
-    assert main(argv) == 0
+    argv = [svmlight_file, "--out", out, "--seeds", 2, "--max-epochs", 3, "--lmbd", 0.05, 0.01]
+    code, stdout, stderr = run(capsys, *argv)
+    assert code == 0, stderr
     report = pd.read_parquet(out / "compare.parquet")
     assert set(report["config"]) == {
-        "SDCA-Perm",
-        "SDCA-Perm + SGD init",
-        "Pegasos",
-        "Mini-batch Pegasos k=8",
+        "SDCA-Perm", "SDCA-Perm + SGD init", "Pegasos", "Mini-batch Pegasos k=8",
         "ASDCA paper θ",
-    }
+    }  # fmt: skip
     assert sorted(report["lmbd"].unique()) == [0.01, 0.05]
     assert set(report["epoch"]) == {0, 1, 2, 3}  # every epoch stored
     assert report.groupby(["lmbd", "config"])["seed_index"].nunique().eq(2).all()
-    assert (report.loc[report["epoch"] > 0, "cpu_time"] >= 0).all()
+    assert (report["param_bias_multiplier"] == "1.0").all()  # the intercept, in every run
+    assert (report["bias_multiplier"] == 1.0).all() and (report["scale"] == "maxabs").all()
     for stem in ("loss_error", "objective", "suboptimality", "duality_gap"):
         for lmbd in ("0.05", "0.01"):
             for ext in ("png", "pdf"):
                 assert (out / f"{stem}_lmbd{lmbd}.{ext}").stat().st_size > 0
+    assert str(out / "SUMMARY.md") in stdout.splitlines()
+    assert "6 features read" in stderr  # the svmlight reading, stated
     text = (out / "SUMMARY.md").read_text()
     assert "SDCA converges faster than Pegasos" in text and "λ = 0.05" in text
-    assert "(sparse CSR)" in text and "densified" not in text  # every solver takes CSR
+    assert "(sparse CSR)" in text and "with an intercept" in text and "largest absolute" in text
+    assert "exact optimum (certified)" in text
     # resumable: the same command reuses every stored run (identical rows, timings included)
-    assert main(argv) == 0
-    again = pd.read_parquet(out / "compare.parquet")
-    pd.testing.assert_frame_equal(report, again)
+    assert run(capsys, *argv)[0] == 0
+    pd.testing.assert_frame_equal(report, pd.read_parquet(out / "compare.parquet"))
 
 
-def test_sparse_file_is_never_densified(svmlight_file, tmp_path, monkeypatch):
+def test_sparse_file_is_never_densified(svmlight_file, tmp_path, monkeypatch, figures_seen):
     """A svmlight file stays CSR from the loader to every solver: no dense copy of the data
     is made. (The exact engine's Newton step may densify a Gram block of free rows, square
     and of at most n_train rows, never an array with the data's columns.)"""
-    monkeypatch.setattr(data.registry, "DATASETS", dict(data.registry.DATASETS))
     n_features = load_svmlight_file(str(svmlight_file))[0].shape[1]
     densify = {name: getattr(sp.csr_matrix, name) for name in ("toarray", "todense")}
 
@@ -91,11 +139,12 @@ def test_sparse_file_is_never_densified(svmlight_file, tmp_path, monkeypatch):
 
     for name in densify:
         monkeypatch.setattr(sp.csr_matrix, name, guarded(name))
-    argv = ["compare", str(svmlight_file), "--out", str(tmp_path / "o"), "--seeds", "1"]
-    assert main([*argv, "--max-epochs", "2", "--lmbd", "0.05", "--quiet"]) == 0
+    argv = [svmlight_file, "--out", tmp_path / "o", "--seeds", 1, "--max-epochs", 2]
+    assert main([str(a) for a in [*argv, "--lmbd", "0.05", "--quiet"]]) == 0
     assert "(sparse CSR)" in (tmp_path / "o" / "SUMMARY.md").read_text()
 
 
+# ------------------------------------------------------------------ reading files
 def test_formats_agree(tmp_path):
     X, y = _problem(n=20)
     dump_svmlight_file(X, y, str(tmp_path / "a.svm"))
@@ -104,69 +153,363 @@ def test_formats_agree(tmp_path):
     Xs = sp.csr_matrix(X)
     np.savez(tmp_path / "d.npz", data=Xs.data, indices=Xs.indices, indptr=Xs.indptr,
              shape=Xs.shape, format="csr", y=y)  # fmt: skip
-    expected = np.where(y == 7, 1.0, -1.0)
+    expected = np.where(y == 7, 1, -1)
     for name in ("a.svm", "b.csv", "c.npz", "d.npz"):
-        Xr, yr = load_file(tmp_path / name)
+        path = tmp_path / name
+        Xr, yr, _ = inputs.binary(
+            path, inputs.read(path, zero_based="yes" if "svm" in name else "auto")
+        )
         dense = Xr.toarray() if sp.issparse(Xr) else Xr
         np.testing.assert_allclose(dense, X, err_msg=name)
         np.testing.assert_array_equal(yr, expected, err_msg=name)
-    assert sp.issparse(load_file(tmp_path / "a.svm")[0])
 
 
-def _write_bad(tmp_path, case):
-    X, y = _problem(n=12)
-    if case == "garbage":
-        path = tmp_path / "garbage.svm"
-        path.write_bytes(b"\x00\x01 this is not : svmlight\n{}\n")
-    elif case == "empty":
-        path = tmp_path / "empty.csv"
-        path.write_text("")
-    elif case == "one class":
-        path = tmp_path / "one.svm"
-        dump_svmlight_file(X, np.ones(12), str(path))
-    elif case == "three labels":
-        path = tmp_path / "three.csv"
-        np.savetxt(path, np.c_[X, np.arange(12) % 3], delimiter=",")
-    elif case == "nan":
-        path = tmp_path / "nan.csv"
-        X[2, 1] = np.nan
-        np.savetxt(path, np.c_[X, y], delimiter=",")
-    elif case == "nan label":
-        path = tmp_path / "nanlabel.npz"
-        np.savez(path, X=X, y=np.r_[y[:-1], np.nan])
-    elif case == "missing":
-        path = tmp_path / "nowhere.svm"
-    return path
+def test_csv_as_pandas_writes_it(tmp_path):
+    """pandas' default ``to_csv`` writes its index first, unnamed: dropped, and said; the
+    header is stated; string labels are labels."""
+    frame, label = compare_files.wine_frame()
+    with_index = inputs.read(compare_files.wine_csv(tmp_path, index=True))
+    without = inputs.read(compare_files.wine_csv(tmp_path, index=False))
+    for table in (with_index, without):
+        np.testing.assert_allclose(table.X, frame.drop(columns=label).to_numpy())
+        np.testing.assert_array_equal(table.labels, frame[label].to_numpy())
+        assert any("header" in n and "alcohol" in n for n in table.notes)
+        assert any("'cultivar'" in n and "the last" in n for n in table.notes)
+    assert any("index pandas' to_csv writes; dropped" in n for n in with_index.notes)
+    assert not any("index" in n for n in without.notes)
+    _, y, classes = inputs.binary(Path("wine.csv"), without)
+    assert classes == "labels: 'barolo' → −1 (59 samples), 'other' → +1 (119 samples)."
+    assert sorted(np.unique(y)) == [-1, 1]
 
 
-BAD = {
-    "garbage": "not readable as a svmlight/libsvm file",
-    "empty": "empty",
-    "one class": "one class only",
-    "three labels": "not two-valued",
-    "nan": "NaN or infinite",
-    "nan label": "NaN or infinite",
-    "missing": "no such file",
+def test_a_named_first_column_is_a_feature(tmp_path):
+    path = tmp_path / "ids.csv"
+    pd.DataFrame({"id": range(10), "x": np.arange(10.0) ** 2, "y": [0, 1] * 5}).to_csv(
+        path, index=False
+    )
+    table = inputs.read(path)
+    assert table.X.shape == (10, 2) and not any("index" in n for n in table.notes)
+
+
+def test_label_column_by_name_or_index(tmp_path):
+    path = tmp_path / "first.csv"
+    rows = ["kind,a,b"] + [f"{'ab'[i % 2]},{i},{i * i}" for i in range(8)]
+    path.write_text("\n".join(rows) + "\n")
+    for choice in ("kind", "0", "-3"):
+        table = inputs.read(path, label_col=choice)
+        assert table.X.shape == (8, 2)
+        assert list(table.labels[:2]) == ["a", "b"], choice
+        assert any("labels in column 1 of 3 ('kind')" in n for n in table.notes)
+    headerless = tmp_path / "plain.csv"
+    headerless.write_text("\n".join(f"{i % 2},{i},{i * i}" for i in range(8)) + "\n")
+    assert inputs.read(headerless, label_col="0").X[:, 0].tolist() == list(range(8))
+    assert any("no header line" in n for n in inputs.read(headerless).notes)
+
+
+def test_csv_errors_name_the_files_own_line(tmp_path):
+    files = compare_files.broken(tmp_path)
+    path = files["word_in_numbers.csv"]
+    with pytest.raises(inputs.BadInput, match=r"line (\d+), column 2 \('b'\) is 'oops'") as exc:
+        inputs.read(path)
+    line = int(re.search(r"line (\d+)", str(exc.value)).group(1))
+    assert "oops" in path.read_text().splitlines()[line - 1]  # the file's line, 1-based
+    path = files["missing_value.csv"]
+    with pytest.raises(inputs.BadInput, match=r"line 4, column 3 is empty") as exc:
+        inputs.read(path)
+    assert ",," in path.read_text().splitlines()[3]
+
+
+def test_svmlight_indices(tmp_path):
+    """Digits written zero-based: pixel 0 is never written, so ``auto`` reads the file as
+    one-based, one feature fewer, and says so; ``--zero-based yes`` reads all 64."""
+    path = compare_files.digits_svmlight(tmp_path, small=True)
+    auto, yes = inputs.read(path), inputs.read(path, zero_based="yes")
+    assert (auto.X.shape[1], yes.X.shape[1]) == (63, 64)
+    assert "63 features read" in auto.notes[0] and "one-based" in auto.notes[0]
+    assert "64 features read" in yes.notes[0]
+    np.testing.assert_array_equal(auto.X.toarray(), yes.X.toarray()[:, 1:])
+    with_zero = tmp_path / "z.svm"
+    with_zero.write_text("1 0:1 2:3\n-1 1:2\n")
+    assert "uses index 0" in inputs.read(with_zero).notes[0]
+    with pytest.raises(inputs.BadInput, match="Invalid index 0"):
+        inputs.read(with_zero, zero_based="no")
+
+
+# ------------------------------------------------------------------ refusals
+BAD_FILES = {
+    "garbage.svm": "not readable as a svmlight/libsvm file",
+    "empty.csv": "the file is empty",
+    "garbage.npz": "not a .npz archive",
+    "pickled.npz": "not a .npz archive",
+    "objects.npz": "never unpickled",
+    "word_in_numbers.csv": "is 'oops': every feature must be a finite number",
+    "missing_value.csv": "line 4, column 3 is empty",
+    "three_labels.csv": "not two-valued: 3 distinct labels",
+    "one_class.csv": "one class only",
+    "one_column.csv": "one column only",
+    "ragged.csv": "Expected 3 fields in line 3",
+    "huge.npz": "values too large to standard-scale",
+    "nan.npz": "NaN or infinite",
+    "sparse_no_labels.npz": "no labels",
+    "nowhere.svm": "no such file",
 }
 
 
-@pytest.mark.parametrize("case", list(BAD))
-def test_bad_file(case, tmp_path, capsys):
-    path = _write_bad(tmp_path, case)
-    with pytest.raises(BadInputError, match=BAD[case]):
-        load_file(path)
+@pytest.mark.parametrize("name", list(BAD_FILES))
+def test_bad_file(name, tmp_path, capsys):
+    files = compare_files.broken(tmp_path)
+    path = files.get(name, tmp_path / name)
     out = tmp_path / "out"
-    assert main(["compare", str(path), "--out", str(out), "--quiet"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and str(path) in err[0] and BAD[case] in err[0], err
-    assert not out.exists()
+    code, stdout, stderr = run(capsys, path, "--out", out)
+    lines = stderr.strip().splitlines()
+    assert code == 2 and len(lines) == 1, stderr
+    assert str(path) in lines[0] and BAD_FILES[name] in lines[0], lines[0]
+    assert "allow_pickle" not in lines[0]
+    assert not out.exists() and not stdout
 
 
-@pytest.mark.parametrize(
-    "args", [["--seeds", "0"], ["--max-epochs", "x"], ["--lmbd", "-1"], ["--test-size", "1"]]
-)
-def test_bad_arguments(args, svmlight_file, tmp_path, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["compare", str(svmlight_file), "--out", str(tmp_path / "o"), *args])
-    assert exc.value.code == 2
+BAD_OPTIONS = [
+    (["--seeds", "0"], "argument --seeds: expected an integer >= 1, got 0"),
+    (["--max-epochs", "x"], "argument --max-epochs"),
+    (["--lmbd", "-1"], "argument --lmbd"),
+    (["--lmbd", "1e400"], "argument --lmbd"),
+    (["--test-size", "1"], "argument --test-size"),
+    (["--certify-budget", "0"], "argument --certify-budget"),
+    (["--solvers", "nope"], "argument --solvers"),
+    (["--scale", "log"], "argument --scale"),
+    (["--lmbd", "1e-300"], "--lmbd 1e-300 is too small for these data"),
+    (["--label-col", "0"], "--label-col applies to CSV files"),
+    (["--scale", "standard"], "--scale standard centres every feature"),
+    (["--test-size", "0.99"], "too few samples for a test split"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD_OPTIONS)
+def test_bad_option(args, message, svmlight_file, tmp_path, capsys):
+    out = tmp_path / "out"
+    code, stdout, stderr = run(capsys, svmlight_file, "--out", out, *args)
+    lines = stderr.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and message in lines[0], stderr
+    assert not out.exists() and not stdout
+
+
+def test_bad_option_for_the_file(tmp_path, capsys):
+    csv = compare_files.wine_csv(tmp_path, index=False)
+    for args, message in [
+        (["--zero-based", "yes"], "--zero-based applies to svmlight files"),
+        (["--label-col", "nosuch"], "--label-col 'nosuch': no such column"),
+        (["--label-col", "99"], "--label-col 99: the file has 14 columns"),
+    ]:
+        code, _, stderr = run(capsys, csv, "--out", tmp_path / "o", *args)
+        assert code == 2 and len(stderr.strip().splitlines()) == 1 and message in stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_out_must_be_a_folder(svmlight_file, tmp_path, capsys):
+    taken = tmp_path / "taken.txt"
+    taken.write_text("mine")
+    for out in (taken, taken / "below"):
+        code, _, stderr = run(capsys, svmlight_file, "--out", out)
+        assert code == 2 and len(stderr.strip().splitlines()) == 1 and "--out" in stderr
+    assert taken.read_text() == "mine"
+
+
+def test_old_command_names_the_new_one(capsys):
+    from experiments.__main__ import main as experiments_main
+
+    assert experiments_main(["compare", "x.svm", "--out", "o"]) == 2
+    assert "python -m compare FILE --out DIR" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the problem meant
+def test_scaling_is_fitted_on_the_training_rows():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((80, 3)) * [1.0, 1e3, 1e-3] + [5.0, -2e3, 0.0]
+    y = np.where(rng.random(80) < 0.5, 1, -1)
+    p = problem.make("f", X, y, 0.25, "auto", True, {})
+    ds = p.dataset
+    assert p.scale == "standard" and p.bias == 1.0
+    np.testing.assert_allclose(ds.X_train.mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(ds.X_train.std(axis=0), 1.0)
+    scaler = StandardScaler().fit(
+        train_test_split(X, y, test_size=0.25, stratify=y, random_state=0)[0]
+    )
+    X_te = train_test_split(X, y, test_size=0.25, stratify=y, random_state=0)[1]
+    np.testing.assert_allclose(ds.X_test, scaler.transform(X_te))
+    sparse = problem.make("f", sp.csr_matrix(X * (rng.random(X.shape) < 0.3)), y, 0.25, "auto",
+                          False, {})  # fmt: skip
+    assert sparse.scale == "maxabs" and sp.issparse(sparse.dataset.X_train)
+    assert np.abs(sparse.dataset.X_train).max() == 1.0 and sparse.bias == 0.0
+    assert "without an intercept" in sparse.words and "largest absolute" in sparse.words
+    assert not p.warnings
+    none = problem.make("f", X, y, 0.25, "none", True, {})
+    assert "differ by a factor of" in none.warnings[0]
+
+
+def test_wine_with_the_defaults_matches_linearsvc(tmp_path, capsys, figures_seen):
+    """Unscaled features (proline ~1000, hue ~1) and an offset: with the defaults
+    (standardised on the training rows, an intercept, λ = 1/n, i.e. C = 1) the test error is
+    within 1 pp of ``make_pipeline(StandardScaler(), LinearSVC())`` on the same split."""
+    path = compare_files.wine_csv(tmp_path, index=True)
+    out = tmp_path / "out"
+    code, _, stderr = run(capsys, path, "--out", out, "--seeds", 2)
+    assert code == 0, stderr
+    X, y, _ = inputs.binary(path, inputs.read(path))
+    X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25, stratify=y, random_state=0)
+    reference = 1 - make_pipeline(StandardScaler(), LinearSVC()).fit(X_tr, y_tr).score(X_te, y_te)
+    report = pd.read_parquet(out / "compare.parquet")
+    last = report[report["epoch"] == report["epoch"].max()]
+    ours = last.groupby("config")["test_error"].mean()
+    assert abs(ours["SDCA-Perm"] - reference) <= 0.01, (ours, reference)
+    record = next(iter((out / "optima").glob("*.json")))
+    optimum = pd.read_json(record, typ="series")
+    assert optimum["certified"] and optimum["bias"] == 1.0
+    assert abs(optimum["test_error"] - reference) <= 0.01
+    text = (out / "SUMMARY.md").read_text()
+    assert "with an intercept" in text and "standardised" in text
+    assert "dropped (not a feature)" in text  # pandas' index column
+    for stem, seen in figures_seen.items():
+        assert "with an intercept" in seen["text"], stem  # stated in every caption
+        assert "standardised" in seen["text"], stem
+
+
+# ------------------------------------------------------------------ P* from its record
+def test_an_uncertified_optimum_is_never_called_certified(dense_file, tmp_path, capsys,
+                                                           figures_seen):  # fmt: skip
+    out = tmp_path / "out"
+    argv = [dense_file, "--out", out, "--seeds", 2, "--max-epochs", 3]
+    code, _, stderr = run(capsys, *argv, "--certify-budget", "1e-6")
+    assert code == 0, stderr
+    record = pd.read_json(next(iter((out / "optima").glob("*.json"))), typ="series")
+    assert not record["certified"]
+    text = (out / "SUMMARY.md").read_text()
+    assert not BARE_CERTIFIED.search(text), BARE_CERTIFIED.search(text)
+    assert f"not certified: P* in [{record['dual']:.6g}, {record['primal']:.6g}]" in text
+    assert "upper bound" in text
+    for stem, seen in figures_seen.items():
+        assert not BARE_CERTIFIED.search(seen["text"]), (stem, seen["text"])
+    sub = next(s for stem, s in figures_seen.items() if stem.startswith("suboptimality"))
+    assert "upper bound" in sub["text"] and "not certified" in sub["text"]
+    warning = [line for line in stderr.splitlines() if line.startswith("warning: P* at")]
+    assert len(warning) == 1 and "not certified" in warning[0]
+    # a larger budget recomputes it: now certified, and said so with what was reached
+    code, _, stderr = run(capsys, *argv)
+    record = pd.read_json(next(iter((out / "optima").glob("*.json"))), typ="series")
+    assert code == 0 and record["certified"], stderr
+    text = (out / "SUMMARY.md").read_text()
+    reached = outputs.gap_text(record["rel_gap"])
+    assert f"certified by the exact engine: relative duality gap {reached}" in text
+    assert "not certified" not in text
+
+
+# ------------------------------------------------------------------ interrupted, resumed
+def test_ctrl_c_says_how_far_and_the_same_command_resumes(svmlight_file, tmp_path, capsys,
+                                                          monkeypatch, figures_seen):  # fmt: skip
+    out = tmp_path / "out"
+    argv = [svmlight_file, "--out", out, "--seeds", 2, "--max-epochs", 2, "--quiet"]
+    real, calls = runner.run_one, []
+
+    def interrupted(task):
+        calls.append(task)
+        if len(calls) == 4 and not hasattr(interrupted, "done"):
+            interrupted.done = True  # once: the second command runs to the end
+            raise KeyboardInterrupt
+        return real(task)
+
+    monkeypatch.setattr(runner, "run_one", interrupted)
+    code, stdout, stderr = run(capsys, *argv)
+    assert code == 130 and not stdout
+    assert stderr.strip().splitlines()[-1] == (
+        "compare: interrupted after 3 of 10 runs; run the same command again to resume"
+    )
+    assert "Traceback" not in stderr
+    calls.clear()
+    assert run(capsys, *argv)[0] == 0
+    assert len(calls) == 7  # the 3 stored runs are reused
+
+
+# ------------------------------------------------------------------ what a reader sees
+def test_one_solver_no_test_set_one_seed(svmlight_file, tmp_path, capsys, figures_seen):
+    out = tmp_path / "out"
+    argv = [svmlight_file, "--out", out, "--seeds", 1, "--max-epochs", 1, "--test-size", 0,
+            "--solvers", "pegasos"]  # fmt: skip
+    assert run(capsys, *argv)[0] == 0
+    text = (out / "SUMMARY.md").read_text()
+    assert "| claim |" not in text  # no table without rows
+    assert "No claim can be checked with these solvers alone" in text
+    assert "Left out, because" in text and "SDCA-Perm" in text
+    assert "1 seed each, 1 epoch per run" in text and "1 seeds" not in text
+    assert "no test set" in text
+    stems = set(figures_seen)
+    assert not any(s.startswith("duality_gap") for s in stems)  # Pegasos keeps no dual
+    assert "Not drawn: duality gap (Pegasos keeps no dual point)." in text
+    loss = next(v for s, v in figures_seen.items() if s.startswith("loss_error"))
+    assert loss["panels"][1] == "(b) training error vs epochs"  # not an empty test panel
+    assert "mean over 1 run (seeds)" in loss["text"] and "1 runs" not in loss["text"]
+
+
+def test_a_figure_with_nothing_to_draw_is_left_out_and_said(tmp_path, capsys, figures_seen):
+    """λ = 1e200: w = 0 is optimal and every run sits on it; the suboptimality is 0 (nothing
+    on a log scale): that figure is not drawn, and the summary says why."""
+    path = compare_files.wine_csv(tmp_path, index=False)
+    out = tmp_path / "out"
+    code, _, stderr = run(capsys, path, "--out", out, "--lmbd", "1e200", "--seeds", 1)
+    assert code == 0, stderr
+    assert not any(s.startswith("suboptimality") for s in figures_seen)
+    assert "loss_error_lmbd1e+200" in figures_seen
+    text = (out / "SUMMARY.md").read_text()
+    assert "Not drawn: suboptimality (every value of suboptimality is 0 or below" in text
+
+
+def test_every_solver_has_its_own_colour_and_line_style(svmlight_file, tmp_path, capsys,
+                                                         figures_seen):  # fmt: skip
+    argv = [svmlight_file, "--out", tmp_path / "o", "--seeds", 1, "--max-epochs", 2]
+    assert run(capsys, *argv)[0] == 0
+    colours = [c.upper() for c, _ in figures_seen["objective_lmbd0.0222222"]["lines"]]
+    assert len(colours) == 5 == len(set(colours)) and set(colours) <= set(plots.OKABE_ITO)
+    styles = plots.distinct_styles([f"c{i}" for i in range(14)])
+    assert len({str(s["linestyle"]) for s in list(styles.values())[:7]}) == 7
+    assert len({(s["color"], str(s["linestyle"])) for s in styles.values()}) == 14
+
+
+def test_the_summary_puts_the_optimum_beside_the_solvers(svmlight_file, tmp_path, capsys,
+                                                         figures_seen):  # fmt: skip
+    out = tmp_path / "out"
+    assert run(capsys, svmlight_file, "--out", out, "--seeds", 1, "--max-epochs", 2)[0] == 0
+    record = pd.read_json(next(iter((out / "optima").glob("*.json"))), typ="series")
+    row = next(line for line in (out / "SUMMARY.md").read_text().splitlines()
+               if line.startswith("| exact optimum (certified)"))  # fmt: skip
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[3] == f"{100 * record['train_error']:.1f} %"
+    assert cells[4] == f"{100 * record['test_error']:.1f} %"
+
+
+def test_readme_describes_every_file_written():
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("## Your own data") :]
+    section = section[: section.index("\n## ", 3)]
+    for name in outputs.FILES:
+        assert f"`{name}`" in section, name
+    assert "python -m compare FILE --out DIR" in section
+
+
+def test_a_stage_speaks_only_when_it_lasts(monkeypatch):
+    import io
+    import time
+
+    monkeypatch.setattr(progress, "QUIET_SECONDS", 0.05)
+    monkeypatch.setattr(progress, "EVERY_SECONDS", 0.05)
+    stream = io.StringIO()
+    console = progress.Console(stream=stream)
+    with console.stage("quick"):
+        pass
+    assert stream.getvalue() == ""
+    with console.stage("slow", lambda t: "busy"):
+        time.sleep(0.2)
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "slow: busy ..." and lines[-1].startswith("slow: done in")
+    quiet = progress.Console(quiet=True, stream=io.StringIO())
+    with quiet.stage("slow"):
+        time.sleep(0.1)
+    quiet.warn("still said")
+    assert quiet.stream.getvalue() == "warning: still said\n"

@@ -298,6 +298,7 @@ def test_cli_list_deps_and_missing_report(reports, tmp_path, capsys):
     missing = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
     assert missing.returncode == 1
     assert "make reports/001_genomic.parquet" in missing.stderr
+    assert "Warning" not in missing.stderr  # a warning in a subprocess is unseen by pytest
 
 
 def test_list_traces_every_output_to_its_estimator_classes():
@@ -500,3 +501,24 @@ def test_readme_findings_block_is_regenerated_from_the_reports(reports, tmp_path
     readme.write_text("no markers")
     with pytest.raises(ValueError, match="markers"):
         beyond_lambda.update_readme(readme, reports)
+
+
+def test_captions_say_what_the_optimum_records_say():
+    """A certified optimum is called certified; one the budget stopped is called an upper
+    bound, never certified (issue 19, point 1)."""
+    import re
+
+    from figures import beyond_suboptimality, scorecard
+
+    bare = re.compile(r"(?<!not )\bcertified\b", re.IGNORECASE)
+    sure = pd.DataFrame({"lmbd": [0.1], "p_star_certified": [True], "p_star_rel_gap": [1e-12]})
+    word, text = beyond_suboptimality.caption({"a": sure})
+    assert word == "certified suboptimality" and text == beyond_suboptimality.CAPTION
+    loose = sure.assign(p_star_certified=False, p_star_rel_gap=0.3)
+    word, text = beyond_suboptimality.caption({"a": sure, "b": loose})
+    assert word == "suboptimality upper bounds" and "b λ = 0.1 (relative gap 0.3)" in text
+    assert not bare.search(word + text) and "an upper bound" in text
+    v = SimpleNamespace(p_star=0.5, sure=False)
+    assert not bare.search(scorecard.star(v) + scorecard.optimum_is(v))
+    v.sure = True
+    assert scorecard.star(v) == "P* = 0.5000" and "certified optimum" in scorecard.optimum_is(v)

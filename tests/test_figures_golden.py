@@ -116,11 +116,11 @@ def digest(record) -> str:
 
 
 def capture_outputs(reports: Path, out: Path, monkeypatch) -> dict[str, dict[str, str]]:
-    """Every output of ``python -m figures`` and of ``experiments.compare.figures``: the digest
+    """Every output of ``python -m figures`` and of ``compare.outputs.figures``: the digest
     of each artist record of each saved figure and of each written text file."""
     import pandas as pd
 
-    from experiments import compare
+    from compare import outputs as compare_outputs
     from figures import OUTPUTS, common
     from figures.__main__ import main as figures_cli
 
@@ -138,7 +138,7 @@ def capture_outputs(reports: Path, out: Path, monkeypatch) -> dict[str, dict[str
         fake_blood(monkeypatch)
         assert figures_cli(["all", "--out", str(out), "--reports", str(reports)]) == 0
         frame = common.load("000_blood_raw", reports)
-        compare.figures(frame, common.load_optima(reports), out / "compare")
+        compare_outputs.figures(frame, common.load_optima(reports), out / "compare")
     finally:
         monkeypatch.setattr(matplotlib.figure.Figure, "savefig", original)
     for path in sorted(out.rglob("*")):

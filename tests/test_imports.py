@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("cmdline", "solvers", "data", "experiments", "figures", "benchmarks")
+PACKAGES = ("cmdline", "solvers", "data", "experiments", "figures", "benchmarks", "compare")
 
 
 def _modules() -> dict[str, Path]:
@@ -107,7 +107,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 def test_the_graph_sees_lazy_and_relative_imports():
     graph = import_graph()
     assert "data.blood.cache" in graph["data.blood.pca"]  # `from .cache import ...`
-    assert "experiments.compare" in graph["experiments.__main__"]  # inside a function
+    assert "figures.beyond_lambda" in graph["figures.scorecard"]  # inside a function
     assert "data.blood" in graph["figures.images"]  # `from data import blood`, lazy
     assert "data.blood.loader" in graph["data.registry"]  # the registry's named loaders
 
@@ -119,6 +119,26 @@ def test_cmdline_is_the_bottom_floor():
     assert graph["cmdline"] == set()
     for user in ("data.__main__", "experiments.__main__", "benchmarks.optima"):
         assert "cmdline" in graph[user], user
+
+
+#: The floors of the layout, bottom first: a package imports only from floors below its own
+#: (benchmarks and the solvers sit beside each other: both only read from below).
+FLOORS = {"cmdline": 0, "solvers": 1, "data": 1, "experiments": 2, "figures": 3,
+          "benchmarks": 3, "compare": 4}  # fmt: skip
+
+
+def test_no_import_runs_up_a_floor():
+    """``compare`` stands above ``experiments`` and ``figures``: nothing below imports it, and
+    no package imports one of its own floor or above (lazy imports included)."""
+    assert set(FLOORS) == set(PACKAGES)
+    upward = sorted(
+        f"{a} -> {b}"
+        for a, deps in import_graph().items()
+        for b in deps
+        if a.split(".")[0] != b.split(".")[0]
+        and FLOORS[b.split(".")[0]] >= FLOORS[a.split(".")[0]]
+    )
+    assert not upward, upward
 
 
 def test_find_cycle_finds_one():

@@ -42,4 +42,12 @@ def test_runs_top_to_bottom(path, tmp_path, monkeypatch):
         if o.output_type == "error"
     ]
     assert not errors
+    warned = [  # a kernel's warnings are not pytest's: they reach the cells' stderr
+        o.text
+        for c in book.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "stream" and "Warning" in o.text
+    ]
+    assert not warned
     assert os.environ.get("NOTEBOOK_TINY") == "1"

@@ -122,16 +122,15 @@ def test_resolve_sampling_maps_only_each_solvers_own_old_spellings():
 
 def test_the_project_speaks_the_new_vocabulary_only():
     """The catalogue, ``compare`` and the benchmarks' configurations use no old spelling."""
-    from experiments.catalogue import CATALOGUE
-    from experiments.compare import SOLVER_CHOICES
+    from experiments.catalogue import CATALOGUE, MAIN_VARIANTS
 
     old = {s for spellings in DEPRECATED_SAMPLINGS.values() for s in spellings}
     configs = [c for e in CATALOGUE.values() for c in e.configs]
-    configs += list(SOLVER_CHOICES.values())
+    configs += list(MAIN_VARIANTS.values())
     samplings = {c.params["sampling"] for c in configs if "sampling" in c.params}
     assert samplings == {"iid", "permutation", "cyclic"}
     assert not samplings & old
-    for path in ("experiments", "figures", "benchmarks"):
+    for path in ("experiments", "figures", "benchmarks", "compare"):
         for source in (ROOT / path).glob("*.py"):
             text = source.read_text(encoding="utf-8")
             for spelling in old:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -17,7 +17,7 @@ from solvers import SDCAClassifier, objectives
 from solvers import sdca as sdca_module
 from solvers._kernels import kernel_rows
 from solvers.losses import HINGE
-from tests.conftest import gaussian_problem, real_problem
+from tests.conftest import gaussian_problem, real_problem, stochastic_expected_failures
 from tests.reference import augment, dual_reference, primal_reference, sdca_reference
 
 SAMPLINGS = ["permutation", "iid", "cyclic"]
@@ -34,8 +34,9 @@ def liblinear(X, y, lmbd):
         max_iter=1_000_000,
         random_state=0,  # liblinear shuffles: whether it stalls depends on this seed
     )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # ConvergenceWarning: the stall is what we test below
+    # liblinear's stopping test never reaches tol=1e-12 on these problems: every reference
+    # fit runs to max_iter and says so (agreement, or the stall, is what we test below)
+    with pytest.warns(ConvergenceWarning, match="Liblinear failed to converge"):
         return svc.fit(X, y).coef_.ravel()
 
 
@@ -62,7 +63,7 @@ def test_lmbd_C_mapping_is_the_liblinear_scaling():
 
 
 # ------------------------------------------------------------------ 1. agreement with liblinear
-# (dataset, λ) pairs where liblinear converges at tol=1e-12 ...
+# (dataset, λ) pairs where liblinear (max_iter=10⁶ at tol=1e-12) reaches the optimum ...
 AGREE = [
     ("cancer", 1e-1),
     ("cancer", 1e-3),
@@ -237,7 +238,10 @@ def test_averaged_output_is_a_consistent_primal_dual_pair(small):
     X, y = small
     lmbd = 0.05
     est = SDCAClassifier(lmbd=lmbd, average=True, max_epochs=6, tol=1e-12, random_state=0)
-    est.fit(X, y)
+    # tol > 0 certifies the returned pair; 6 epochs never reach 1e-12 and the fit says so
+    with pytest.warns(ConvergenceWarning, match=r"\(last iterate; returned pair ") as record:
+        est.fit(X, y)
+    assert f"returned pair {est.duality_gap_:.3g})" in str(record[0].message)
     assert_allclose(
         est.coef_.ravel(),
         objectives.dual_weights(X, est.dual_coef_, lmbd)[:-1],
@@ -399,7 +403,6 @@ def test_golden_index_sequence_for_seed_0(record_fit):
         ([[np.nan, 1.0], [1.0, 2.0]], [0, 1], "NaN"),
         ([[np.inf, 1.0], [1.0, 2.0]], [0, 1], "infinity"),
         ([[1.0, 1.0], [1.0, 2.0]], [1, 1], "only one class"),
-        ([[1.0], [2.0], [3.0]], [0, 1, 2], "Only binary classification"),
         (np.empty((0, 2)), [], "0 sample"),
         ([[1.0, 2.0], [3.0, 4.0]], [0, 1, 1], "inconsistent numbers of samples"),
         ([[1.0], [2.0]], [0.5, 1.5], "Unknown label type"),
@@ -492,7 +495,21 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
 
 
 # ------------------------------------------------------------------ 6. scikit-learn conventions
-@parametrize_with_checks([SDCAClassifier(tol=1e-4, max_epochs=50, random_state=0)])
+# tol=0: 50 epochs, no stopping test (sklearn's random data is never solved to a tol in 50)
+@parametrize_with_checks(
+    [
+        SDCAClassifier(tol=0, max_epochs=50, random_state=0),
+        SDCAClassifier(
+            loss="squared_hinge",
+            class_weight="balanced",
+            bias_multiplier=1.0,
+            tol=0,
+            max_epochs=50,
+            random_state=0,
+        ),
+    ],
+    expected_failed_checks=stochastic_expected_failures,
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -126,7 +126,7 @@ def crop_files(
         An image is missing or unreadable (the message names it); nothing is returned.
     """
     from joblib import Parallel, delayed
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # not tqdm.auto: it warns in a Jupyter kernel without ipywidgets
 
     params = params or CropParams()
     paths = [str(p) for p in paths]

@@ -1,0 +1,134 @@
+"""The warm λ path against cold fits, to the same certified relative duality gap, one thread.
+
+For the λ sweep of ``beyond_blood_lambda_pca40`` (1.6, 0.1, 0.01, 1e-3, 1/n; the catalogue's
+``BLOOD_LAMBDAS``), :func:`solvers.lambda_path` fits each λ to a relative gap ``--rel-gap``
+(default 1e-6), first warm (each λ from the previous one's dual point), then cold (each
+from α = 0), for SDCA with and without shrinking. Every λ's relative gap is certified by
+:func:`solvers.objectives.certificate` (compensated, apart from the solver). The CPU time is
+that of the ``fit`` calls (``time.process_time``, their per-epoch gap checks included),
+median over ``--repeats`` runs of the whole path; the ratio warm/cold is the result::
+
+    python benchmarks/lambda_path.py [--datasets pca40 raw] [--repeats 3]
+
+Writes ``output/bench/lambda_path.{parquet,md}`` (git-ignored) and prints the table.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if __name__ == "__main__":  # this checkout's packages (benchmarks.*, solvers, ...)
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
+import argparse
+
+import pandas as pd
+
+from benchmarks.threads import one_thread
+from cmdline import positive_float, positive_int
+from experiments import datasets
+from experiments.catalogue import BLOOD_LAMBDAS
+from solvers import SDCAClassifier, lambda_path
+
+#: dataset name -> (data.load name, options), the blood representations of the λ study.
+DATASETS = {"pca40": ("blood", {"pca": 40}), "raw": ("blood", {})}
+
+CONFIGS = {
+    "SDCA": {},
+    "SDCA + shrinking": {"shrinking": True},
+}
+
+
+def run(name: str, rel_gap: float, repeats: int, max_epochs: int) -> pd.DataFrame:
+    """Every (config, warm/cold, repeat, λ) of one dataset, as rows."""
+    loader, options = DATASETS[name]
+    ds = datasets.load(loader, options)
+    X, y = ds.X_train, ds.y_train
+    lmbds = [datasets.resolve_lmbd(lmbd, X.shape[0]) for lmbd in BLOOD_LAMBDAS]
+    rows = []
+    with one_thread(X.dtype):
+        for label, params in CONFIGS.items():
+            base = SDCAClassifier(max_epochs=max_epochs, random_state=0, **params)
+            for repeat in range(repeats):
+                for warm in (True, False):
+                    for p in lambda_path(base, X, y, lmbds, rel_gap=rel_gap, warm=warm):
+                        rows.append(
+                            {
+                                "dataset": name,
+                                "config": label,
+                                "mode": "warm" if warm else "cold",
+                                "repeat": repeat,
+                                "lmbd": p.lmbd,
+                                "epochs": p.n_epochs,
+                                "cpu_seconds": p.cpu_seconds,
+                                "update_seconds": p.update_seconds,
+                                "rel_gap": p.rel_gap,
+                                "reached": p.reached,
+                            }
+                        )
+    return pd.DataFrame(rows)
+
+
+def summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset and config: the path's total CPU time (median over repeats), warm and
+    cold, their ratio, and whether every λ was certified."""
+    totals = (
+        df.groupby(["dataset", "config", "mode", "repeat"])
+        .agg(cpu=("cpu_seconds", "sum"), epochs=("epochs", "sum"), ok=("reached", "all"))
+        .groupby(["dataset", "config", "mode"])
+        .agg(cpu=("cpu", "median"), epochs=("epochs", "median"), ok=("ok", "all"))
+        .unstack("mode")
+    )
+    out = pd.DataFrame(
+        {
+            "warm CPU s": totals[("cpu", "warm")],
+            "cold CPU s": totals[("cpu", "cold")],
+            "warm / cold": totals[("cpu", "warm")] / totals[("cpu", "cold")],
+            "warm epochs": totals[("epochs", "warm")],
+            "cold epochs": totals[("epochs", "cold")],
+            "every λ certified": totals[("ok", "warm")] & totals[("ok", "cold")],
+        }
+    )
+    return out.reset_index()
+
+
+def markdown(table: pd.DataFrame, rel_gap: float) -> str:
+    lines = [
+        f"Warm λ path against cold fits, each λ to a certified relative gap {rel_gap:g} "
+        f"(λ = {', '.join(map(str, BLOOD_LAMBDAS))}; CPU s of the fit calls, one thread):",
+        "",
+        "| data | solver | warm CPU s | cold CPU s | warm / cold | epochs warm / cold | "
+        "every λ certified |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in table.itertuples(index=False):
+        lines.append(
+            f"| blood {r.dataset} | {r.config} | {r[2]:.3g} | {r[3]:.3g} | {r[4]:.2f} | "
+            f"{r[5]:.0f} / {r[6]:.0f} | {'yes' if r[7] else 'no'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--datasets", nargs="+", choices=sorted(DATASETS), default=["pca40"])
+    parser.add_argument("--rel-gap", type=positive_float, default=1e-6)
+    parser.add_argument("--repeats", type=positive_int, default=3)
+    parser.add_argument("--max-epochs", type=positive_int, default=100_000)
+    parser.add_argument("--out", type=Path, default=Path("output/bench"))
+    args = parser.parse_args(argv)
+    df = pd.concat(
+        [run(name, args.rel_gap, args.repeats, args.max_epochs) for name in args.datasets]
+    )
+    table = summary(df)
+    text = markdown(table, args.rel_gap)
+    args.out.mkdir(parents=True, exist_ok=True)
+    df.to_parquet(args.out / "lambda_path.parquet", index=False)
+    (args.out / "lambda_path.md").write_text(text)
+    print(text)
+    return table
+
+
+if __name__ == "__main__":
+    main()

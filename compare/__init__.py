@@ -1,0 +1,24 @@
+"""``python -m compare FILE --out DIR``: do the studies' conclusions hold on your data?
+
+An application above the engine (:mod:`experiments`) and the figures (:mod:`figures`):
+nothing below imports it. It reads a binary classification file as the user means it
+(:mod:`compare.inputs`: svmlight/libsvm, ``.npz`` or CSV, every guess stated), builds the
+problem the user means (:mod:`compare.problem`: stratified split, features scaled on the
+training rows, an intercept), checks everything before writing anything, then, in DIR
+(passed down to the engine as its reports folder, :mod:`compare.app`):
+
+1. P* at each λ from the exact engine (:mod:`experiments.optima`), certified or said not
+   to be;
+2. the studies' main solvers (:data:`experiments.catalogue.MAIN_VARIANTS`), seeded runs with
+   every epoch stored, resumable;
+3. the figures and SUMMARY.md (:mod:`compare.outputs`): the claims rows of the scorecard
+   (:data:`figures.scorecard.ANY_DATA`), judged by its evaluator, with the runs' spread.
+
+Every problem is one line and exit status 2, before anything is written; Ctrl-C says how
+many runs are stored (exit status 130) and the same command resumes.
+"""
+
+from .app import Plan, Settings, compare, execute, prepare
+from .inputs import BadInput
+
+__all__ = ["BadInput", "Plan", "Settings", "compare", "execute", "prepare"]

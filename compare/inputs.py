@@ -1,0 +1,326 @@
+"""A user's file, read as the user means it: svmlight/libsvm, ``.npz`` or CSV.
+
+Every guess is stated (:attr:`Table.notes`): the header line of a CSV, pandas' index
+column dropped, which column holds the labels, whether svmlight indices start at 0 or 1,
+which label became +1. Every problem is one line naming the file (and, in a CSV, the file's
+own line and column numbers): :class:`BadInput`.
+
+- **CSV** (``.csv``): comma-separated numbers, one sample per line, the labels in one column
+  (``label_col``: a header name, or an index, 0 the first column of the file and -1 the last,
+  the default). A first line with a word where the other lines hold numbers is a header. A
+  first column with an empty name holding distinct integers is the index pandas'
+  ``DataFrame.to_csv`` writes by default: dropped, with a note. Labels may be numbers or
+  strings.
+- **.npz**: arrays ``X`` (dense) and ``y`` (or ``labels``), or a sparse matrix saved by
+  :func:`scipy.sparse.save_npz` with a ``y`` in the same archive. Nothing pickled is loaded.
+- anything else: **svmlight/libsvm**, read as CSR. ``zero_based``: ``"yes"`` (the first
+  feature is index 0, as scikit-learn's ``dump_svmlight_file`` writes), ``"no"`` (index 1,
+  libsvm's convention) or ``"auto"``: one-based unless the file uses index 0. The number of
+  features read is stated: a file written zero-based whose feature 0 is always zero reads as
+  one feature fewer under ``auto``.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+#: The first lines read to find a CSV's header, index column and label column.
+SNIFF_LINES = 200
+
+
+class BadInput(ValueError):
+    """The input or an option cannot be used; the message is one line naming the problem and
+    the fix."""
+
+
+@dataclass
+class Table:
+    """What was read: the samples, their labels as written in the file, and every guess.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features), float64, or a float64 CSR matrix
+    labels : ndarray of shape (n_samples,)
+        As written (numbers as float64, otherwise strings).
+    kind : {"svmlight", "CSV", ".npz"}
+    notes : list of str
+        One sentence per guess or choice made while reading.
+    """
+
+    X: np.ndarray | sp.csr_matrix
+    labels: np.ndarray
+    kind: str
+    notes: list[str] = field(default_factory=list)
+
+
+def kind_of(path: Path) -> str:
+    """``"CSV"``, ``".npz"`` or ``"svmlight"`` from the file's suffix."""
+    return {".csv": "CSV", ".npz": ".npz"}.get(path.suffix.lower(), "svmlight")
+
+
+def read(path: Path, label_col: str | None = None, zero_based: str = "auto") -> Table:
+    """Read ``path`` (see the module docstring); :class:`BadInput` on any problem."""
+    kind = kind_of(path)
+    if label_col is not None and kind != "CSV":
+        raise BadInput(f"--label-col applies to CSV files; {path} is read as {kind}")
+    if zero_based != "auto" and kind != "svmlight":
+        raise BadInput(f"--zero-based applies to svmlight files; {path} is read as {kind}")
+    if not path.is_file():
+        raise BadInput(f"{path}: no such file" + (" (it is a folder)" if path.is_dir() else ""))
+    if path.stat().st_size == 0:
+        raise BadInput(f"{path}: the file is empty")
+    if kind == "CSV":
+        return _csv(path, label_col)
+    if kind == ".npz":
+        return _npz(path)
+    return _svmlight(path, zero_based)
+
+
+# ------------------------------------------------------------------------------- svmlight
+def _svmlight(path: Path, zero_based: str) -> Table:
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        X, y = load_svmlight_file(str(path), zero_based=zero_based != "no")
+    except Exception as exc:  # the parser's own error, reduced to one line
+        raise BadInput(
+            f"{path}: not readable as a svmlight/libsvm file ({_first_line(exc)})"
+        ) from None
+    X = X.tocsr()
+    if zero_based == "no":
+        note = f"{X.shape[1]} features read; column indices one-based (--zero-based no)"
+    elif zero_based == "yes":
+        note = f"{X.shape[1]} features read; column indices zero-based (--zero-based yes)"
+    elif X.nnz and X.indices.min() == 0:
+        note = f"{X.shape[1]} features read; the file uses index 0, so indices are zero-based"
+    else:
+        X = X[:, 1:] if X.shape[1] > 1 else X  # one-based: index 1 is the first feature
+        note = (
+            f"{X.shape[1]} features read; the file never uses index 0, so indices are read "
+            "as one-based (--zero-based yes if its first feature is 0 and always zero)"
+        )
+    return Table(X, y, "svmlight", [f"svmlight: {note}."])
+
+
+# ------------------------------------------------------------------------------- npz
+def _npz(path: Path) -> Table:
+    if not zipfile.is_zipfile(path):
+        raise BadInput(
+            f"{path}: not a .npz archive (write one with numpy.savez(X=..., y=...) or "
+            "scipy.sparse.save_npz plus a 'y' array)"
+        )
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            keys = set(archive.files)
+            label_key = next((k for k in ("y", "labels") if k in keys), None)
+            if label_key is None:
+                raise BadInput(f"{path}: no labels: expected an array 'y' (or 'labels')")
+            y = archive[label_key]
+            if {"data", "indices", "indptr", "shape", "format"} <= keys:
+                fmt = archive["format"].item()
+                fmt = fmt.decode() if isinstance(fmt, bytes) else str(fmt)
+                if fmt not in ("csr", "csc"):
+                    raise BadInput(f"{path}: sparse format {fmt!r}; expected csr or csc")
+                cls = sp.csr_matrix if fmt == "csr" else sp.csc_matrix
+                parts = (archive["data"], archive["indices"], archive["indptr"])
+                X = cls(parts, shape=tuple(archive["shape"])).tocsr()
+            elif "X" in keys:
+                X = archive["X"]
+            else:
+                raise BadInput(
+                    f"{path}: no data: expected an array 'X', or a sparse matrix saved by "
+                    f"scipy.sparse.save_npz, next to '{label_key}'"
+                )
+    except BadInput:
+        raise
+    except ValueError as exc:
+        if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
+            raise BadInput(
+                f"{path}: an array holds Python objects (dtype object), which are never "
+                "unpickled from a file: save X and y as arrays of numbers (y may be strings)"
+            ) from None
+        raise BadInput(f"{path}: not readable as a .npz archive ({_first_line(exc)})") from None
+    except Exception as exc:  # a damaged member, a bad zip entry
+        raise BadInput(f"{path}: not readable as a .npz archive ({_first_line(exc)})") from None
+    if not sp.issparse(X) and np.ndim(X) != 2:
+        raise BadInput(f"{path}: X has shape {np.shape(X)}; expected (n_samples, n_features)")
+    return Table(X, np.asarray(y).ravel(), ".npz", [])
+
+
+# ------------------------------------------------------------------------------- CSV
+def _csv(path: Path, label_col: str | None) -> Table:
+    notes = []
+    try:
+        head = pd.read_csv(
+            path, header=None, dtype=str, keep_default_na=False, nrows=SNIFF_LINES,
+            skip_blank_lines=True, skipinitialspace=True,
+        )  # fmt: skip
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not a text file, so not a CSV") from None
+    except Exception as exc:
+        raise BadInput(f"{path}: not readable as a CSV file ({_first_line(exc)})") from None
+    if head.shape[1] < 2:
+        raise BadInput(
+            f"{path}: one column only; a CSV needs feature columns and a label column, "
+            "separated by commas"
+        )
+    numeric = head.apply(lambda c: pd.to_numeric(c, errors="coerce").notna())
+    header = len(head) > 1 and bool((~numeric.iloc[0] & numeric.iloc[1:].all()).any())
+    if len(head) == 1:
+        header = not bool(numeric.iloc[0].any())
+    names = [str(v) for v in head.iloc[0]] if header else None
+    width = head.shape[1]
+    # pandas' default to_csv: a first column with an empty name, distinct integers
+    index_col = None
+    if header and re.fullmatch(r"|Unnamed: 0", names[0].strip()):
+        first = pd.to_numeric(head.iloc[1:, 0], errors="coerce")
+        if first.notna().all() and (first == first.round()).all() and first.is_unique:
+            index_col = 0
+    if header:
+        named = names[1:] if index_col == 0 else names
+        shown = ", ".join(named[:6]) + (", ..." if len(named) > 6 else "")
+        notes.append(f"CSV: the first line is a header ({shown}).")
+    else:
+        notes.append("CSV: no header line (the first line holds numbers).")
+    if index_col == 0:
+        notes.append(
+            "CSV: the first column has no name and holds distinct integers: the row index "
+            "pandas' to_csv writes; dropped (not a feature)."
+        )
+    label = _label_column(path, label_col, names, width)
+    if label == index_col:
+        raise BadInput(f"{path}: --label-col {label_col} names the index column pandas wrote")
+    label_name = f" ({names[label]!r})" if names else ""
+    notes.append(
+        f"CSV: labels in column {label + 1} of {width}{label_name}"
+        + (" (the last: --label-col to choose another)." if label_col is None else ".")
+    )
+
+    try:
+        frame = pd.read_csv(
+            path, header=None, skiprows=1 if header else 0, dtype={label: str},
+            keep_default_na=False, na_values=[""], skip_blank_lines=False,
+            skipinitialspace=True, low_memory=False,
+        )  # fmt: skip
+    except Exception as exc:
+        raise BadInput(f"{path}: not readable as a CSV file ({_first_line(exc)})") from None
+    first_line = 2 if header else 1  # the file's line of the first row read
+    lines = np.arange(first_line, first_line + len(frame))
+    blank = frame.isna().all(axis=1).to_numpy()
+    if blank.any():
+        frame, lines = frame[~blank], lines[~blank]
+        n = int(blank.sum())
+        notes.append(f"CSV: {n} empty line{'s' if n > 1 else ''} skipped.")
+    if frame.shape[1] != width:
+        raise BadInput(
+            f"{path}: {frame.shape[1]} columns, but its first lines have {width}; every "
+            "line needs the same number of fields"
+        )
+    features = [c for c in range(width) if c not in (label, index_col)]
+    values = np.empty((len(frame), len(features)), dtype=np.float64)
+    for j, col in enumerate(features):
+        column = frame[col]
+        parsed = pd.to_numeric(column, errors="coerce")
+        bad = parsed.isna().to_numpy() | ~np.isfinite(parsed.to_numpy(dtype=float))
+        if bad.any():
+            i = int(np.argmax(bad))
+            cell = column.iloc[i]
+            what = "is empty" if cell is None or cell != cell else f"is {cell!r}"
+            name = f" ({names[col]!r})" if names else ""
+            raise BadInput(
+                f"{path}: line {lines[i]}, column {col + 1}{name} {what}: every feature must "
+                "be a finite number"
+            )
+        values[:, j] = parsed.to_numpy(dtype=np.float64)
+    raw = frame[label].astype(object)
+    missing = raw.isna().to_numpy() | (raw.astype(str).str.strip() == "").to_numpy()
+    if missing.any():
+        i = int(np.argmax(missing))
+        raise BadInput(f"{path}: line {lines[i]}, column {label + 1}: the label is empty")
+    text = raw.astype(str).str.strip()
+    as_number = pd.to_numeric(text, errors="coerce")
+    labels = as_number.to_numpy(np.float64) if as_number.notna().all() else text.to_numpy(str)
+    return Table(values, labels, "CSV", notes)
+
+
+def _label_column(path: Path, label_col: str | None, names: list[str] | None, width: int):
+    """The label column's position in the file (see the module docstring)."""
+    if label_col is None:
+        return width - 1
+    if names is not None and label_col in names:
+        return names.index(label_col)
+    try:
+        index = int(label_col)
+    except ValueError:
+        if names is None:
+            raise BadInput(
+                f"{path}: --label-col {label_col!r}: the file has no header line, so columns "
+                f"have no names; give an index (0 the first column, -1 the last)"
+            ) from None
+        shown = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+        raise BadInput(f"{path}: --label-col {label_col!r}: no such column ({shown})") from None
+    if not -width <= index < width:
+        raise BadInput(
+            f"{path}: --label-col {index}: the file has {width} columns (0 to {width - 1}, "
+            "or -1 for the last)"
+        )
+    return index % width
+
+
+# ------------------------------------------------------------------------------- labels
+def binary(path: Path, table: Table) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray, str]:
+    """The checks every format shares; returns ``(X, y in ±1, sentence on the classes)``.
+
+    X comes back as C-contiguous float64, or canonical float64 CSR (sorted, unique indices).
+    """
+    X, y = table.X, np.asarray(table.labels).ravel()
+    n = X.shape[0]
+    if n == 0 or X.shape[1] == 0:
+        raise BadInput(f"{path}: no samples or no features ({n} x {X.shape[1]})")
+    if y.shape[0] != n:
+        raise BadInput(f"{path}: {y.shape[0]} labels for {n} samples")
+    values = X.data if sp.issparse(X) else np.asarray(X)
+    if not (np.issubdtype(values.dtype, np.number) or values.dtype == bool):
+        raise BadInput(f"{path}: the data are not numbers (dtype {values.dtype})")
+    if not np.all(np.isfinite(values)):
+        raise BadInput(f"{path}: the data contain NaN or infinite values")
+    if np.issubdtype(y.dtype, np.number) and not np.all(np.isfinite(y.astype(np.float64))):
+        raise BadInput(f"{path}: the labels contain NaN or infinite values")
+    if not (np.issubdtype(y.dtype, np.number) or y.dtype.kind in "USb"):
+        raise BadInput(f"{path}: labels of dtype {y.dtype}; expected numbers or strings")
+    classes, counts = np.unique(y, return_counts=True)
+    if classes.shape[0] == 1:
+        raise BadInput(f"{path}: one class only (every label is {_label(classes[0])}); need two")
+    if classes.shape[0] > 2:
+        shown = ", ".join(_label(c) for c in classes[:5]) + (", ..." if len(classes) > 5 else "")
+        raise BadInput(
+            f"{path}: labels are not two-valued: {classes.shape[0]} distinct labels ({shown})"
+        )
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        X.sum_duplicates()  # canonical (sorted, unique indices), as the solvers read it
+    else:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    sentence = (
+        f"labels: {_label(classes[0])} → −1 ({counts[0]} samples), {_label(classes[1])} → +1 "
+        f"({counts[1]} samples)."
+    )
+    return X, np.where(y == classes[1], 1, -1).astype(np.int64), sentence
+
+
+def _label(value) -> str:
+    if isinstance(value, str | np.str_):
+        return repr(str(value))
+    return f"{float(value):g}" if np.isscalar(value) else repr(value)
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

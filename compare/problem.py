@@ -1,0 +1,189 @@
+"""The problem a user means: a stratified split, features scaled on the training rows only,
+an intercept through the solvers' bias multiplier, and every choice said in words.
+
+Scaling (``scale``): ``"standard"`` centres each feature and divides it by its standard
+deviation (scikit-learn's ``StandardScaler``), ``"maxabs"`` divides each by its largest
+absolute value (``MaxAbsScaler``: zeros stay zeros, so CSR stays CSR), ``"none"`` leaves the
+file's values; ``"auto"`` is standard for dense data and max-abs for sparse data. The
+statistics come from the training split only and are applied unchanged to the test rows.
+
+The intercept (``intercept=True``, the default, as scikit-learn's ``LinearSVC``) is a
+constant feature B = 1 appended to every sample through the solvers' ``bias_multiplier``; its
+weight is regularised like the others (as liblinear's ``intercept_scaling``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from data import Dataset
+from solvers import objectives
+
+from .inputs import BadInput
+
+SCALES = ("auto", "standard", "maxabs", "none")
+#: The bias multiplier B of ``--intercept`` (LinearSVC's ``intercept_scaling`` default).
+INTERCEPT_SCALING = 1.0
+#: Largest 1/(λn) and max‖x̃ᵢ‖²/λ the estimators accept (beyond, float64 overflows); checked
+#: here too, so that a bad λ is refused before anything is written.
+SCALE_LIMIT = 1e300
+#: ``--scale none`` warns when the features' largest absolute values differ by more.
+SCALE_SPREAD_WARNING = 1e3
+
+SCALE_WORDS = {
+    "standard": "standardised (centred, unit variance; statistics of the training rows)",
+    "maxabs": "scaled by their largest absolute value on the training rows (zeros kept)",
+    "none": "as in the file (no scaling)",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The split, scaled data and the problem's words.
+
+    Attributes
+    ----------
+    dataset : data.Dataset
+        Scaled training and test rows, labels ±1 (no test rows for ``test_size=0``).
+    scale : {"standard", "maxabs", "none"}
+        The scaling applied (``"auto"`` resolved).
+    bias : float
+        The bias multiplier B (0: no intercept).
+    warnings : list of str
+        Said on the terminal and in the summary (e.g. ``--scale none`` on features whose
+        scales differ by more than 1e3).
+    """
+
+    dataset: Dataset
+    scale: str
+    bias: float
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def words(self) -> str:
+        """One sentence: the problem solved (a figure caption, the summary, the report)."""
+        intercept = (
+            f"with an intercept (bias multiplier B = {self.bias:g}, regularised like the "
+            "weights, as LinearSVC)"
+            if self.bias
+            else "without an intercept"
+        )
+        return f"Hinge-loss linear SVM {intercept}; features {SCALE_WORDS[self.scale]}."
+
+
+def make(path, X, y, test_size: float, scale: str, intercept: bool, meta: dict) -> Problem:
+    """Split (stratified, seed 0), scale, and check that the solvers can take the result."""
+    if scale not in SCALES:
+        raise BadInput(f"--scale {scale!r}: expected one of {', '.join(SCALES)}")
+    resolved = ("maxabs" if sp.issparse(X) else "standard") if scale == "auto" else scale
+    if resolved == "standard" and sp.issparse(X):
+        raise BadInput(
+            f"{path}: --scale standard centres every feature, which would make this sparse "
+            "file dense; use --scale maxabs (the default for sparse data) or none"
+        )
+    X_tr, y_tr, X_te, y_te = _split(path, X, y, test_size)
+    warnings = []
+    if resolved != "none":
+        X_tr, X_te = _scaled(path, resolved, X_tr, X_te)
+    else:
+        ratio = _feature_scale_ratio(X_tr)
+        if ratio > SCALE_SPREAD_WARNING:
+            warnings.append(
+                f"--scale none: the features' largest absolute values differ by a factor of "
+                f"{ratio:.1e}; the large ones will dominate the steps and the regulariser "
+                "(--scale auto standardises them)"
+            )
+    bias = INTERCEPT_SCALING if intercept else 0.0
+    meta = {**meta, "scale": resolved, "bias_multiplier": bias}
+    dataset = Dataset(X_tr, y_tr, X_te, y_te, meta)
+    return Problem(dataset, resolved, bias, warnings)
+
+
+def check_lmbds(path, problem: Problem, lmbds: list[float]) -> None:
+    """Refuse a λ the estimators would refuse (float64 overflow), naming the smallest
+    usable one: the checks of the estimators' ``fit``, made before anything is written."""
+    X, n = problem.dataset.X_train, problem.dataset.n_train
+    with np.errstate(over="ignore"):
+        r2 = float(objectives.row_sq_norms(X, problem.bias).max())
+    if not math.isfinite(r2):
+        raise BadInput(
+            f"{path}: a squared row norm overflows float64 (values too large for the "
+            "solvers); use --scale auto or divide the values by a power of ten"
+        )
+    for lmbd in lmbds:
+        smallest = max(1.0 / (SCALE_LIMIT * n), r2 / SCALE_LIMIT)
+        if not (1.0 / (lmbd * n) <= SCALE_LIMIT and r2 / lmbd <= SCALE_LIMIT):
+            raise BadInput(
+                f"--lmbd {lmbd:g} is too small for these data: 1/(λn) or max‖x‖²/λ overflows "
+                f"float64; use λ ≥ {smallest:.1e}"
+            )
+
+
+def _split(path, X, y, test_size: float):
+    from sklearn.model_selection import train_test_split
+
+    if test_size == 0:
+        return X, y, None, None
+    counts = np.unique(y, return_counts=True)[1]
+    n_test = math.ceil(test_size * y.shape[0])
+    if counts.min() < 2 or n_test < 2 or y.shape[0] - n_test < 2:
+        raise BadInput(
+            f"{path}: too few samples for a test split of {test_size:g} "
+            f"({y.shape[0]} samples, smallest class {counts.min()}); pass --test-size 0"
+        )
+    X_tr, X_te, y_tr, y_te = train_test_split(
+        X, y, test_size=test_size, stratify=y, random_state=0
+    )
+    if sp.issparse(X):
+        X_tr, X_te = sp.csr_matrix(X_tr), sp.csr_matrix(X_te)
+        X_tr.sort_indices()
+        X_te.sort_indices()
+    else:
+        X_tr, X_te = np.ascontiguousarray(X_tr), np.ascontiguousarray(X_te)
+    return X_tr, y_tr, X_te, y_te
+
+
+def _scaled(path, scale: str, X_tr, X_te):
+    """Scaled copies, statistics from the training rows; a feature whose statistics
+    overflow float64 is refused by name."""
+    from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+    scaler = StandardScaler() if scale == "standard" else MaxAbsScaler()
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaler.fit(X_tr)
+    stats = scaler.scale_ if scale == "maxabs" else np.r_[scaler.scale_, scaler.mean_]
+    if not np.all(np.isfinite(stats)):
+        d = X_tr.shape[1]
+        feature = int(np.flatnonzero(~np.isfinite(stats))[0]) % d
+        raise BadInput(
+            f"{path}: feature {feature + 1}: values too large to {scale}-scale in float64 "
+            "(their squares overflow); divide them by a power of ten first, or use --scale "
+            "maxabs"
+        )
+    out = []
+    for X in (X_tr, X_te):
+        if X is None:
+            out.append(None)
+            continue
+        Xs = scaler.transform(X)
+        if sp.issparse(Xs):
+            Xs = sp.csr_matrix(Xs, dtype=np.float64)
+            Xs.sort_indices()
+        else:
+            Xs = np.ascontiguousarray(Xs, dtype=np.float64)
+        out.append(Xs)
+    return out[0], out[1]
+
+
+def _feature_scale_ratio(X) -> float:
+    """Largest over smallest per-feature max |x| (features not all zero)."""
+    if sp.issparse(X):
+        peak = np.asarray(abs(X).max(axis=0).todense()).ravel()
+    else:
+        peak = np.abs(X).max(axis=0)
+    peak = peak[peak > 0]
+    return float(peak.max() / peak.min()) if peak.size else 1.0

@@ -1,0 +1,186 @@
+"""One-sided tests of every verdict rule of ``python -m compare`` (issue 24, point 2).
+
+Each claim of :data:`figures.scorecard.ANY_DATA` is judged by the scorecard's evaluator on
+a small synthetic report written where compare writes its own (a report and an optimum
+record in a reports folder). Data that meets the criterion says "holds"; the same data moved
+just across it says "level" (within the spread over seeds) or "differs". Independent of any
+golden text: an inverted rule fails here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from figures import common, scorecard
+
+NAME, KEY, LMBD = "compare_lmbd0.1", "file-abc-00000000", 0.1
+M = scorecard.MAIN  # short name -> label of the main variants
+SOLVER = {"sdca-perm": "sdca", "sdca-sgd": "sdca", "pegasos": "pegasos",
+          "pegasos-batch": "pegasos", "asdca": "asdca"}  # fmt: skip
+
+
+def write(root, curves: dict, epochs: int, p_star=1.0, rel_gap=1e-13, certified=True):
+    """Report ``NAME`` under ``root``: ``curves[short name][column]`` is an array (seeds,
+    epochs + 1) or a constant; columns not given are constants (primal 2, errors 0.1)."""
+    rows = []
+    for short, columns in curves.items():
+        seeds = max(np.atleast_2d(v).shape[0] for v in columns.values())
+        for s in range(seeds):
+            for e in range(epochs + 1):
+                row = {
+                    "experiment": NAME, "dataset_key": KEY, "lmbd": LMBD, "config": M[short],
+                    "solver": SOLVER[short], "tags": "", "seed_index": s, "epoch": e,
+                    "n_train": 100, "dataset_title": "synthetic", "substitute": False,
+                    "primal": 2.0, "test_error": 0.1, "train_error": 0.1,
+                }  # fmt: skip
+                for column, values in columns.items():
+                    row[column] = float(np.broadcast_to(values, (seeds, epochs + 1))[s, e])
+                rows.append(row)
+    pd.DataFrame(rows).to_parquet(root / f"{NAME}.parquet", index=False)
+    (root / "optima").mkdir(exist_ok=True)
+    gap = rel_gap * p_star
+    record = {"dataset_key": KEY, "lmbd": LMBD, "primal": p_star + gap / 2,
+              "dual": p_star - gap / 2, "gap": gap, "rel_gap": rel_gap, "certified": certified,
+              "cpu_seconds": 0.1}  # fmt: skip
+    (root / "optima" / "record.json").write_text(json.dumps(record))
+
+
+def verdict(root, claim_id: str) -> str:
+    claim = next(c for c in scorecard.ANY_DATA if c.id == claim_id)
+    res = scorecard.evaluate(common.Query(root), dataclasses.replace(claim, reports=(NAME,)))
+    return res.verdict
+
+
+def reaching(first_epochs, epochs=8, p_star=1.0):
+    """Primal curves whose relative suboptimality is 0.5 before ``first_epochs[s]`` and
+    0.001 from it on (one row per seed)."""
+    e = np.arange(epochs + 1)
+    return np.array([np.where(e < k, 1.5, 1.001) * p_star for k in first_epochs])
+
+
+# ------------------------------------------------------------------ any.1: SDCA faster
+@pytest.mark.parametrize(
+    ("sdca", "pegasos", "expected"),
+    [
+        ([2, 4], [4, 6], "holds"),  # 2 epochs apart, spread (sd) 1.41
+        ([2, 4], [3, 5], "level"),  # 1 epoch apart: within the spread
+        ([2, 2], [2, 2], "level"),
+        ([3, 3], [2, 2], "differs"),  # Pegasos first, no spread
+        ([2, 2], [9, 9], "holds"),  # Pegasos never within 8 epochs (censored at 9)
+    ],
+)
+def test_sdca_faster_than_pegasos(tmp_path, sdca, pegasos, expected):
+    write(tmp_path, {"sdca-perm": {"primal": reaching(sdca)},
+                     "pegasos": {"primal": reaching(pegasos)}}, 8)  # fmt: skip
+    assert verdict(tmp_path, "any.1") == expected
+
+
+def test_sdca_faster_is_not_tested_on_a_loose_optimum(tmp_path):
+    curves = {"sdca-perm": {"primal": reaching([2, 2])}, "pegasos": {"primal": reaching([5, 5])}}
+    write(tmp_path, curves, 8, rel_gap=0.5, certified=False)
+    assert verdict(tmp_path, "any.1") == "not tested"
+    write(tmp_path, curves, 8, rel_gap=1e-4, certified=False)  # tight enough for 1e-2
+    assert verdict(tmp_path, "any.1") == "holds"
+    write(
+        tmp_path, {"sdca-perm": {"primal": reaching([9])}, "pegasos": {"primal": reaching([9])}}, 8
+    )
+    assert verdict(tmp_path, "any.1") == "not tested"  # neither got there
+
+
+# ------------------------------------------------------------------ any.2: best test error
+def errors(at2, best, seeds=1, spread=0.0, epochs=6):
+    """Test-error curves: 0.3 at epochs 0-1, ``at2`` at epoch 2, ``best`` at epoch 4,
+    ``at2`` elsewhere; seeds ± ``spread``."""
+    curve = np.full(epochs + 1, at2)
+    curve[:2], curve[4] = 0.3, best
+    offsets = np.linspace(-spread, spread, seeds) if seeds > 1 else np.zeros(1)
+    return np.array([curve + o for o in offsets])
+
+
+@pytest.mark.parametrize(
+    ("at2", "best", "seeds", "spread", "expected"),
+    [
+        (0.205, 0.196, 1, 0.0, "holds"),  # 0.9 pp above its best
+        (0.207, 0.196, 1, 0.0, "differs"),  # 1.1 pp above
+        (0.230, 0.196, 2, 0.03, "holds"),  # 3.4 pp, but the seeds spread over 4.2 pp (sd)
+        (0.230, 0.196, 2, 0.02, "differs"),  # sd 2.8 pp < 3.4 pp
+    ],
+)
+def test_sdca_best_error_within_two_epochs(tmp_path, at2, best, seeds, spread, expected):
+    write(tmp_path, {"sdca-perm": {"test_error": errors(at2, best, seeds, spread)}}, 6)
+    assert verdict(tmp_path, "any.2") == expected
+
+
+def test_best_error_is_not_tested_without_a_test_set(tmp_path):
+    write(tmp_path, {"sdca-perm": {"test_error": np.nan}}, 4)
+    assert verdict(tmp_path, "any.2") == "not tested"
+
+
+# ------------------------------------------------------------------ any.3: SGD first epoch
+def primal(first, last, seeds=2, spread=0.0, epochs=4):
+    """Curves at ``first`` after epoch 1 and ``last`` from epoch 2 on, seeds ± ``spread``."""
+    curve = np.r_[2.0, first, np.full(epochs - 1, last)]
+    return np.array([curve + o for o in np.linspace(-spread, spread, seeds)])
+
+
+@pytest.mark.parametrize(
+    ("sgd_first", "sgd_last", "expected"),
+    [
+        (1.2, 1.0, "holds"),  # lower after epoch 1, the same after the last
+        (1.2, 1.0005, "holds"),  # within 0.1 % at the end
+        (1.2, 1.012, "holds"),  # apart at the end by 1.2 %, within the spread (sd 1.4 %)
+        (1.2, 1.03, "differs"),  # apart at the end by 3 %, beyond it
+        (1.499, 1.0, "level"),  # epoch 1 within the spread (sd 0.014)
+        (1.6, 1.0, "differs"),  # higher after epoch 1
+    ],
+)
+def test_sgd_first_epoch(tmp_path, sgd_first, sgd_last, expected):
+    sgd = primal(sgd_first, sgd_last, spread=0.01)
+    write(tmp_path, {"sdca-perm": {"primal": primal(1.5, 1.0, spread=0.01)},
+                     "sdca-sgd": {"primal": sgd}}, 4)  # fmt: skip
+    assert verdict(tmp_path, "any.3") == expected
+
+
+# ------------------------------------------------------------------ any.4 and any.5
+@pytest.mark.parametrize(
+    ("k1", "k8", "expected"),
+    [
+        (1.00, 1.10, "holds"),  # k = 1 lower by 0.1, spread 0.014
+        (1.00, 1.01, "level"),  # within the spread
+        (0.1957, 0.1958, "level"),  # the issue's "0.1957 vs 0.1958"
+        (1.10, 1.00, "differs"),  # mini-batch lower
+    ],
+)
+def test_pegasos_minibatch(tmp_path, k1, k8, expected):
+    write(tmp_path, {"pegasos": {"primal": primal(2.0, k1, spread=0.01)},
+                     "pegasos-batch": {"primal": primal(2.0, k8, spread=0.01)}}, 4)  # fmt: skip
+    assert verdict(tmp_path, "any.4") == expected
+
+
+@pytest.mark.parametrize(
+    ("asdca", "sdca", "expected"),
+    [(1.10, 1.00, "holds"), (1.01, 1.00, "level"), (0.90, 1.00, "differs")],
+)
+def test_asdca_above_sdca(tmp_path, asdca, sdca, expected):
+    write(tmp_path, {"asdca": {"primal": primal(2.0, asdca, spread=0.01)},
+                     "sdca-perm": {"primal": primal(2.0, sdca, spread=0.01)}}, 4)  # fmt: skip
+    assert verdict(tmp_path, "any.5") == expected
+
+
+def test_one_seed_has_no_spread():
+    one, other = common.Runs([1.0]), common.Runs([1.0 + 1e-12])
+    assert common.spread(one, other) == 0.0
+    assert not common.within_spread(one, other)
+    assert common.within_spread(one, other, floor=1e-9)
+    assert common.spread(common.Runs([1.0, 3.0]), one) == pytest.approx(np.sqrt(2.0))
+
+
+def test_every_claim_names_the_solvers_it_reads():
+    """compare leaves a claim out exactly when one of these did not run."""
+    for claim in scorecard.ANY_DATA:
+        assert claim.configs and set(claim.configs) <= set(M.values()), claim.id

@@ -79,23 +79,31 @@ costs what it must and no more:
 Which method runs where
 -----------------------
 :func:`choose_method` predicts, from (n, d, nnz) alone, the flops and the bytes of the
-interior point in both forms, and takes the cheaper one when its predicted time fits half
-the CPU budget (the other half: crossover, certificates, and the prediction's error) and
-its memory fits ``memory_limit``; otherwise coordinate descent (Gram representation for
-dense d ≥ n, primal otherwise). Measured on one core (``OMP_NUM_THREADS=1``, a 2-core
-machine shared with other jobs), 60 s budget, relative gap ≤ 1e-10
-(``make bench-optima REGIMES=targets``):
+interior point in both forms, and takes the cheaper one when its predicted time fits three
+quarters of the CPU budget (the rest: crossover, certificates, and the prediction's error)
+and its memory fits ``memory_limit``; otherwise coordinate descent (Gram representation for
+dense d ≥ n while Q fits, primal otherwise). Measured with ``make bench-optima``
+(``benchmarks/optima.py --regimes targets beyond``), one BLAS thread, 60 s budget, target
+relative gap 1e-10, on a 2-core machine shared with other jobs (CPU seconds; the chooser's
+prediction in brackets):
 
-=============================================  =====================  =========
-problem                                        method                 CPU s
-=============================================  =====================  =========
-dense 5000 × 2000, λ = 1/n and 1e-3            primal-form IPM        see below
-dense 6000 × 2000, λ = 1/n and 1e-3            primal-form IPM
-dense 20000 × 500, λ = 1/n                     primal-form IPM
-raw crops (d ≫ n), λ = 1.6 … 1/n               Gram-form IPM
-sparse-synthetic 20242 × 47236, λ = 1/n        primal CD + Newton
-CSR 100,000 × 50,000, 50 nnz/row, λ = 1/n      primal CD + Newton
-=============================================  =====================  =========
+=========================================  ===================  ======  ======  ========
+problem (λ = 1/n unless said)              method               CPU s   pred.   rel. gap
+=========================================  ===================  ======  ======  ========
+dense 5000 × 2000                          primal-form IPM      6.2     11.4    1.6e-12
+dense 5000 × 2000, λ = 1e-3                primal-form IPM      5.3     11.4    2.9e-13
+dense 6000 × 2000                          primal-form IPM      7.1     13.4    1.7e-12
+dense 6000 × 2000, λ = 1e-3                primal-form IPM      6.4     13.4    2.7e-13
+dense 20000 × 500                          primal-form IPM      4.3     2.6     1.2e-13
+raw crops 4982 × 14400 float32             Gram-form IPM        19.7    29.6    4.2e-13
+sparse-synthetic 20242 × 47236, 1.4 M nnz  primal CD + Newton   1.2     inf     2.0e-12
+CSR 100,000 × 50,000, 50 nnz per row       primal CD + Newton   21.7    inf     4.3e-12
+dense 20000 × 5000 (both sides large)      primal CD + Newton   60.2    272     1.0e-2
+=========================================  ===================  ======  ======  ========
+
+The last is not certified (``certified=False``, its gap reached returned): the interior
+point would need ~4.5 budgets, coordinate descent does not converge in one. ``inf``: neither
+form fits the 4 GiB memory limit.
 
 Randomness enters as data: the driver draws each sweep's order from
 ``numpy.random.default_rng(seed)``, so the same seed gives the same bits.
@@ -133,15 +141,16 @@ from .losses import Loss
 __all__ = ["ExactResult", "ExactSVMClassifier", "MethodChoice", "choose_method", "solve_exact"]
 
 #: Sustained rate of the dense BLAS-3 work (``dsyrk``, ``dpotrf``) the prediction assumes,
-#: flop/s on one core: measured 37 (dsyrk) and 48 (dpotrf) Gflop/s here, rounded down.
-BLAS_FLOPS = 3e10
+#: flop/s on one core: measured 37 (dsyrk) and 48 (dpotrf) Gflop/s here.
+BLAS_FLOPS = 4e10
 #: Rate of scipy's sparse products (pairs of stored entries multiplied per second, one
 #: core): measured 1.3-1.7e8 for X̃ᵀ D X̃ and X Xᵀ on CSR.
 SPARSE_FLOPS = 1e8
-#: Interior-point iterations the prediction assumes (measured 14-35, crossovers included).
-IPM_ITERATIONS = 25
-#: Share of the CPU budget the predicted interior point may take to be chosen.
-IPM_SHARE = 0.5
+#: Interior-point iterations the prediction assumes (measured 14-33, median ~18).
+IPM_ITERATIONS = 20
+#: Share of the CPU budget the predicted interior point may take to be chosen (the rest:
+#: crossover, certificates, and the prediction's error).
+IPM_SHARE = 0.75
 #: Memory the chooser lets a method allocate beyond X (bytes).
 MEMORY_LIMIT = 4 * 2**30
 #: Bytes of the row (or column) blocks the dense products convert and scale at a time.
@@ -995,10 +1004,10 @@ def solve_exact(
         are returned with ``certified=False``.
     method : {"auto", "ipm", "primal", "gram"}, default="auto"
         ``auto``: :func:`choose_method` (the interior point where its factorisations fit
-        half the budget and the memory limit, else coordinate descent). ``ipm``: the
-        interior point in its cheaper form, whatever it costs; it goes on with coordinate
-        descent (in its representation) should its crossover not certify within the
-        budget. ``primal``, ``gram``: coordinate descent with Newton finishes in that
+        three quarters of the budget and the memory limit, else coordinate descent).
+        ``ipm``: the interior point in its cheaper form, whatever it costs; it goes on with
+        coordinate descent (in its representation) should its crossover not certify within
+        the budget. ``primal``, ``gram``: coordinate descent with Newton finishes in that
         representation.
     seed : int, default=0
         Seed of the sweep orders.

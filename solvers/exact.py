@@ -494,7 +494,7 @@ def _make_qp(X, y, lmbd, loss, bias, weights) -> _QP:
     return _QP(
         X=X,
         y=y,
-        lmbd=lmbd * n_full / n if 0 < n < n_full else lmbd,
+        lmbd=lmbd * n_full / n if n < n_full else lmbd,
         bias=bias,
         loss=loss,
         weights=weights,
@@ -1065,10 +1065,6 @@ def solve_exact(
         if best is None or cert["gap"] < best[2]["gap"]:
             best = (w, alpha, cert, a.copy())
         return cert["rel_gap"] <= tol
-
-    if qp.n == 0:  # every weight 0: P = λ/2 ‖w‖², minimised at w = 0, D(0) = 0
-        certify(np.zeros(0))
-        return _result(best, tol, cpu(), "none (every weight is 0)", 0, 0, 0, loss)
 
     rep = (_Gram if form == "gram" else _Primal)(qp)
     a = np.zeros(qp.n)

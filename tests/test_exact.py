@@ -424,11 +424,10 @@ def test_weight_zero_is_a_dropped_sample():
     assert res.primal == pytest.approx(sub.primal * keep.sum() / 200, rel=1e-10)
 
 
-def test_every_weight_zero_is_the_origin():
+def test_every_weight_zero_is_refused_by_name():
     X, y = gaussian_problem(n=30, d=4, seed=1)
-    res = solve_exact(X, y, 0.1, sample_weight=np.zeros(30))
-    assert res.certified and res.primal == res.dual == 0.0
-    assert not np.any(res.w) and not np.any(res.dual_coef)
+    with pytest.raises(ValueError, match="sample_weight is 0 everywhere"):
+        solve_exact(X, y, 0.1, sample_weight=np.zeros(30))
 
 
 def test_gamma_keeps_its_older_meaning():

@@ -989,6 +989,14 @@ class SDCAClassifier(BaseLinearSVM):
         state.n_active = state.active.shape[0]
         state.sweep.grad[:] = np.nan  # gradients from before the full pass are stale
 
+    def _kkt_statistic(self, state: _State) -> float | None:
+        """Shrinking: the last pass's projected-gradient range (liblinear's stopping
+        statistic, free with the sweep); without shrinking: None (a gap every epoch)."""
+        if not self.shrinking:
+            return None
+        pg_max, pg_min = state.sweep.pg_range
+        return float(pg_max - pg_min) if pg_max >= pg_min else 0.0
+
     def _epoch_record(self, state: _State) -> dict:
         return {"n_active": state.swept, "n_samples_seen": state.steps}
 

@@ -458,11 +458,16 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             weights = per_sample if weights is None else weights * per_sample
         if weights is None:
             return None
-        if not weights.max(initial=0.0) > 0.0:
-            raise ValueError(
-                f"the sample weights of the problem of class {positive!r} are all 0 "
-                "(sample_weight times class_weight): at least one sample needs a weight > 0."
-            )
+        sides = ((y == positive, f"class {positive}"), (y != positive, f"the rest of {positive}"))
+        if len(self.classes_) == 2:
+            sides = tuple((y == c, f"class {c}") for c in self.classes_)
+        for side, which in sides:
+            if side.any() and not weights[side].max() > 0.0:
+                raise ValueError(
+                    f"sample_weight (times class_weight) is 0 on every sample of {which}: a "
+                    "binary problem needs weight on both sides. Drop those labels from y, or "
+                    "give their samples a weight > 0."
+                )
         return np.ascontiguousarray(weights)
 
     def _set_class_weight_map(self, y, sample_weight) -> None:
@@ -475,6 +480,14 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                     f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
                     f"y's classes {self.classes_.tolist()}."
                 )
+        if self.class_weight == "balanced" and sample_weight is not None:
+            for c in self.classes_:
+                if not sample_weight[y == c].sum() > 0.0:
+                    raise ValueError(
+                        f"class_weight='balanced' divides by each class's total "
+                        f"sample_weight, which is 0 for class {c}: give its samples a weight "
+                        f"> 0 or drop it from y."
+                    )
         values = compute_class_weight(
             self.class_weight, classes=self.classes_, y=y, sample_weight=sample_weight
         )

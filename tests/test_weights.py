@@ -418,5 +418,5 @@ def test_weights_that_empty_a_class_are_refused_by_name(binary):
     only_ones = (y == 1).astype(float)
     with pytest.raises(ValueError, match="0 on every sample of class 0"):
         SDCAClassifier().fit(X, y, sample_weight=only_ones)
-    with pytest.raises(ValueError, match="'balanced' divides .* which is 0 for class 0"):
+    with pytest.raises(ValueError, match=r"'balanced' divides .* which is 0 for class 0"):
         SDCAClassifier(class_weight="balanced").fit(X, y, sample_weight=only_ones)

@@ -49,7 +49,7 @@ from benchmarks import report
 from benchmarks.certify import TARGETS
 from benchmarks.contenders import our_solvers, peer_solvers, version_of
 from benchmarks.problems import PROBLEMS, SMOKE_PROBLEMS, load_problem
-from benchmarks.sweeps import run_problem
+from benchmarks.sweeps import run_problem, single_fits
 from benchmarks.threads import THREAD_VARIABLES
 from experiments.reports import cpu_model, git_commit
 
@@ -84,6 +84,12 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--out", type=Path, default=None, help="output folder")
     parser.add_argument("--no-cache", action="store_true", help="recompute the P* bounds")
     parser.add_argument("--replot", action="store_true", help="re-plot the stored report")
+    parser.add_argument(
+        "--readme",
+        type=Path,
+        default=None,
+        help="rewrite this README's generated bench block from the (stored or new) report",
+    )
     args = parser.parse_args(argv)
 
     out = args.out or ROOT / "output" / ("bench-smoke" if args.smoke else "bench")
@@ -91,6 +97,8 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     if args.replot:
         df = pd.read_parquet(out / "peers.parquet")
         report.plot(df, out / "peers")
+        if args.readme:
+            report.update_readme(args.readme, out)
         return df
     budget = args.budget if args.budget is not None else (1.0 if args.smoke else 8.0)
     cert_cpu = args.cert_budget if args.cert_budget is not None else (10 if args.smoke else 120)
@@ -138,6 +146,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
             meta_problems[spec.name] = report.problem_record(
                 problem, budget * spec.budget_scale, bounds, reasons
             )
+            meta_problems[spec.name]["single_fits"] = single_fits(problem, solvers, bounds, log)
     if not frames:
         raise SystemExit("no problem could run: " + json.dumps(skipped_problems))
     df = pd.concat(frames, ignore_index=True)
@@ -165,6 +174,9 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     log("\n" + table)
     for name, why in skipped_problems.items():
         log(f"problem skipped: {name}: {why}")
+    if args.readme:
+        report.update_readme(args.readme, out)
+        log(f"{args.readme}: bench block rewritten from {out}")
     log(
         f"wrote {out}/peers.{{parquet,md,png,pdf,json}} in {meta['wall_seconds']:.0f} s wall "
         f"(load average {load_start[0]:.1f} -> {meta['loadavg_end'][0]:.1f} on "

@@ -56,6 +56,9 @@ from .losses import HINGE, Loss
 # (estimator class, dtype, writeable, kernel-selecting params) already compiled in this process.
 _WARMED: set[tuple] = set()
 
+# estimator class -> its parameter names (scikit-learn's ``_get_param_names``)
+_PARAM_NAMES: dict[type, list[str]] = {}
+
 #: Largest ‖x̃‖²/λ (and 1/(λn)) a fit accepts. Every iterate is bounded by ~‖x̃‖/λ (w(α) of
 #: SDCA/ASDCA, a sum of Pegasos steps 1/(λt)·x̃), so margins stay below ~ (1 + ln T)·‖x̃‖²/λ;
 #: 1e300 leaves that factor and the sums over features and samples room below 1.8e308.
@@ -177,7 +180,9 @@ class EpochInfo:
     dual_coef : ndarray of shape (n_samples,) or None
         Current dual point (signed, ``y_i * alpha_i`` in [0, 1]), None for primal solvers.
     gap : float or None
-        Duality gap of (w, dual_coef) when the solver computed it for its stopping test.
+        Duality gap of (w, dual_coef) when the solver computed it for its stopping test
+        (``tol > 0``; with SDCA's shrinking, only on the epochs whose free KKT statistic
+        called for it: None on the others).
     primal, dual : float or None
         The primal P(w) and dual D(α) of that gap (None when no gap was computed): a
         callback can stop on a relative gap, ``info.gap <= eps * info.primal``.
@@ -237,6 +242,22 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         "warm_start": ["boolean"],
         "callback": [callable, None],
     }
+
+    @classmethod
+    def _get_param_names(cls):
+        """scikit-learn's list, read once per class (it inspects ``__init__``'s signature,
+        ~0.1 ms, at every ``get_params``)."""
+        if cls not in _PARAM_NAMES:
+            _PARAM_NAMES[cls] = super()._get_param_names()
+        return _PARAM_NAMES[cls]
+
+    def _validate_params(self):
+        """scikit-learn's parameter validation, skipped when the parameters are those that
+        passed it last (a fit's set-up is ~1 ms on small data; this was 60 µs of it)."""
+        key = _fingerprint(self.get_params(deep=False))
+        if getattr(self, "_validated", None) != key:
+            super()._validate_params()
+            self._validated = key
 
     #: Whether the solver keeps a dual point (SDCA, ASDCA) or not (Pegasos).
     _has_dual = True
@@ -340,21 +361,48 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            dtype=[np.float64, np.float32],
-            order="C",
-            ensure_min_samples=2,
-            accept_sparse="csr" if self._supports_sparse else False,
-        )
+        if not self._plain_arrays(X, y):  # anything else: scikit-learn's full validation
+            X, y = validate_data(
+                self,
+                X,
+                y,
+                dtype=[np.float64, np.float32],
+                order="C",
+                ensure_min_samples=2,
+                accept_sparse="csr" if self._supports_sparse else False,
+            )
         previous = getattr(self, "classes_", None) if self.warm_start else None
         targets = self._encode_targets(y)
         inits = self._warm_start_inits(X, previous)
         weights = self._sample_weights(X, y, sample_weight)
         self._fit_targets(_canonical(X), y, targets, weights, int(self.max_epochs), inits)
         return self
+
+    def _plain_arrays(self, X, y) -> bool:
+        """The common case that ``validate_data`` would pass unchanged: X a C-contiguous,
+        finite float32/float64 ndarray of at least 2 × 1, y a 1-d numeric ndarray of the
+        same length, finite. Sets what ``validate_data`` sets (``n_features_in_``, no
+        ``feature_names_in_``) and returns True; False leaves everything to it (and to its
+        error messages). Its generic checks (data frames, feature names) cost ~0.15 ms of a
+        ~0.8 ms fit on small data."""
+        if not (
+            type(X) is np.ndarray
+            and type(y) is np.ndarray
+            and X.ndim == 2
+            and y.ndim == 1
+            and X.dtype in (np.float64, np.float32)
+            and X.flags.c_contiguous
+            and y.dtype.kind in "biuf"
+            and X.shape[0] == y.shape[0] >= 2
+            and X.shape[1] >= 1
+            and np.isfinite(X).all()
+            and (y.dtype.kind != "f" or np.isfinite(y).all())
+        ):
+            return False
+        self.n_features_in_ = X.shape[1]
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return True
 
     def duality_gap(self, X, y, sample_weight=None):
         """Exact duality gap ``P(w) - D(α)`` of the fitted (output) pair on ``(X, y)``.
@@ -456,11 +504,16 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             weights = per_sample if weights is None else weights * per_sample
         if weights is None:
             return None
-        if not weights.max(initial=0.0) > 0.0:
-            raise ValueError(
-                f"the sample weights of the problem of class {positive!r} are all 0 "
-                "(sample_weight times class_weight): at least one sample needs a weight > 0."
-            )
+        sides = ((y == positive, f"class {positive}"), (y != positive, f"the rest of {positive}"))
+        if len(self.classes_) == 2:
+            sides = tuple((y == c, f"class {c}") for c in self.classes_)
+        for side, which in sides:
+            if side.any() and not weights[side].max() > 0.0:
+                raise ValueError(
+                    f"sample_weight (times class_weight) is 0 on every sample of {which}: a "
+                    "binary problem needs weight on both sides. Drop those labels from y, or "
+                    "give their samples a weight > 0."
+                )
         return np.ascontiguousarray(weights)
 
     def _set_class_weight_map(self, y, sample_weight) -> None:
@@ -473,6 +526,14 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                     f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
                     f"y's classes {self.classes_.tolist()}."
                 )
+        if self.class_weight == "balanced" and sample_weight is not None:
+            for c in self.classes_:
+                if not sample_weight[y == c].sum() > 0.0:
+                    raise ValueError(
+                        f"class_weight='balanced' divides by each class's total "
+                        f"sample_weight, which is 0 for class {c}: give its samples a weight "
+                        f"> 0 or drop it from y."
+                    )
         values = compute_class_weight(
             self.class_weight, classes=self.classes_, y=y, sample_weight=sample_weight
         )
@@ -545,8 +606,10 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             )
         ]
         self._check_params()
+        with np.errstate(over="ignore"):  # max |X| once for every binary problem
+            big = max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
         for problem in problems:
-            self._check_scales(problem)
+            self._check_scales(problem, big)
             self._check_problem(problem)
         self._warm_up_for(X, problems[0].sample_weight is not None)
         fits = [self._fit_binary(problem) for problem in problems]
@@ -599,6 +662,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         cpu_times: list[float] = []
         wall_times: list[float] = []
         gap = primal = dual = None
+        checked = None  # (gap, KKT statistic, epoch) of the last exact gap computed
         converged = False
         stopped = False  # by the callback
         for epoch in range(1, problem.epochs + 1):
@@ -612,18 +676,22 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             wall_times.append(wall)
             # ---- clock stopped: monitoring only below this line
             w, dual_coef = self._current(state)
+            gap = primal = dual = None
             if tol > 0.0 and self._has_dual:
-                primal, dual, gap = objectives.duality_gap(
-                    problem.X,
-                    problem.y,
-                    w,
-                    dual_coef,
-                    problem.lmbd,
-                    loss,
-                    problem.bias,
-                    problem.sample_weight,
-                )
-                converged = gap <= tol
+                statistic = self._kkt_statistic(state)
+                if _gap_due(statistic, checked, tol, epoch):
+                    primal, dual, gap = objectives.duality_gap(
+                        problem.X,
+                        problem.y,
+                        w,
+                        dual_coef,
+                        problem.lmbd,
+                        loss,
+                        problem.bias,
+                        problem.sample_weight,
+                    )
+                    checked = (gap, statistic, epoch)
+                    converged = gap <= tol
             if self.callback is not None:
                 fields = {"n_samples_seen": epoch * problem.n_samples, "n_active": None}
                 fields.update(self._epoch_record(state))
@@ -664,6 +732,18 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         duality_gap = np.nan
         if tol > 0.0 and self._has_dual:
             w_cur, dual_cur = self._current(state)
+            if gap is None:  # the last epoch skipped its check: the certificate is exact
+                gap = objectives.duality_gap(
+                    problem.X,
+                    problem.y,
+                    w_cur,
+                    dual_cur,
+                    problem.lmbd,
+                    loss,
+                    problem.bias,
+                    problem.sample_weight,
+                )[2]
+                converged = gap <= tol
             if w_out is w_cur and dual_out is dual_cur:
                 duality_gap = gap
             else:  # an averaged / sampled output: certify what is returned
@@ -706,6 +786,13 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             iterations=self._iterations(state),
             attributes=self._finish(problem, state, w_out),
         )
+
+    def _kkt_statistic(self, state) -> float | None:
+        """A measure of the last epoch's KKT violation, free with its sweep, that falls to 0
+        at the optimum (None, the default: none; the exact gap is then computed after every
+        epoch). With one, the exact gap is computed only when it predicts ``gap <= tol``
+        (:func:`_gap_due`)."""
+        return None
 
     def _iterations(self, state) -> int | None:
         """Iterations made so far, a warm start's included, for solvers whose next fit
@@ -752,14 +839,15 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         """Parameter changes that keep a warm-up fit valid on an 8-sample problem."""
         return {}
 
-    def _check_scales(self, problem: Problem) -> None:
+    def _check_scales(self, problem: Problem, big: float) -> None:
         """Refuse data or λ whose derived quantities overflow float64 (never a silent w = 0).
 
         With ``R² = max_i c_i ‖x̃_i‖²`` (c_i the sample weights, 1 without),
         every solver's iterates are bounded by about ``R/λ`` and its margins by ``R²/λ``
         (times a log factor), and SDCA/ASDCA scale by ``1/(λn)``: each must stay below
         ``_SCALE_LIMIT``. ``R²`` is bounded from ``max|X|`` in two passes without
-        allocation; the exact row norms are computed only when that bound fails.
+        allocation; the exact row norms are computed only when that bound fails. ``big`` is
+        max |X|.
         """
         X, lmbd, n = problem.X, problem.lmbd, problem.n_samples
         if not 1.0 / (lmbd * n) <= _SCALE_LIMIT:
@@ -770,7 +858,6 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             )
         c_max = 1.0 if problem.sample_weight is None else float(problem.sample_weight.max())
         with np.errstate(over="ignore"):
-            big = max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
             r2 = (np.float64(big) ** 2 * X.shape[1] + np.float64(problem.bias) ** 2) * c_max
             if not r2 / lmbd <= _SCALE_LIMIT:  # the bound fails: the exact largest norm
                 r2 = float(objectives.row_sq_norms(X, problem.bias).max()) * c_max
@@ -790,15 +877,49 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             )
 
 
+#: With a KKT statistic, the exact gap is computed at least every this many epochs.
+_GAP_CHECK_EVERY = 8
+
+
+def _gap_due(statistic, checked, tol: float, epoch: int) -> bool:
+    """Whether this epoch computes the exact duality gap (the ``tol`` test).
+
+    Without a statistic, always. With one (s, free with the sweep), the gap is assumed to
+    shrink in proportion: after an exact gap g measured at statistic s₀, the next one is
+    computed once s ≤ s₀·tol/g (the predicted gap reaches tol), or ``_GAP_CHECK_EVERY``
+    epochs later (the statistic is not monotone), so that the certificate is exact but paid
+    for rarely: liblinear's projected-gradient test, as a trigger rather than a stop.
+    """
+    if statistic is None or checked is None:
+        return True
+    gap, reference, at = checked
+    if epoch - at >= _GAP_CHECK_EVERY or not (gap > 0.0 and reference > 0.0):
+        return True
+    return statistic <= reference * tol / gap
+
+
+def _fingerprint(params: dict) -> tuple:
+    """What identifies a set of parameter values for :meth:`BaseLinearSVM._validate_params`:
+    values by ``repr`` (a dict mutated in place changes it), objects with state of their
+    own (callbacks, generators) by identity."""
+    return tuple(
+        (k, type(v), repr(v) if isinstance(v, str | int | float | bool | dict | None) else id(v))
+        for k, v in params.items()
+    )
+
+
 def _two_numeric_classes(y: np.ndarray) -> np.ndarray | None:
     """The sorted classes when ``y`` is a 1-d numeric array of exactly two integral values
     (what sklearn's ``type_of_target`` calls "binary" among numeric labels), else None and
     the caller runs sklearn's full checks (their error messages included)."""
     if y.ndim != 1 or y.dtype.kind not in "biuf":
         return None
-    classes = np.unique(y)
-    if classes.shape[0] != 2:
+    if y.shape[0] == 0:
         return None
+    lo, hi = y.min(), y.max()  # two passes and one comparison pass: no sort
+    if lo == hi or not np.all((y == lo) | (y == hi)):
+        return None
+    classes = np.array([lo, hi], dtype=y.dtype)
     if y.dtype.kind == "f" and not (np.all(np.isfinite(classes)) and np.all(classes % 1 == 0)):
         return None
     return classes

@@ -86,6 +86,17 @@ def _is_array(v):
     return lambda v: True
 
 
+def prefetch_optional(v, i):
+    """:func:`_prefetch` of ``v[i]``, or nothing when the optional array ``v`` is None."""
+
+
+@overload(prefetch_optional, inline="always")
+def _prefetch_optional_impl(v, i):
+    if isinstance(v, types.NoneType):
+        return lambda v, i: None
+    return lambda v, i: _prefetch(v, i)
+
+
 def store(v, i, value):
     """``v[i] = value``, or nothing when the optional array ``v`` is None (kernels only)."""
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from numba import njit
 
 from ._base import _caller_stacklevel
 
@@ -117,18 +118,46 @@ def distinct_batches(rng: np.random.Generator, n_samples: int, batch_size: int) 
     return out
 
 
+@njit(cache=True)
+def _shuffled_passes(values, uniforms, out):
+    """``out`` = consecutive random permutations of ``values``, each from ``len(values)``
+    entries of ``uniforms`` (Fisher–Yates in Durstenfeld's form: position k takes the entry
+    at ⌊u·(k + 1)⌋ ≤ k, u uniform in [0, 1)). ``out`` : (passes · m,) int64."""
+    m = values.shape[0]
+    for start in range(0, out.shape[0], m):
+        out[start : start + m] = values
+        for k in range(m - 1, 0, -1):
+            j = start + min(int(uniforms[start + k] * (k + 1)), k)  # rounding never gives k+1
+            tmp = out[start + k]
+            out[start + k] = out[j]
+            out[j] = tmp
+
+
+def shuffled_passes(rng: np.random.Generator, values: np.ndarray, passes: int) -> np.ndarray:
+    """``passes`` consecutive uniform random permutations of ``values`` in one compiled call,
+    from ``passes * len(values)`` uniforms of ``rng`` (a uniform in [0, 1) carries 53 random
+    bits: the bias of ⌊u·(k + 1)⌋ is below 2^-53·k). For many passes over a small set (a
+    shrunk active set: up to n/|A| per epoch) this is what ``rng.permutation`` would cost
+    once per pass in call overhead alone (PCA-40 at λ = 1/n: a third of a fit's CPU time)."""
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    out = np.empty(passes * values.shape[0], dtype=np.int64)
+    if out.shape[0]:
+        _shuffled_passes(values, rng.random(out.shape[0]), out)
+    return out
+
+
 def active_indices(
     rng: np.random.Generator, active: np.ndarray, sampling: str, sweeps: int = 1
 ) -> np.ndarray:
     """``sweeps`` consecutive passes over the ``active`` samples only (SDCA's shrinking).
 
     Each pass is ``len(active)`` entries: a fresh permutation of ``active``
-    (``permutation``), as many i.i.d. uniform draws among them (``iid``), or ``active`` itself
-    in its order (``cyclic``: the caller keeps it in the cyclic order). Returns a new
-    ``int64`` array of ``sweeps * len(active)`` entries.
+    (``permutation``, :func:`shuffled_passes`), as many i.i.d. uniform draws among them
+    (``iid``), or ``active`` itself in its order (``cyclic``: the caller keeps it in the
+    cyclic order). Returns a new ``int64`` array of ``sweeps * len(active)`` entries.
     """
     if sampling == "permutation":
-        return np.concatenate([rng.permutation(active) for _ in range(sweeps)])
+        return shuffled_passes(rng, active, sweeps)
     if sampling == "iid":
         return active[rng.integers(0, active.shape[0], size=sweeps * active.shape[0])]
     if sampling == "cyclic":

@@ -82,6 +82,7 @@ from ._kernels import (
     _update_gram4,
     is_array,
     kernel_rows,
+    prefetch_optional,
     store,
     weight_of,
 )
@@ -112,6 +113,11 @@ _FUSE_MIN_BYTES = 24 * 1024
 _ROW_AHEAD = 8
 _W_AHEAD = 2
 _U8 = np.uint64(8)
+
+#: Dense short-row sweep: prefetch the samples this many steps ahead (their row's first
+#: cache line, y, ‖x̃‖², α, G). Measured on skin (245,057 × 3, one epoch, CPU time on a
+#: loaded 2-core machine): 8.1–8.9 ms without, 5.8 ms at 8 ahead, 5.6 ms at 16.
+_DENSE_AHEAD = 16
 
 #: Shrinking restores every sample once the active set's projected-gradient range is below
 #: this fraction of the range of the last full pass.
@@ -288,10 +294,22 @@ def _single_step(rows, sweep, params, i, inv, s):
     return q
 
 
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _prefetch_sample(rows, sweep, i):
+    """Ask for sample i's row (its first cache line) and scalars ahead of its step."""
+    _prefetch(rows.X[i], 0)
+    _prefetch(rows.y, i)
+    _prefetch(rows.sq_norms, i)
+    _prefetch(sweep.dual_coef, i)
+    prefetch_optional(sweep.grad, i)
+
+
 @njit(cache=True, fastmath=FASTMATH)
 def _sweep_two_pass(rows, sweep, params, indices, t_start):
     """:func:`_sdca_sweep` for short rows: per block, one pass for the scores and products,
-    then one for w's update."""
+    then one for w's update. The samples ``_DENSE_AHEAD`` steps ahead are prefetched (rows
+    visited in a random order: on small d each step is bound by memory latency, not by its
+    arithmetic)."""
     X, bias, w, loss = rows.X, rows.bias, sweep.w, params.loss
     mode, t0, snap = params.mode, params.t0, params.snap
     d = X.shape[1]
@@ -303,6 +321,9 @@ def _sweep_two_pass(rows, sweep, params, indices, t_start):
     j = 0
     while j < m:
         s = t_start + j  # steps done before this sample
+        if j + _DENSE_AHEAD + 4 <= m:
+            for a in range(j + _DENSE_AHEAD, j + _DENSE_AHEAD + 4):
+                _prefetch_sample(rows, sweep, indices[a])
         if _is_block(m, j, mode, s, snap):
             i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
             r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
@@ -967,6 +988,14 @@ class SDCAClassifier(BaseLinearSVM):
         )
         state.n_active = state.active.shape[0]
         state.sweep.grad[:] = np.nan  # gradients from before the full pass are stale
+
+    def _kkt_statistic(self, state: _State) -> float | None:
+        """Shrinking: the last pass's projected-gradient range (liblinear's stopping
+        statistic, free with the sweep); without shrinking: None (a gap every epoch)."""
+        if not self.shrinking:
+            return None
+        pg_max, pg_min = state.sweep.pg_range
+        return float(pg_max - pg_min) if pg_max >= pg_min else 0.0
 
     def _epoch_record(self, state: _State) -> dict:
         return {"n_active": state.swept, "n_samples_seen": state.steps}

@@ -169,3 +169,26 @@ def test_dense_recipe_is_one_matrix_in_both_precisions():
     assert np.array_equal(y32, np.where(X32 @ beta + eps > 0, 1.0, -1.0))
     _, quiet = problems.make_dense(50, 7, seed=3, noise=0.0)
     assert np.array_equal(quiet, np.where(X64 @ beta > 0, 1.0, -1.0))
+
+
+@pytest.mark.slow
+def test_single_fits_and_the_readme_block_come_from_the_report(smoke, tmp_path):
+    """Each problem's single fits (tol set for 1e-6) are in the sidecar and the table, and
+    --readme rewrites exactly the marked block, from the stored report."""
+    from benchmarks import report
+
+    out, _df, summary, meta, _stdout = smoke
+    for info in meta["problems"].values():
+        singles = {r["solver"]: r for r in info["single_fits"]}
+        assert "SDCA-Perm + shrinking (ours)" in singles
+        ours = singles["SDCA-Perm + shrinking (ours)"]
+        assert ours["rel_subopt"] <= 1e-6 + 1e-9  # a gap of 1e-6·D bounds it
+        assert ours["cpu"] > 0 and "SDCA-Perm (ours)" not in singles  # no stopping test
+    begin, end = report.README_MARKERS
+    readme = tmp_path / "README.md"
+    readme.write_text(f"before\n{begin}\nstale\n{end}\nafter\n")
+    assert report.update_readme(readme, out)
+    text = readme.read_text()
+    assert text.startswith("before\n") and text.endswith("after\n") and "stale" not in text
+    assert report.markdown(summary, meta).rstrip() in text
+    assert not report.update_readme(readme, out)  # nothing changes a second time

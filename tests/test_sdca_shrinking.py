@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from solvers import SDCAClassifier, objectives
@@ -79,11 +80,20 @@ def test_set_aside_samples_do_not_move_in_a_final_full_pass(record_fit, name, lm
     X, y = real_problem(name)
     lmbd = _lmbd(X, lmbd)
     record = record_fit(SDCAClassifier)
-    certified(X, y, lmbd, loss=loss, gamma=gamma, shrinking=True)
-    state = record.state
     n = X.shape[0]
-    dropped = np.setdiff1d(np.arange(n), record.indices[-1])  # not in the last epoch's set
+    # the first seed whose certified fit ends on a shrunk epoch (one that set samples aside;
+    # the stop may fall on a full pass, which has none)
+    for seed in range(10):
+        est = SDCAClassifier(
+            lmbd, loss=loss, gamma=gamma, shrinking=True, tol=TOL, max_epochs=100_000,
+            random_state=seed,
+        ).fit(X, y)  # fmt: skip
+        assert est.converged_ and est.duality_gap_ <= TOL
+        dropped = np.setdiff1d(np.arange(n), record.indices[-1])  # not in the last epoch's set
+        if dropped.size:
+            break
     assert dropped.size > 0, "the test needs samples set aside at the end"
+    state = record.state
     w, alpha = state.sweep.w.copy(), state.sweep.dual_coef.copy()
     grad, pg_range = np.full(n, np.nan), np.empty(2)
     order = np.random.default_rng(7).permutation(n)
@@ -218,3 +228,60 @@ def test_callback_parameter_is_restored_after_fit():
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+# ------------------------------------------------------------------ the stopping test's cost
+def test_gap_due_follows_the_statistic_one_sided():
+    """The exact gap is due once the statistic predicts gap <= tol: at the threshold yes,
+    just above it no; at least every _GAP_CHECK_EVERY epochs; always without a statistic."""
+    from solvers._base import _GAP_CHECK_EVERY, _gap_due
+
+    checked = (1e-2, 4.0, 10)  # gap 1e-2 measured at statistic 4.0, epoch 10
+    threshold = 4.0 * 1e-4 / 1e-2  # tol 1e-4: the statistic must fall 100-fold
+    assert _gap_due(threshold, checked, 1e-4, 11)
+    assert not _gap_due(threshold * (1 + 1e-12), checked, 1e-4, 11)
+    assert _gap_due(threshold * 10, checked, 1e-4, 10 + _GAP_CHECK_EVERY)
+    assert not _gap_due(threshold * 10, checked, 1e-4, 10 + _GAP_CHECK_EVERY - 1)
+    assert _gap_due(None, checked, 1e-4, 11) and _gap_due(5.0, None, 1e-4, 1)
+
+
+@pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("squared_hinge", 0.0)])
+def test_shrinking_fit_pays_the_exact_gap_rarely_and_certifies_what_it_returns(loss, gamma):
+    X, y = real_problem("cancer")
+    lmbd = 1.0 / X.shape[0]
+    gaps = []
+    est = SDCAClassifier(
+        lmbd,
+        loss=loss,
+        shrinking=True,
+        tol=1e-8,
+        max_epochs=5000,
+        random_state=0,
+        callback=lambda info: gaps.append(info.gap),
+    ).fit(X, y)
+    computed = [g for g in gaps if g is not None]
+    assert est.converged_ and est.duality_gap_ <= 1e-8
+    assert est.duality_gap_ == computed[-1] and gaps[-1] is not None  # the stop is exact
+    assert len(computed) <= len(gaps) / 3, (len(computed), len(gaps))
+    y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
+    g = objectives.duality_gap(X, y_pm, est.coef_, est.dual_coef_, lmbd, est.loss_function)[2]
+    assert g == pytest.approx(est.duality_gap_, rel=1e-9, abs=1e-15)
+    # without shrinking there is no free statistic: a gap after every epoch, as before
+    gaps.clear()
+    est2 = SDCAClassifier(
+        lmbd, tol=1e-6, max_epochs=20, random_state=0, callback=lambda i: gaps.append(i.gap)
+    )
+    with pytest.warns(ConvergenceWarning):
+        est2.fit(X, y)
+    assert all(g is not None for g in gaps)
+
+
+def test_a_shrinking_fit_ending_at_max_epochs_reports_the_exact_final_gap():
+    X, y = real_problem("cancer")
+    lmbd = 1.0 / X.shape[0]
+    est = SDCAClassifier(lmbd, shrinking=True, tol=1e-14, max_epochs=7, random_state=0)
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        est.fit(X, y)
+    y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
+    g = objectives.duality_gap(X, y_pm, est.coef_, est.dual_coef_, lmbd)[2]
+    assert g == pytest.approx(est.duality_gap_, rel=1e-9) and g > 1e-14

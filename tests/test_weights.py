@@ -410,3 +410,13 @@ def test_partial_fit_rules(binary, iris):
     for start in range(0, 150, 30):
         est.partial_fit(Xi[start : start + 30], yi[start : start + 30], classes=[0, 1, 2])
     assert est.coef_.shape == (3, 4) and est.t_.tolist() == [150, 150, 150]
+
+
+def test_weights_that_empty_a_class_are_refused_by_name(binary):
+    """scikit-learn's one-label check: the message names the class (no silent NaN)."""
+    X, y = binary
+    only_ones = (y == 1).astype(float)
+    with pytest.raises(ValueError, match="0 on every sample of class 0"):
+        SDCAClassifier().fit(X, y, sample_weight=only_ones)
+    with pytest.raises(ValueError, match=r"'balanced' divides .* which is 0 for class 0"):
+        SDCAClassifier(class_weight="balanced").fit(X, y, sample_weight=only_ones)

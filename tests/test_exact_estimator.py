@@ -37,11 +37,6 @@ BY_DESIGN = {
     # without a bias feature the check's blobs are not separated as it expects
     "check_class_weight_classifiers": "needs an intercept (bias_multiplier > 0); "
     "test_class_weight_is_sample_weight_per_class checks class_weight",
-    # the driver's balanced class weights when sample_weight leaves a class with weight 0:
-    # scikit-learn's compute_class_weight divides by zero (a RuntimeWarning, an error here);
-    # SDCAClassifier's balanced instance fails it alike
-    "check_classifiers_one_label_sample_weights": "balanced class weights of a class whose "
-    "weights are all 0 divide by zero in the shared driver (SDCAClassifier alike)",
 }
 
 
@@ -52,8 +47,6 @@ def expected_failures(estimator) -> dict:
         names |= {n for n in BY_DESIGN if n.startswith("check_sample_weight_equivalence")}
     if estimator.bias_multiplier == 0.0:
         names.add("check_class_weight_classifiers")
-    if estimator.class_weight == "balanced":
-        names.add("check_classifiers_one_label_sample_weights")
     return {name: BY_DESIGN[name] for name in names}
 
 

@@ -43,10 +43,29 @@ def test_optima_benchmark_certifies_the_simulated_experiment(capsys, monkeypatch
     spec = importlib.util.spec_from_file_location("optima_bench", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.main(["--experiments", "001_simulated"]) == 0
+    assert module.main(["--regimes", "catalogue", "--experiments", "001_simulated"]) == 0
     out = capsys.readouterr().out
     assert "1 optima, 1 certified in budget" in out and "yes" in out
     assert not any(tmp_path.iterdir())
+
+
+def test_optima_benchmark_prints_method_gap_and_cpu_of_each_regime(capsys, monkeypatch):
+    """The target regimes' lines (the real ones are minutes of CPU: a small stand-in)."""
+    path = Path(__file__).parents[1] / "benchmarks" / "optima.py"
+    spec = importlib.util.spec_from_file_location("optima_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    small = [
+        ("dense 300x20", "dense", {"n": 300, "d": 20}, "1/n"),
+        ("CSR 400x900", "rows", {"n": 400, "d": 900, "nnz": 5}, 1e-3),
+    ]
+    monkeypatch.setitem(module.TARGETS, "targets", small)
+    assert module.main(["--regimes", "targets"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:2] == ["regime", "n"] and "IPM pred." in lines[0]
+    assert lines[1].startswith("dense 300x20") and "primal-ipm+crossover" in lines[1]
+    assert lines[2].startswith("CSR 400x900") and "nnz" not in lines[2]
+    assert all(line.endswith("yes") for line in lines[1:])
 
 
 def test_a_benchmark_script_imports_this_checkout_from_any_folder(tmp_path):

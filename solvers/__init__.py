@@ -11,6 +11,9 @@ Every solver names its sampling orders in one vocabulary, ``"iid"`` / ``"permuta
 ``"cyclic"`` (why: :mod:`solvers._sampling`).
 - :class:`ASDCAClassifier`: accelerated mini-batch SDCA on the smoothed hinge, with
   duality-gap stopping.
+- :class:`ExactSVMClassifier`: the optimum itself, certified to a relative duality gap
+  (interior point and crossover, or coordinate descent with Newton finishes:
+  :mod:`solvers.exact`).
 
 Shared maths (objectives, dual, gap, λ ↔ C) lives in :mod:`solvers.objectives`, the losses
 (hinge, smoothed hinge, squared hinge: value, conjugate, coordinate step, shrinking test) in
@@ -26,6 +29,7 @@ from . import losses, objectives
 from ._base import BaseLinearSVM, EpochInfo
 from ._kernels import FASTMATH
 from .asdca import ASDCAClassifier
+from .exact import ExactSVMClassifier
 from .path import PathPoint, lambda_path
 from .pegasos import PegasosClassifier
 from .sdca import SDCAClassifier
@@ -34,6 +38,7 @@ __all__ = [
     "FASTMATH",
     "ASDCAClassifier",
     "EpochInfo",
+    "ExactSVMClassifier",
     "PathPoint",
     "PegasosClassifier",
     "SDCAClassifier",

@@ -2,19 +2,30 @@ r"""Exact optimum of the linear SVM, with a certificate computed apart from the 
 
 Problem and notation
 --------------------
-The primal :math:`P` and dual :math:`D` of :mod:`solvers.objectives` (hinge, or the
-:math:`\gamma`-smoothed hinge). With :math:`a_i = y_i\alpha_i \in [0, 1]` the dual is
-:math:`D(a) = -f(a)/n` for the convex quadratic
+The primal :math:`P` and dual :math:`D` of :mod:`solvers.objectives`, for every loss of
+:mod:`solvers.losses` (hinge, :math:`\gamma`-smoothed hinge, squared hinge: a conjugate of
+curvature :math:`\kappa` on a box of height :math:`U`) and sample weights :math:`c_i \ge 0`:
 
 .. math::
 
-    f(a) = \frac{\lambda n}{2}\|\tilde w(a)\|^2 - \sum_i a_i + \frac{\gamma}{2}\sum_i a_i^2,
+    P(\tilde w) = \frac{\lambda}{2}\|\tilde w\|^2
+        + \frac1n\sum_i c_i\,\phi(y_i\tilde x_i^\top\tilde w).
+
+With :math:`a_i = y_i\alpha_i \in [0, u_i]`, :math:`u_i = c_i U` (:math:`U = \infty` for the
+squared hinge: a one-sided bound), the dual is :math:`D(a) = -f(a)/n` for the convex
+quadratic
+
+.. math::
+
+    f(a) = \frac{\lambda n}{2}\|\tilde w(a)\|^2 - \sum_i a_i
+        + \sum_i \frac{\kappa}{2c_i}a_i^2,
     \qquad \tilde w(a) = \frac{1}{\lambda n}\sum_i a_i y_i \tilde x_i,
 
-with gradient :math:`G_i = y_i\tilde x_i^\top\tilde w(a) - 1 + \gamma a_i` (margin minus one)
-and Hessian :math:`H = Q + \gamma I` with
-:math:`Q_{ij} = y_i y_j \tilde x_i^\top\tilde x_j/(\lambda n)`.
-Minimising :math:`f` over the box :math:`[0, 1]^n` is a box-constrained convex QP.
+with gradient :math:`G_i = y_i\tilde x_i^\top\tilde w(a) - 1 + \kappa a_i/c_i` (margin minus
+one) and Hessian :math:`H = Q + \mathrm{diag}(\kappa/c_i)`,
+:math:`Q_{ij} = y_i y_j \tilde x_i^\top\tilde x_j/(\lambda n)`. Minimising :math:`f` over
+the box is a box-constrained convex QP. A sample of weight 0 has the box :math:`\{0\}`: it
+is taken out of the QP (its :math:`a_i = 0`), and :math:`\lambda n` keeps the full n.
 
 Why this method
 ---------------
@@ -23,56 +34,76 @@ pays for every sample in every epoch. At :math:`\lambda = 1/n` on raw 120×120 c
 relative gap of 1e-1 after 30 s. The solver here chains standard tools so that each regime
 costs what it must and no more:
 
-1. **Dual coordinate descent with shrinking** (Hsieh et al., ICML 2008; liblinear). Exact
-   coordinate minimisation in a seeded random order. A variable at a bound whose gradient
-   pushes it further out (beyond the previous sweep's extreme projected gradients) leaves
-   the sweep. Every shrunk set is restored for a full sweep before a stage is declared done.
-   This gives the first digits quickly whatever the shape. Two representations:
+1. **Interior point and crossover wherever a factorisation of the smaller side is
+   affordable** (``method="ipm"``). CD's rate depends on the conditioning of :math:`Q`,
+   which the shape of X does not predict (raw crops with near-duplicate augmented images
+   make it hopeless at small λ: Gram CD with Newton finishes was still at a relative gap of
+   1e-3 and 0.6 after 60 s at λ = 1e-3 and 1/n). Mehrotra's predictor-corrector method
+   (:func:`_ipm_iterates`) needs ~15-35 factorisations whatever the conditioning, in one of
+   two forms:
 
-   * *primal* (``n > d`` with d + 1 > 256, and CSR input): keep :math:`\tilde w`; a step
-     costs :math:`O(d)` (:math:`O(\text{nnz of the row})` on CSR).
-   * *Gram* (``d >= n``, the d ≫ n regime of raw crops and genomic data): form
-     :math:`Q` once by one BLAS product (:math:`O(n^2 d)`) and keep the gradient vector. A
-     step then costs :math:`O(n)` whatever :math:`d`, and a sweep of the active set costs
-     :math:`O(|A|\,n)`.
+   * *Gram form* (n ≤ d): each iteration factors the n × n matrix
+     :math:`Q + \mathrm{diag}` by Cholesky, O(n³), after one Gram product O(n² d);
+   * *low-rank primal form* (n > d): with :math:`Q = AA^\top` (A the n × (d + 1) scaled
+     rows), Woodbury's identity reduces each solve to one Cholesky factorisation of the
+     (d + 1) × (d + 1) matrix :math:`I + A^\top D^{-1}A`, formed by BLAS ``dsyrk`` over
+     row blocks, O(n d²) per iteration.
 
-2. **Newton finish on the free set** (a primal active-set step). Once CD has identified
-   which :math:`a_i` sit at 0, at 1 or strictly inside, the optimum restricted to that
-   partition solves one linear system on the free set :math:`F`: :math:`H_{FF}\Delta = -G_F`.
-   In Gram mode this is a Cholesky factorisation of :math:`H_{FF}`. In primal mode the thin
-   SVD of the free rows is used, since :math:`Q_{FF}` has rank at most :math:`d + 1`; with
-   :math:`|F| > d + 1` (duplicated samples on the margin, as in the skin data) this gives the
-   minimum-norm step. The step is cut at the first bound it crosses, or projected onto the
-   box when that lowers :math:`f` more. Both lower :math:`f`, since the direction is
-   Newton's. CD then resumes. With the right partition one step lands on the optimum up to
-   rounding.
+   From its iterates a primal-dual active-set crossover (:func:`_crossover`) finds the
+   optimum's partition (each :math:`a_i` at 0, at :math:`u_i` or free) and solves it
+   exactly, with the last refinements on a compensated gradient computed through X (Q a
+   carries ~1e-9 of cancellation error on raw crops). Should it not certify, CD goes on.
 
-2b. **Interior point and crossover when d ≥ n and n ≤ 6,000** (``method="ipm"``, the
-   default there, and for n > d with d + 1 ≤ 256, below). CD's rate depends on the
-   conditioning of :math:`Q`, and raw crops (with near-duplicate augmented images) make it
-   hopeless at small λ: at λ = 1e-3 and 1/n
-   Gram CD with Newton finishes was still at a relative gap of 1e-3 and 0.6 after 60 s,
-   its partition far from the optimum's (4094 free variables where the optimum has 1836).
-   Mehrotra's predictor-corrector method (:func:`_ipm_iterates`) needs ~15-20 Cholesky
-   factorisations of :math:`Q + \mathrm{diag}` whatever the conditioning; from its iterates
-   a primal-dual active-set crossover (:func:`_crossover`) finds the optimum's partition and
-   solves it exactly, with the last refinements on a compensated gradient computed through
-   X (Q a carries ~1e-9 of cancellation error there). Measured on raw crops, one core: every
-   λ of the sweep, 1.6 down to 1/n, certified to ≤ 2e-12 in 31-40 s, ~14 s of which is the
-   Gram product. Should the crossover not certify, Gram CD goes on from its best point.
+2. **Dual coordinate descent with shrinking** (Hsieh et al., ICML 2008; liblinear) where
+   the interior point is not affordable (both sides large). Exact coordinate minimisation
+   in a seeded random order; a variable at a bound whose gradient pushes it further out
+   leaves the sweep, and every shrunk set is restored for a full sweep before a stage is
+   declared done. In primal representation (keep :math:`\tilde w`; a step costs O(d), or
+   O(nnz of the row) on CSR) or in Gram representation (dense d ≥ n: form Q once and keep
+   the gradient; a step costs O(n) whatever d).
 
-   The same method runs in **low-rank primal form when n > d and d + 1 ≤ 256**: with
-   :math:`Q = AA^\top` (A the n × (d + 1) scaled rows), Woodbury's identity reduces each
-   solve to a (d + 1) × (d + 1) Cholesky factorisation, O(n d²) per iteration, and the
-   crossover is a few projected Newton steps (item 2). Measured, one core: PCA-40 at
-   λ = 1/n certified in 0.1 s (CD + Newton: 3.6 s), skin at 1/n in 1.1 s (2.9 s).
+3. **Newton finish on the free set** (a projected Newton step, Bertsekas 1982). Once CD has
+   identified which :math:`a_i` sit at a bound, the optimum restricted to that partition
+   solves one linear system on the free set F, :math:`H_{FF}\Delta = -G_F`: a Cholesky
+   factorisation of :math:`H_{FF}` (Gram form, CSR), or the thin SVD of the free rows in
+   primal form (:math:`Q_{FF}` has rank ≤ d + 1; with duplicated samples on the margin, as
+   in skin, the minimum-norm step). CD then resumes.
 
-3. **Certificate apart from the solver.** :math:`\tilde w` is rebuilt from :math:`\alpha`.
-   Then :func:`solvers.objectives.certificate` computes :math:`P(\tilde w)`, :math:`D(\alpha)`
-   (with :math:`\tilde w(\alpha)` recomputed) and the gap in one fused pass over X, with
-   compensated (TwoSum) sums. Rounding therefore cannot fake a 1e-10 relative gap. The run
-   stops once :math:`(P - D)/|P|` is at most ``tol``, or when the CPU budget ends, in which
-   case the result says ``certified=False`` and carries the gap it reached.
+4. **Certificate apart from the solver.** :math:`\tilde w` is rebuilt from :math:`\alpha`,
+   then :func:`solvers.objectives.certificate` computes :math:`P(\tilde w)`, :math:`D(\alpha)`
+   and the gap in one fused pass over X with compensated (TwoSum) sums, so rounding cannot
+   fake a 1e-10 relative gap. The run stops once :math:`(P - D)/|P| \le` ``tol``, or when the
+   CPU budget ends, in which case the result says ``certified=False`` and carries the gap it
+   reached: never a silent claim.
+
+Which method runs where
+-----------------------
+:func:`choose_method` predicts, from (n, d, nnz) alone, the flops and the bytes of the
+interior point in both forms, and takes the cheaper one when its predicted time fits three
+quarters of the CPU budget (the rest: crossover, certificates, and the prediction's error)
+and its memory fits ``memory_limit``; otherwise coordinate descent (Gram representation for
+dense d ≥ n while Q fits, primal otherwise). Measured with ``make bench-optima``
+(``benchmarks/optima.py --regimes targets beyond``), one BLAS thread, 60 s budget, target
+relative gap 1e-10, on a 2-core machine shared with other jobs (CPU seconds; the chooser's
+prediction in brackets):
+
+=========================================  ===================  ======  ======  ========
+problem (λ = 1/n unless said)              method               CPU s   pred.   rel. gap
+=========================================  ===================  ======  ======  ========
+dense 5000 × 2000                          primal-form IPM      6.2     11.4    1.6e-12
+dense 5000 × 2000, λ = 1e-3                primal-form IPM      5.3     11.4    2.9e-13
+dense 6000 × 2000                          primal-form IPM      7.1     13.4    1.7e-12
+dense 6000 × 2000, λ = 1e-3                primal-form IPM      6.4     13.4    2.7e-13
+dense 20000 × 500                          primal-form IPM      4.3     2.6     1.2e-13
+raw crops 4982 × 14400 float32             Gram-form IPM        19.7    29.6    4.2e-13
+sparse-synthetic 20242 × 47236, 1.4 M nnz  primal CD + Newton   1.2     inf     2.0e-12
+CSR 100,000 × 50,000, 50 nnz per row       primal CD + Newton   21.7    inf     4.3e-12
+dense 20000 × 5000 (both sides large)      primal CD + Newton   60.2    272     1.0e-2
+=========================================  ===================  ======  ======  ========
+
+The last is not certified (``certified=False``, its gap reached returned): the interior
+point would need ~4.5 budgets, coordinate descent does not converge in one. ``inf``: neither
+form fits the 4 GiB memory limit.
 
 Randomness enters as data: the driver draws each sweep's order from
 ``numpy.random.default_rng(seed)``, so the same seed gives the same bits.
@@ -80,30 +111,162 @@ Randomness enters as data: the driver draws each sweep's order from
 
 from __future__ import annotations
 
+import math
 import time
+import warnings
 from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from numba import njit
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import losses, objectives
+from ._base import (
+    _WARM_UP_LMBD,
+    _WARMED,
+    BaseLinearSVM,
+    BinaryFit,
+    Problem,
+    _caller_stacklevel,
+    _layout_key,
+)
 from ._kernels import FASTMATH, kernel_rows, weight_of
+from .losses import Loss
 
-__all__ = ["ExactResult", "solve_exact"]
+__all__ = ["ExactResult", "ExactSVMClassifier", "MethodChoice", "choose_method", "solve_exact"]
 
-#: Largest n for the Gram representation (n² float64: 20,000 samples is 3.2 GB).
-GRAM_MAX_SAMPLES = 20_000
-#: Largest free set for a Newton step on CSR input (a dense |F| × |F| block and its
-#: Cholesky factorisation, O(|F|³); larger free sets are left to the sweeps).
-SPARSE_NEWTON_MAX = 2_000
-#: Largest n for the interior-point method: each iteration factors an n × n matrix
-#: (~1.5 s on one core at n = 5,000, O(n³)), and ~20-25 iterations must fit the budget.
-IPM_MAX_SAMPLES = 6_000
-#: Largest d + 1 for the interior point in primal form (n > d): an iteration forms and
-#: factors I + Aᵀ D⁻¹ A, O(n d²), and takes a few O(n d) products.
-IPM_MAX_RANK = 256
+#: Sustained rate of the dense BLAS-3 work (``dsyrk``, ``dpotrf``) the prediction assumes,
+#: flop/s on one core: measured 37 (dsyrk) and 48 (dpotrf) Gflop/s here.
+BLAS_FLOPS = 4e10
+#: Rate of scipy's sparse products (pairs of stored entries multiplied per second, one
+#: core): measured 1.3-1.7e8 for X̃ᵀ D X̃ and X Xᵀ on CSR.
+SPARSE_FLOPS = 1e8
+#: Interior-point iterations the prediction assumes (measured 14-33, median ~18).
+IPM_ITERATIONS = 20
+#: Share of the CPU budget the predicted interior point may take to be chosen (the rest:
+#: crossover, certificates, and the prediction's error).
+IPM_SHARE = 0.75
+#: Memory the chooser lets a method allocate beyond X (bytes).
+MEMORY_LIMIT = 4 * 2**30
+#: Bytes of the row (or column) blocks the dense products convert and scale at a time.
+BLOCK_BYTES = 2**24
+#: Largest free set whose |F| × |F| block is formed and factored for a Newton step when the
+#: free rows are not dense and narrow (O(|F|³); larger free sets are left to the sweeps).
+FREE_BLOCK_MAX = 2_000
+#: Largest flop count of a Newton step on the dense free rows (thin SVD or Woodbury).
+NEWTON_MAX_FLOPS = 2e11
+
+
+class MethodChoice(NamedTuple):
+    """What :func:`choose_method` predicts and picks.
+
+    Attributes
+    ----------
+    method : {"ipm", "gram", "primal"}
+        The ``method`` of :func:`solve_exact` that runs: the interior point, or coordinate
+        descent in Gram or primal representation.
+    form : {"gram", "primal"}
+        The representation (for ``"ipm"``: the form of its linear algebra).
+    bytes : int
+        Memory the method is predicted to allocate beyond X (its largest arrays).
+    ipm_seconds : float
+        Predicted CPU seconds of the interior point in its cheaper form (whether or not it
+        is chosen; ``inf`` when neither form fits the memory limit).
+    """
+
+    method: str
+    form: str
+    bytes: int
+    ipm_seconds: float
+
+
+def _ipm_costs(n, d, nnz, itemsize) -> dict[str, tuple[float, int]]:
+    """(predicted seconds, bytes) of the interior point in each form (see choose_method)."""
+    k = d + 1
+    block = BLOCK_BYTES if nnz is not None or itemsize != 8 else 0
+    # crossover: a Newton step on up to n dense free rows and their thin SVD
+    newton = 2 * n * k * 8
+    if nnz is None:
+        primal_iter = (n * k * k + k**3 / 3 + 12 * n * k) / BLAS_FLOPS
+        gram_setup = n * n * k / BLAS_FLOPS
+    else:
+        rows2 = nnz * nnz / max(n, 1)  # Σ_i nnz_i² for rows of equal length
+        primal_iter = 2 * rows2 / SPARSE_FLOPS + (k**3 / 3 + 2 * k * k) / BLAS_FLOPS
+        gram_setup = 2 * nnz * nnz / max(d, 1) / SPARSE_FLOPS + n * n / BLAS_FLOPS
+    gram_iter = (n**3 / 3 + 6 * n * n) / BLAS_FLOPS
+    sparse_result = 12 if nnz is not None else 0  # a sparse product's entries before densifying
+    return {
+        "primal": (
+            IPM_ITERATIONS * primal_iter,
+            8 * k * k + sparse_result * k * k + block + newton,
+        ),
+        "gram": (
+            gram_setup + IPM_ITERATIONS * gram_iter,
+            16 * n * n + sparse_result * n * n + BLOCK_BYTES,
+        ),
+    }
+
+
+def choose_method(
+    n_samples: int,
+    n_features: int,
+    nnz: int | None = None,
+    *,
+    itemsize: int = 8,
+    max_cpu: float = 60.0,
+    memory_limit: float = MEMORY_LIMIT,
+) -> MethodChoice:
+    r"""The method :func:`solve_exact` runs with ``method="auto"``, from the shape alone.
+
+    Interior point in the cheaper of its two forms (k = d + 1, flops at ``BLAS_FLOPS``,
+    sparse products at ``SPARSE_FLOPS``, ``IPM_ITERATIONS`` iterations):
+
+    ============  =====================================  ============================
+    form          flops                                  bytes
+    ============  =====================================  ============================
+    low-rank      per iteration n k² + k³/3 (dense);     k² (+ 12 k² sparse product)
+    primal        2 Σᵢ nnzᵢ² sparse + k³/3 (CSR)         + 16 n k (crossover rows)
+    Gram          n² k once (CSR: 2 nnz²/d sparse),      16 n² (Q and its factor)
+                  then per iteration n³/3                (+ 12 n² sparse product)
+    ============  =====================================  ============================
+
+    chosen when its predicted time is at most ``IPM_SHARE`` × ``max_cpu`` and its bytes at
+    most ``memory_limit``; otherwise coordinate descent with Newton finishes, in Gram
+    representation for dense X with d ≥ n (8 n² bytes for Q, a step costs O(n)) when Q
+    fits, else in primal representation (O(n + d) bytes).
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+    nnz : int or None
+        Stored entries of a CSR X; None for dense X.
+    itemsize : int, default=8
+        Bytes per value of X (4 for float32: the dense products then convert blocks).
+    max_cpu : float, default=60.0
+        The CPU budget of the solve (seconds).
+    memory_limit : float, default=MEMORY_LIMIT (4 GiB)
+
+    Returns
+    -------
+    MethodChoice
+    """
+    n, d = int(n_samples), int(n_features)
+    costs = _ipm_costs(n, d, nnz, itemsize)
+    fits = {form: c for form, c in costs.items() if c[1] <= memory_limit}
+    best = min(fits, key=lambda form: fits[form][0]) if fits else None
+    seconds = fits[best][0] if best else math.inf
+    if best is not None and seconds <= IPM_SHARE * max_cpu:
+        return MethodChoice("ipm", best, int(fits[best][1]), seconds)
+    gram_bytes = 8 * n * n + 48 * n + BLOCK_BYTES
+    if nnz is None and d >= n and gram_bytes <= memory_limit:
+        return MethodChoice("gram", "gram", int(gram_bytes), seconds)
+    primal_bytes = 8 * (d + 1) + 8 * 8 * n + 8 * FREE_BLOCK_MAX**2
+    return MethodChoice("primal", "primal", int(primal_bytes), seconds)
 
 
 @dataclass(frozen=True)
@@ -115,22 +278,27 @@ class ExactResult:
     w : ndarray of shape (n_features + 1,)
         :math:`\\tilde w(\\alpha)`, last entry the bias weight (see :mod:`solvers.objectives`).
     dual_coef : ndarray of shape (n_samples,)
-        Signed dual variables :math:`\\alpha_i = y_i a_i`.
+        Signed dual variables :math:`\\alpha_i = y_i a_i` (0 for a sample of weight 0).
     primal, dual, gap, rel_gap : float
         :math:`P(\\tilde w)`, :math:`D(\\alpha)`, :math:`P - D \\ge 0` and :math:`(P - D)/|P|`,
         from the independent certificate. ``dual <= P* <= primal`` holds whatever the gap.
     certified : bool
-        ``rel_gap <= tol``.
+        Exactly ``rel_gap <= tol``.
     cpu_seconds : float
         Process CPU time of the whole solve (Gram product, sweeps, Newton steps, certificates).
     method : str
-        ``"primal-cd+newton"``, ``"gram-cd+newton"``, ``"gram-ipm+crossover"`` (or
-        ``"gram-ipm+crossover+cd+newton"`` when CD had to go on after the crossover).
+        ``"primal-cd+newton"``, ``"gram-cd+newton"``, ``"gram-ipm+crossover"`` or
+        ``"primal-ipm+crossover"`` (with ``"+cd+newton"`` when CD had to go on after the
+        crossover).
     epochs : int
         CD sweeps (over the active set) run.
     newton_steps : int
         Newton steps taken.
     tol : float
+    ipm_iterations : int
+        Interior-point iterations run.
+    loss : str
+        ``"hinge"``, ``"smooth_hinge"`` or ``"squared_hinge"``.
     """
 
     w: np.ndarray
@@ -146,6 +314,7 @@ class ExactResult:
     newton_steps: int
     tol: float
     ipm_iterations: int = 0
+    loss: str = "hinge"
 
 
 # ---------------------------------------------------------------------------- kernels
@@ -275,155 +444,310 @@ def _cd_sweep_gram(Q, a, qa, order, loss, weights, pg_hi, pg_lo, keep):
     return hi, lo
 
 
+@njit(cache=True)
+def _symmetrise(M, from_upper):
+    """The full symmetric matrix from one triangle of M (m × m float64), in place:
+    ``M[j, i] = M[i, j]`` for i < j (``from_upper``, what BLAS ``dsyrk`` and ``dpotrf``
+    leave of an F-ordered matrix), else ``M[i, j] = M[j, i]``."""
+    m = M.shape[0]
+    for j in range(m):
+        for i in range(j):
+            if from_upper:
+                M[j, i] = M[i, j]
+            else:
+                M[i, j] = M[j, i]
+
+
+# ---------------------------------------------------------------------------- the QP
+@dataclass(frozen=True)
+class _QP:
+    """The box QP of the samples of positive weight (module docstring).
+
+    ``lmbd`` is the λ that gives these ``n`` samples the full problem's 1/(λn)
+    (``inv_lmbd_n``); ``weights`` is None when every c_i = 1; ``upper`` (c_i U, ``inf`` for
+    the squared hinge) and ``curv`` (κ/c_i) have shape (n,).
+    """
+
+    X: object
+    y: np.ndarray
+    lmbd: float
+    bias: float
+    loss: Loss
+    weights: np.ndarray | None
+    inv_lmbd_n: float
+    upper: np.ndarray
+    curv: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.y.shape[0]
+
+
+def _make_qp(X, y, lmbd, loss, bias, weights) -> _QP:
+    """The QP of (X, y) with the samples of weight 0 taken out (their a_i is 0)."""
+    n_full = X.shape[0]
+    if weights is not None and not weights.all():
+        live = np.flatnonzero(weights > 0.0)
+        X, y, weights = X[live], y[live], weights[live]
+    n = y.shape[0]
+    c = np.ones(n) if weights is None else weights
+    return _QP(
+        X=X,
+        y=y,
+        lmbd=lmbd * n_full / n if n < n_full else lmbd,
+        bias=bias,
+        loss=loss,
+        weights=weights,
+        inv_lmbd_n=1.0 / (lmbd * n_full),
+        upper=c * loss.upper,
+        curv=loss.kappa / c,
+    )
+
+
 # ---------------------------------------------------------------------------- representations
 class _Representation:
     """What both representations share: the returned primal point, rebuilt from α."""
 
+    form = ""
+
+    def __init__(self, qp: _QP):
+        self.qp = qp
+        self.X, self.y, self.bias = qp.X, qp.y, qp.bias
+        self.curv, self.upper = qp.curv, qp.upper
+
+    @property
+    def method(self) -> str:
+        return f"{self.form}-cd+newton"
+
     def weights(self, a):
         """w̃(a) from scratch with compensated sums (never the sweeps' running copy)."""
-        return objectives.exact_dual_weights(self.X, self.y * a, self.lmbd, self.bias)
+        return objectives.exact_dual_weights(self.X, self.y * a, self.qp.lmbd, self.bias)
 
     def exact_gradient(self, a):
         """G(a) through X with compensated sums: free of the cancellation in Q a or w̃."""
         margins = objectives.exact_margins(self.X, self.y, self.weights(a), self.bias)
-        return margins - 1.0 + self.gamma * a
+        return margins - 1.0 + self.curv * a
 
 
 class _Primal(_Representation):
-    """State of the primal representation: w̃ kept by the sweeps."""
+    """State of the primal representation: w̃ kept by the sweeps; Q = A Aᵀ never formed
+    (A: rows y_i x̃_i/√(λn)), its products through X."""
 
-    method = "primal-cd+newton"
+    form = "primal"
 
-    def __init__(self, X, y, lmbd, gamma, bias):
-        self.X, self.y, self.lmbd, self.gamma, self.bias = X, y, lmbd, gamma, bias
-        self.loss = losses.make_loss(gamma)
-        self.inv_lmbd_n = 1.0 / (lmbd * X.shape[0])
-        self.sq_norms = objectives.row_sq_norms(X, bias)
-        self.rows = kernel_rows(X, y, self.sq_norms, None, bias)
-        self.w = np.zeros(X.shape[1] + 1)
+    def __init__(self, qp: _QP):
+        super().__init__(qp)
+        self.inv_lmbd_n = qp.inv_lmbd_n
+        self.sq_norms = objectives.row_sq_norms(self.X, self.bias)
+        self.rows = kernel_rows(self.X, self.y, self.sq_norms, qp.weights, self.bias)
+        self.w = np.zeros(self.X.shape[1] + 1)
 
     def sweep(self, a, order, pg_hi, pg_lo, keep):
         kernel = _cd_sweep_primal_csr if sp.issparse(self.X) else _cd_sweep_primal
-        return kernel(self.rows, self.w, a, order, self.inv_lmbd_n, self.loss, pg_hi, pg_lo, keep)
+        return kernel(
+            self.rows, self.w, a, order, self.inv_lmbd_n, self.qp.loss, pg_hi, pg_lo, keep
+        )
 
     def refresh(self, a):
         """Rebuild w̃(a) from scratch (drops the sweeps' accumulated rounding)."""
-        self.w = objectives.dual_weights(self.X, self.y * a, self.lmbd, self.bias)
+        self.w = self._w_of(a)
 
-    @property
-    def factor(self):
-        """A (n × (d + 1), dense float64) with Q = A Aᵀ: rows ỹ_i x̃_i/√(λn)."""
-        if getattr(self, "_factor", None) is None:
-            A = np.empty((self.X.shape[0], self.X.shape[1] + 1))
-            A[:, :-1] = self.X
-            A[:, -1] = self.bias
-            A *= (self.y * np.sqrt(self.inv_lmbd_n))[:, None]
-            self._factor = A
-        return self._factor
+    def _w_of(self, a):
+        """w̃(a) = Aᵀ a/√(λn) = X̃ᵀ(y∘a)/(λn), one pass over X."""
+        return objectives.dual_weights(self.X, self.y * a, self.qp.lmbd, self.bias)
+
+    def gradient(self, a):
+        return objectives.margins(self.X, self.y, self.w, self.bias) - 1.0 + self.curv * a
 
     def hessian_diag(self):
-        return self.sq_norms * self.inv_lmbd_n + self.gamma
+        return self.sq_norms * self.inv_lmbd_n + self.curv
 
     def hess_dot(self, v):
-        A = self.factor
-        return A @ (A.T @ v) + self.gamma * v
+        return objectives.margins(self.X, self.y, self._w_of(v), self.bias) + self.curv * v
 
     def barrier_solver(self, barrier):
-        """v ↦ (A Aᵀ + diag(γ + barrier))⁻¹ v through Woodbury's identity: one Cholesky of
-        the (d + 1) × (d + 1) matrix I + Aᵀ D⁻¹ A, O(n d²) to form (None if it fails)."""
-        A = self.factor
-        dinv = 1.0 / (self.gamma + barrier)
-        M = (A.T * dinv) @ A
+        """v ↦ (A Aᵀ + D)⁻¹ v, D = diag(κ/c + barrier), through Woodbury's identity:
+
+        (A Aᵀ + D)⁻¹ v = D⁻¹v − D⁻¹A M⁻¹ Aᵀ D⁻¹ v,  M = I + Aᵀ D⁻¹ A = I + X̃ᵀ D⁻¹ X̃/(λn)
+
+        (y² = 1 drops out of M). M is (d + 1) × (d + 1), formed by ``dsyrk`` over row
+        blocks of D^{-1/2} X̃ (a sparse product on CSR) and factored once (None if that
+        fails)."""
+        dinv = 1.0 / (self.curv + barrier)
+        M = self._weighted_cross(dinv)
         M[np.diag_indices_from(M)] += 1.0
-        factor = _cholesky(M)
+        factor = _cholesky(M, overwrite=True)
         if factor is None:
             return None
 
         def solve(v):
             u = dinv * v
-            return u - dinv * (A @ scipy.linalg.cho_solve(factor, A.T @ u, check_finite=False))
+            p = scipy.linalg.cho_solve(factor, self._w_of(u), check_finite=False)
+            return u - dinv * objectives.margins(self.X, self.y, p, self.bias)
 
         return solve
 
-    def gradient(self, a):
-        return objectives.margins(self.X, self.y, self.w, self.bias) - 1.0 + self.gamma * a
+    def _weighted_cross(self, dinv):
+        """X̃ᵀ diag(dinv) X̃/(λn), (d + 1) × (d + 1) F-ordered float64."""
+        X, bias = self.X, self.bias
+        n, d = X.shape
+        k = d + 1
+        if sp.issparse(X):
+            M = np.empty((k, k), order="F")
+            M[:d, :d] = (X.T @ (sp.diags(dinv) @ X)).toarray()
+            col = bias * np.asarray(X.T @ dinv, dtype=np.float64).ravel()
+            M[:d, d] = col
+            M[d, :d] = col
+            M[d, d] = bias * bias * dinv.sum()
+        else:
+            M = np.zeros((k, k), order="F")
+            rows = max(1, BLOCK_BYTES // (8 * k))
+            buf = np.empty((min(rows, n), k))
+            for start in range(0, n, rows):
+                stop = min(n, start + rows)
+                blk = buf[: stop - start]
+                blk[:, :d] = X[start:stop]
+                blk[:, d] = bias
+                blk *= np.sqrt(dinv[start:stop])[:, None]
+                # upper triangle of blkᵀ blk added to M's (blk.T is F-ordered: no copy)
+                M = scipy.linalg.blas.dsyrk(1.0, blk.T, beta=1.0, c=M, overwrite_c=1)
+            _symmetrise(M, True)
+        M *= self.inv_lmbd_n
+        return M
+
+    def _free_rows(self, free):
+        """A_F: the free rows y_i x̃_i/√(λn) as a dense |F| × (d + 1) float64 array."""
+        rows = self.X[free]
+        A = np.empty((free.shape[0], self.X.shape[1] + 1))
+        A[:, :-1] = rows.toarray() if sp.issparse(rows) else rows
+        A[:, -1] = self.bias
+        A *= (self.y[free] * np.sqrt(self.inv_lmbd_n))[:, None]
+        return A
 
     def newton(self, free, g_free):
-        """Newton direction on the free set F, and v ↦ H_FF v.
+        """Newton direction on the free set F, and v ↦ H_FF v (the factorisation of the
+        last free set is kept: the crossover's steps often repeat it)."""
+        cached = getattr(self, "_newton_cache", None)
+        if cached is None or not np.array_equal(cached[0], free):
+            cached = (free.copy(), *self._free_solver(free))
+            self._newton_cache = cached
+        _, direction, hess = cached
+        return direction(g_free), hess
 
-        H_FF = A Aᵀ + γI with A the free rows scaled by y_i/√(λn), of rank ≤ d + 1: the thin
-        SVD of A gives its eigenvectors in O(|F| d²) whatever |F|. On CSR input (d large,
-        rows sparse) H_FF is formed from the sparse product of the free rows and factored,
-        as in the Gram representation (no step when |F| exceeds SPARSE_NEWTON_MAX).
+    def _free_solver(self, free):
+        """(g_F ↦ Newton direction, v ↦ H_FF v) on the free set F.
+
+        H_FF = A_F A_Fᵀ + diag(κ/c_F). On CSR, while |F| ≤ FREE_BLOCK_MAX, it is formed
+        from the sparse product of the free rows and factored, as in the Gram form. Else, on
+        the dense free rows (when that costs at most NEWTON_MAX_FLOPS): for the hinge (no
+        diagonal) H_FF has rank ≤ d + 1. With |F| ≤ d + 1 and H_FF well conditioned (the
+        Cholesky factor's diagonal within 1e6 of its largest) one Cholesky factorisation of
+        A_F A_Fᵀ; otherwise the thin SVD of A_F, which gives its eigenvectors whatever |F|
+        (a minimum-norm step when duplicated samples make it singular). With κ > 0 it is
+        positive definite and solved directly (|F| ≤ d + 1) or through Woodbury's identity.
+        Otherwise no step (zero direction).
         """
-        if sp.issparse(self.X):
-            if free.shape[0] > SPARSE_NEWTON_MAX:
-                return np.zeros_like(g_free), lambda v: v
-            solve, H = _free_block_solver(
-                _gram_matrix(self.X[free], self.y[free], self.bias, self.inv_lmbd_n), self.gamma
-            )
-            return -solve(g_free), H
-        rows = self.X[free].astype(np.float64)
-        A = np.empty((free.shape[0], rows.shape[1] + 1))
-        A[:, :-1] = rows
-        A[:, -1] = self.bias
-        A *= (self.y[free] * np.sqrt(self.inv_lmbd_n))[:, None]  # Q_FF = A Aᵀ
-        U, s, _ = np.linalg.svd(A, full_matrices=False)
-        curv = s * s + self.gamma  # H_FF's eigenvalues on range(A)
-        keep = curv > curv.max(initial=0.0) * 1e-14
-        U, curv = U[:, keep], curv[keep]
-        # Off range(A), H_FF is γI: for the hinge f is linear there and unbounded in the
-        # affine set, so the box decides. Give that part the smallest curvature of the
-        # range; the projected line search then moves those variables to their bounds.
-        null_curv = self.gamma if self.gamma > 0.0 else curv.min(initial=1.0)
-        proj = U.T @ g_free
-        delta = -(U @ (proj / curv) + (g_free - U @ proj) / null_curv)
-        return delta, lambda v: A @ (A.T @ v) + self.gamma * v
+        m, k = free.shape[0], self.X.shape[1] + 1
+        kf = self.curv[free]
+        flops = 4.0 * m * k * min(m, k)
+        if m <= FREE_BLOCK_MAX and (sp.issparse(self.X) or flops > NEWTON_MAX_FLOPS):
+            H = _gram_matrix(self.X[free], self.y[free], self.bias, self.inv_lmbd_n)
+            solve, hess = _free_block_solver(H, kf)
+            return (lambda g: -solve(g)), hess
+        if flops > NEWTON_MAX_FLOPS:
+            return np.zeros_like, lambda v: v
+        A = self._free_rows(free)
+
+        def hess(v):
+            return A @ (A.T @ v) + kf * v
+
+        if m <= k:
+            H = A @ A.T
+            H[np.diag_indices_from(H)] += kf
+            try:
+                factor = scipy.linalg.cho_factor(H, overwrite_a=True, check_finite=False)
+                diag = np.abs(np.diag(factor[0]))
+                if diag.min() >= 1e-6 * diag.max():
+                    return (lambda g: -scipy.linalg.cho_solve(factor, g, check_finite=False)), hess
+            except np.linalg.LinAlgError:
+                pass
+        if not kf.any():
+            U, s, _ = np.linalg.svd(A, full_matrices=False)
+            curv = s * s  # H_FF's eigenvalues on range(A)
+            keep = curv > curv.max(initial=0.0) * 1e-14
+            U, curv = U[:, keep], curv[keep]
+            # Off range(A), H_FF is 0: f is linear there and unbounded in the affine set,
+            # so the box decides. Give that part the smallest curvature of the range; the
+            # projected line search then moves those variables to their bounds.
+            null_curv = curv.min(initial=1.0)
+
+            def direction(g):
+                proj = U.T @ g
+                return -(U @ (proj / curv) + (g - U @ proj) / null_curv)
+
+            return direction, hess
+        if m <= k:
+            solve, _ = _free_block_solver(A @ A.T, kf)
+            return (lambda g: -solve(g)), hess
+        kinv = 1.0 / kf  # Woodbury: (A Aᵀ + K)⁻¹ = K⁻¹ − K⁻¹A (I + AᵀK⁻¹A)⁻¹ AᵀK⁻¹
+        M = (A.T * kinv) @ A
+        M[np.diag_indices_from(M)] += 1.0
+        factor = _cholesky(M.T, overwrite=True)  # M.T: the same matrix, F-ordered
+        if factor is None:
+            return np.zeros_like, hess
+
+        def woodbury(g):
+            u = kinv * g
+            p = scipy.linalg.cho_solve(factor, A.T @ u, check_finite=False)
+            return -(u - kinv * (A @ p))
+
+        return woodbury, hess
 
     def apply(self, free, delta):
         c = self.y[free] * delta * self.inv_lmbd_n
-        rows = self.X[free].astype(np.float64)
-        self.w[:-1] += c @ rows
+        self.w[:-1] += self.X[free].T @ c
         self.w[-1] += c.sum() * self.bias
 
 
 class _Gram(_Representation):
     """State of the Gram representation: Q (n × n) and the gradient part Q a."""
 
-    method = "gram-cd+newton"
+    form = "gram"
 
-    def __init__(self, X, y, lmbd, gamma, bias):
-        self.X, self.y, self.lmbd, self.gamma, self.bias = X, y, lmbd, gamma, bias
-        self.loss = losses.make_loss(gamma)
-        self.Q = _gram_matrix(X, y, bias, 1.0 / (lmbd * X.shape[0]))
-        self.qa = np.zeros(X.shape[0])
+    def __init__(self, qp: _QP):
+        super().__init__(qp)
+        self.Q = _gram_matrix(self.X, self.y, self.bias, qp.inv_lmbd_n)
+        self.qa = np.zeros(qp.n)
 
     def sweep(self, a, order, pg_hi, pg_lo, keep):
-        return _cd_sweep_gram(self.Q, a, self.qa, order, self.loss, None, pg_hi, pg_lo, keep)
+        return _cd_sweep_gram(
+            self.Q, a, self.qa, order, self.qp.loss, self.qp.weights, pg_hi, pg_lo, keep
+        )
 
     def refresh(self, a):
         self.qa = self.Q @ a
 
     def gradient(self, a):
-        return self.qa - 1.0 + self.gamma * a
+        return self.qa - 1.0 + self.curv * a
 
     def hessian_diag(self):
-        return np.diag(self.Q) + self.gamma
+        return np.diag(self.Q) + self.curv
 
     def hess_dot(self, v):
-        return self.Q @ v + self.gamma * v
+        return self.Q @ v + self.curv * v
 
     def barrier_solver(self, barrier):
-        """v ↦ (H + diag(barrier))⁻¹ v by one n × n Cholesky (None if it fails)."""
+        """v ↦ (Q + diag(κ/c + barrier))⁻¹ v by one n × n Cholesky factorisation of a copy
+        of Q (None if it fails): 2 n² floats in all."""
         M = self.Q.copy()
-        M[np.diag_indices_from(M)] += self.gamma + barrier
-        factor = _cholesky(M)
+        M[np.diag_indices_from(M)] += self.curv + barrier
+        factor = _cholesky(M.T, overwrite=True)  # M.T: the same matrix, F-ordered
         if factor is None:
             return None
         return lambda v: scipy.linalg.cho_solve(factor, v, check_finite=False)
 
     def free_solver(self, free):
-        return _free_block_solver(self.Q[np.ix_(free, free)], self.gamma)
+        return _free_block_solver(self.Q[np.ix_(free, free)], self.curv[free])
 
     def newton(self, free, g_free):
         solve, H = self.free_solver(free)
@@ -434,39 +758,62 @@ class _Gram(_Representation):
 
 
 def _gram_matrix(X, y, bias, scale):
-    """Q = scale · diag(y) (X Xᵀ + B²) diag(y) as a dense float64 array: one BLAS ``dsyrk``
-    (upper triangle) for dense X, a sparse product for CSR."""
+    """Q = scale · diag(y) (X Xᵀ + B²) diag(y), a dense C-contiguous float64 array: one BLAS
+    ``dsyrk`` (float64 X, no copy of X), or one per column block converted to float64
+    (float32 X), or a sparse product (CSR)."""
+    n = X.shape[0]
     if sp.issparse(X):
-        X64 = X.astype(np.float64)
-        Q = (X64 @ X64.T).toarray()
+        X64 = X if X.dtype == np.float64 else X.astype(np.float64)
+        Q = np.ascontiguousarray((X64 @ X64.T).toarray())
     else:
-        Q = scipy.linalg.blas.dsyrk(1.0, np.asarray(X, dtype=np.float64))
-        Q = np.triu(Q) + np.triu(Q, 1).T
+        syrk = scipy.linalg.blas.dsyrk
+        if X.dtype == np.float64:
+            Q = syrk(1.0, X.T, trans=1)  # (Xᵀ)ᵀ Xᵀ; X.T is F-ordered: no copy
+        else:
+            Q = np.zeros((n, n), order="F")
+            cols = max(1, BLOCK_BYTES // (8 * max(n, 1)))
+            for j in range(0, X.shape[1], cols):
+                blk = np.asfortranarray(X[:, j : j + cols], dtype=np.float64)
+                Q = syrk(1.0, blk, beta=1.0, c=Q, overwrite_c=1)
+        _symmetrise(Q, True)
+        Q = Q.T  # symmetric: its transpose is the same matrix, C-ordered
     if bias != 0.0:
         Q += bias * bias
-    Q *= np.outer(y, y) * scale
-    return np.ascontiguousarray(Q)
+    Q *= y[:, None]
+    Q *= y * scale
+    return Q
 
 
-def _free_block_solver(H, gamma):
-    """v ↦ (H + γI)⁻¹ v (Cholesky, a tiny ridge if singular) and v ↦ (H + γI) v; H is
-    modified in place."""
-    H[np.diag_indices_from(H)] += gamma
-    factor = _cholesky(H)
+def _free_block_solver(H, diag):
+    """v ↦ (H + diag)⁻¹ v (Cholesky, a tiny ridge if singular) and v ↦ (H + diag) v; H
+    (owned by the caller, C-ordered) gets the diagonal in place."""
+    H[np.diag_indices_from(H)] += diag
+    factor = _cholesky(H, overwrite=False)
     if factor is None:
         return (lambda v: np.zeros_like(v)), lambda v: H @ v
     return lambda v: scipy.linalg.cho_solve(factor, v, check_finite=False), lambda v: H @ v
 
 
-def _cholesky(H):
-    """Cholesky factor of H, or of H + a tiny ridge when H is singular to rounding
-    (duplicated samples); None when even the largest ridge fails."""
-    scale = max(float(np.mean(np.diag(H))), np.finfo(float).tiny)
+def _cholesky(M, overwrite: bool):
+    """Cholesky factor (``scipy.linalg.cho_factor``) of the symmetric M, or of M + a tiny
+    ridge when M is singular to rounding (duplicated samples); None when even the largest
+    ridge fails.
+
+    With ``overwrite`` M (F-ordered) is factored in place: a failed attempt has overwritten
+    its upper triangle and diagonal only, which are restored from the lower triangle and a
+    copy of the diagonal before the next ridge. Otherwise a copy is factored.
+    """
+    if not overwrite:
+        M = np.array(M, order="F")
+    diag = np.diag(M).copy()
+    scale = max(float(np.mean(diag)), np.finfo(float).tiny) if diag.size else 1.0
+    idx = np.diag_indices_from(M)
     for ridge in (0.0, 1e-13, 1e-10, 1e-7):
+        if ridge:
+            _symmetrise(M, False)
+            M[idx] = diag + ridge * scale
         try:
-            return scipy.linalg.cho_factor(
-                H + ridge * scale * np.eye(H.shape[0]) if ridge else H, check_finite=False
-            )
+            return scipy.linalg.cho_factor(M, overwrite_a=True, check_finite=False)
         except np.linalg.LinAlgError:
             continue
     return None
@@ -477,41 +824,46 @@ def _ipm_iterates(rep, max_iter=100):
     r"""Mehrotra's predictor-corrector interior-point method on the box QP; yields
     ``(a, z, s, mu, g)`` before each iteration (g = Ha - 1, the gradient at a).
 
-    KKT system of :math:`\min \tfrac12 a^\top H a - 1^\top a`, :math:`0 \le a \le 1`,
-    :math:`H = Q + \gamma I`: :math:`Ha - 1 - z + s = 0`, :math:`a_i z_i = \mu`,
-    :math:`(1 - a_i) s_i = \mu` with :math:`z, s > 0` and :math:`\mu \to 0`. Each
-    iteration solves with :math:`H + \mathrm{diag}(z/a + s/(1 - a))` twice through one
-    factorisation (``rep.barrier_solver``: dense Cholesky of n × n in Gram mode, a
-    (d + 1) × (d + 1) one through Woodbury's identity in primal mode), so the iteration
-    count does not depend on the conditioning of H. Start: a = 1/2 with z, s making the
-    first point dual feasible; steps stop 0.5 % short of the boundary.
+    KKT system of :math:`\min \tfrac12 a^\top H a - 1^\top a`, :math:`0 \le a \le u`:
+    :math:`Ha - 1 - z + s = 0`, :math:`a_i z_i = \mu`, :math:`(u_i - a_i) s_i = \mu` with
+    :math:`z, s > 0` and :math:`\mu \to 0`; where :math:`u_i = \infty` (squared hinge) there
+    is no upper bound and :math:`s_i = 0`. Each iteration solves with
+    :math:`H + \mathrm{diag}(z/a + s/(u - a))` twice through one factorisation
+    (``rep.barrier_solver``: dense Cholesky of n × n in Gram form, a (d + 1) × (d + 1) one
+    through Woodbury's identity in primal form), so the iteration count does not depend on
+    the conditioning of H. Start: a = u/2 (a = c where u = ∞) with z, s making the first
+    point dual feasible; steps stop 0.5 % short of the boundary.
     """
-    n = rep.y.shape[0]
-    a = np.full(n, 0.5)
+    u = rep.upper
+    bounded = np.isfinite(u)
+    c = rep.qp.weights if rep.qp.weights is not None else np.ones(u.shape[0])
+    a = np.where(bounded, 0.5 * np.where(bounded, u, 0.0), c)
     g = rep.hess_dot(a) - 1.0
     z = np.maximum(g, 0.0) + 1.0
-    s = np.maximum(-g, 0.0) + 1.0
+    s = np.where(bounded, np.maximum(-g, 0.0) + 1.0, 0.0)
+    m = u.shape[0] + int(bounded.sum())
     for _ in range(max_iter):
-        t = 1.0 - a
-        mu = float(a @ z + t @ s) / (2 * n)
+        t = np.where(bounded, u - a, 1.0)  # s = 0 where unbounded: every s/t term is 0
+        mu = float(a @ z + t @ s) / m
         yield a, z, s, mu, g
         rd = g - z + s
         solve = rep.barrier_solver(z / a + s / t)
         if solve is None:
             return
         da, dz, ds = _ipm_direction(solve, a, t, z, s, rd, -a * z, -t * s)  # predictor
-        step = _ipm_longest(a, t, z, s, da, dz, ds)
-        mu_aff = ((a + step * da) @ (z + step * dz) + (t - step * da) @ (s + step * ds)) / (2 * n)
+        step = _ipm_longest(a, t, z, s, da, dz, ds, bounded)
+        mu_aff = ((a + step * da) @ (z + step * dz) + (t - step * da) @ (s + step * ds)) / m
         sigma = (mu_aff / mu) ** 3
-        da, dz, ds = _ipm_direction(  # corrector
-            solve, a, t, z, s, rd, sigma * mu - a * z - da * dz, sigma * mu - t * s + da * ds
-        )
-        step = 0.995 * _ipm_longest(a, t, z, s, da, dz, ds)
+        rs = np.where(bounded, sigma * mu - t * s + da * ds, 0.0)
+        da, dz, ds = _ipm_direction(solve, a, t, z, s, rd, sigma * mu - a * z - da * dz, rs)
+        step = 0.995 * _ipm_longest(a, t, z, s, da, dz, ds, bounded)  # corrector
         if step < 1e-10:
             return  # stalled (rounding): the crossover so far is the answer
         a = a + step * da
         z = z + step * dz
         s = s + step * ds
+        if not (np.all(a > 0.0) and np.all(np.where(bounded, u - a, 1.0) > 0.0)):
+            return  # a bound reached to rounding: no barrier left to follow
         g = rep.hess_dot(a) - 1.0
 
 
@@ -521,39 +873,42 @@ def _ipm_direction(solve, a, t, z, s, rd, rz, rs):
     return da, (rz - z * da) / a, (rs + s * da) / t
 
 
-def _ipm_longest(a, t, z, s, da, dz, ds) -> float:
-    """Longest step in [0, 1] that keeps a, t = 1 - a, z and s nonnegative."""
+def _ipm_longest(a, t, z, s, da, dz, ds, bounded) -> float:
+    """Longest step in [0, 1] that keeps a, z and, where bounded, t = u - a and s
+    nonnegative."""
     step = 1.0
-    for v, dv in ((a, da), (t, -da), (z, dz), (s, ds)):
+    for v, dv in ((a, da), (t[bounded], -da[bounded]), (z, dz), (s[bounded], ds[bounded])):
         neg = dv < 0.0
         if neg.any():
             step = min(step, float(np.min(-v[neg] / dv[neg])))
     return step
 
 
-def _crossover(rep, a, z, s, rounds: int = 30):
+def _crossover(rep, a, z, s, rounds: int = 30, exact_refinements: int = 2):
     """From an interior point to the vertex of its face: a primal-dual active-set finish.
 
     A variable is put at 0 when its barrier curvature z/a exceeds its curvature H_ii (and
-    z > s), at 1 likewise with s/(1 - a); the rest is free. In primal mode (H_FF of rank
-    ≤ d + 1, singular when |F| > d + 1 as with skin's duplicates) a few projected Newton
-    steps (:func:`_newton_step`) finish the face. In Gram mode, on a partition, the free
-    variables solve H_FF a_F = 1 - H_FB a_B (one factorisation, a Newton step and one
-    refinement). Free variables that leave the box are put at the bound, bounded ones whose
-    gradient pulls inward are freed (Hintermüller, Ito & Kunisch 2003), until the partition
-    stands. Two last refinements use :meth:`_Representation.exact_gradient` (compensated,
-    through X): the Gram products Q a carry ~1e-9 of cancellation error on raw crops, which
-    alone would cost 1e-10 of relative gap. Returns a point of the box.
+    z > s), at u likewise with s/(u - a); the rest is free. In primal form (H_FF of rank
+    ≤ d + 1 for the hinge, singular when |F| > d + 1 as with skin's duplicates) a few
+    projected Newton steps (:func:`_newton_step`) finish the face. In Gram form, on a
+    partition, the free variables solve H_FF a_F = 1 - H_FB a_B (one factorisation, a
+    Newton step and one refinement). Free variables that leave the box are put at the
+    bound, bounded ones whose gradient pulls inward are freed (Hintermüller, Ito & Kunisch
+    2003), until the partition stands. The last ``exact_refinements`` refinements use
+    :meth:`_Representation.exact_gradient` (compensated, through X): the Gram products Q a
+    carry ~1e-9 of cancellation error on raw crops, which alone would cost 1e-10 of
+    relative gap. Returns a point of the box.
     """
+    u = rep.upper
     hd = rep.hessian_diag()
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         at0 = (z > s) & (z > hd * a)
-        at1 = (s > z) & (s > hd * (1.0 - a))
-    a = np.where(at0, 0.0, np.where(at1, 1.0, a))
+        at1 = np.isfinite(u) & (s > z) & (s > hd * (u - a))
+    a = np.where(at0, 0.0, np.where(at1, u, a))
     rep.refresh(a)
     if not isinstance(rep, _Gram):
-        # primal mode: H_FF has rank ≤ d + 1, often below |F| (duplicates): the projected
-        # Newton step with its minimum-norm direction and line search finishes the face
+        # primal form: H_FF has rank ≤ d + 1 (hinge), often below |F| (duplicates): the
+        # projected Newton step with its minimum-norm direction and line search finishes
         for _ in range(5):
             decrease = _newton_step(rep, a)
             rep.refresh(a)
@@ -571,7 +926,7 @@ def _crossover(rep, a, z, s, rounds: int = 30):
             a[free] += step
             rep.apply(free, step)
         g = rep.gradient(a)
-        low, high = a[free] < 0.0, a[free] > 1.0
+        low, high = a[free] < 0.0, a[free] > u[free]
         enter0 = at0 & (g < -1e-12)
         enter1 = at1 & (g > 1e-12)
         if not (low.any() or high.any() or enter0.any() or enter1.any()):
@@ -580,27 +935,44 @@ def _crossover(rep, a, z, s, rounds: int = 30):
         at1[free[high]] = True
         at0 &= ~enter0
         at1 &= ~enter1
-        a = np.clip(a, 0.0, 1.0)
+        a = np.clip(a, 0.0, u)
         rep.refresh(a)
     free = np.flatnonzero(~(at0 | at1))
     if free.size:
         if factored is None or not np.array_equal(free, factored):
             solve, _ = rep.free_solver(free)
-        for _ in range(2):
+        for _ in range(exact_refinements):
             a[free] -= solve(rep.exact_gradient(a)[free])
-    a = np.clip(a, 0.0, 1.0)
+    a = np.clip(a, 0.0, u)
     rep.refresh(a)
     return a
 
 
 # ---------------------------------------------------------------------------- driver
+def _resolve_loss(loss, gamma) -> Loss:
+    """The :class:`solvers.losses.Loss` of ``loss`` and ``gamma`` (see solve_exact)."""
+    if gamma is None:
+        return losses.make_loss(loss)
+    if not (isinstance(gamma, int | float) and math.isfinite(gamma) and gamma >= 0.0):
+        raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}")
+    if isinstance(loss, str) and loss in ("hinge", "smooth_hinge"):
+        # "hinge" with gamma: the γ-smoothed hinge (0: the hinge), the older spelling
+        return losses.make_loss(float(gamma)) if loss == "hinge" else losses.make_loss(loss, gamma)
+    raise ValueError(
+        f"gamma={gamma!r} applies to the hinge and the smoothed hinge only, not to "
+        f"loss={loss!r}; drop gamma (or pass loss='smooth_hinge', gamma=...)"
+    )
+
+
 def solve_exact(
     X,
     y,
     lmbd: float,
     *,
-    gamma: float = 0.0,
+    loss: str | Loss | float = "hinge",
+    gamma: float | None = None,
     bias: float = 0.0,
+    sample_weight=None,
     tol: float = 1e-10,
     max_cpu: float = 60.0,
     method: str = "auto",
@@ -615,21 +987,28 @@ def solve_exact(
     y : ndarray of shape (n_samples,), labels in {-1, +1}
     lmbd : float
         :math:`\lambda > 0`.
-    gamma : float, default=0.0
-        Smoothing of the hinge (0: hinge).
+    loss : {"hinge", "smooth_hinge", "squared_hinge"}, Loss or float, default="hinge"
+        The loss (:mod:`solvers.losses`); a number is the γ-smoothed hinge (0: the hinge).
+    gamma : float or None, default=None
+        Smoothing of ``"smooth_hinge"`` (None: 1.0). With ``loss="hinge"`` a γ > 0 selects
+        the γ-smoothed hinge too (the older spelling ``solve_exact(..., gamma=1.0)``).
     bias : float, default=0.0
         Bias multiplier :math:`B` (constant feature, regularised like the others).
+    sample_weight : ndarray of shape (n_samples,) or None, default=None
+        Weights :math:`c_i \ge 0` of the samples' losses (None: every weight 1); a weight of
+        0 fixes :math:`\alpha_i = 0`.
     tol : float, default=1e-10
         Target relative gap.
     max_cpu : float, default=60.0
         CPU-second budget of the whole solve; when it ends the best certified bounds so far
         are returned with ``certified=False``.
-    method : {"auto", "primal", "gram", "ipm"}, default="auto"
-        ``auto``, for dense X: ``ipm`` when ``n_features >= n_samples`` and n ≤ 6,000 (Gram
-        form), or when ``n_features < n_samples`` and d + 1 ≤ 256 (low-rank primal form);
-        else ``gram`` when ``n_features >= n_samples`` and n ≤ 20,000; else ``primal``.
-        Sparse X: ``primal``. ``ipm`` goes on with coordinate descent (in its
-        representation) should its crossover not certify within the budget.
+    method : {"auto", "ipm", "primal", "gram"}, default="auto"
+        ``auto``: :func:`choose_method` (the interior point where its factorisations fit
+        three quarters of the budget and the memory limit, else coordinate descent).
+        ``ipm``: the interior point in its cheaper form, whatever it costs; it goes on with
+        coordinate descent (in its representation) should its crossover not certify within
+        the budget. ``primal``, ``gram``: coordinate descent with Newton finishes in that
+        representation.
     seed : int, default=0
         Seed of the sweep orders.
 
@@ -639,55 +1018,66 @@ def solve_exact(
     """
     start = time.process_time()
     X = objectives.as_data(X)
+    if sp.issparse(X) and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()  # the row norms read each stored entry as one coordinate
     n, d = X.shape
     y = objectives.as_labels(y, n)
+    loss = _resolve_loss(loss, gamma)
+    weights = objectives.as_sample_weight(sample_weight, n)
+    if weights is not None and np.all(weights == 1.0):
+        weights = None  # the unweighted kernels, bit for bit
     if not (np.isfinite(lmbd) and lmbd > 0.0):
         raise ValueError(f"lmbd must be a finite number > 0, got {lmbd!r}")
     if not (tol > 0.0):
         raise ValueError(f"tol must be > 0, got {tol!r}")
-    gram_ipm = d >= n and n <= IPM_MAX_SAMPLES
-    if method == "auto":
-        if sp.issparse(X):
-            method = "primal"
-        elif gram_ipm or (d < n and d + 1 <= IPM_MAX_RANK):
-            method = "ipm"
-        else:
-            method = "gram" if d >= n and n <= GRAM_MAX_SAMPLES else "primal"
-    if method not in ("primal", "gram", "ipm"):
+    if method not in ("auto", "primal", "gram", "ipm"):
         raise ValueError(f"method must be 'auto', 'primal', 'gram' or 'ipm', got {method!r}")
-    if method == "ipm" and sp.issparse(X) and d < n:
-        raise ValueError(
-            "method='ipm' on sparse X needs n_features >= n_samples (its Gram form); "
-            "use method='primal' for this shape"
-        )
-    use_gram = method == "gram" or (method == "ipm" and d >= n)
-    rep = (_Gram if use_gram else _Primal)(X, y, float(lmbd), float(gamma), float(bias))
+    lmbd, bias = float(lmbd), float(bias)
+    qp = _make_qp(X, y, lmbd, loss, bias, weights)
+    nnz = X.nnz if sp.issparse(X) else None
+    if method == "auto":
+        choice = choose_method(qp.n, d, nnz, itemsize=X.dtype.itemsize, max_cpu=max_cpu)
+        method, form = choice.method, choice.form
+    elif method == "ipm":
+        costs = _ipm_costs(qp.n, d, nnz, X.dtype.itemsize)
+        form = min(costs, key=lambda f: costs[f][0])
+    else:
+        form = method
     rng = np.random.default_rng(seed)
-    a = np.zeros(n)
-    all_samples = np.arange(n, dtype=np.int64)
     epochs = newton_steps = ipm_iterations = 0
-    eps = 0.1  # projected-gradient spread that ends a CD stage; tightened stage by stage
     best = None
-    skip_newton = False
 
     def cpu() -> float:
         return time.process_time() - start
 
     def certify(a) -> bool:
-        """The certificate of ``a``, kept if it is the best so far; True when it certifies."""
+        """The certificate of ``a`` (the QP's variables), kept if it is the best so far;
+        True when it certifies."""
         nonlocal best
-        w = rep.weights(a)
-        cert = objectives.certificate(X, y, w, y * a, lmbd, gamma, bias)
+        alpha = np.zeros(n)
+        if qp.n == n:
+            alpha[:] = y * a
+        else:
+            alpha[weights > 0.0] = qp.y * a
+        w = objectives.exact_dual_weights(X, alpha, lmbd, bias)
+        cert = objectives.certificate(X, y, w, alpha, lmbd, loss, bias, weights)
         if best is None or cert["gap"] < best[2]["gap"]:
-            best = (w, y * a, cert)
+            best = (w, alpha, cert, a.copy())
         return cert["rel_gap"] <= tol
 
+    rep = (_Gram if form == "gram" else _Primal)(qp)
+    a = np.zeros(qp.n)
+    all_samples = np.arange(qp.n, dtype=np.int64)
+    eps = 0.1  # projected-gradient spread that ends a CD stage; tightened stage by stage
+    skip_newton = False
+
     if method == "ipm":
-        # ---- interior point: a crossover each time mu has fallen tenfold below 1e-6 (the
-        # vertex of the optimum's face: exact zeros and ones), and, should that not yet
-        # certify, the iterate itself once the gap its gradient implies is below tol/2
-        # (enough for loose targets, but its a_i are never exactly at a bound)
-        next_crossover = 1e-6
+        # ---- interior point: a crossover each time mu has fallen tenfold below 1e-6 (times
+        # the mean weight: mu scales with the box), and, should that not yet certify, the
+        # iterate itself once the gap its gradient implies is below tol/2 (enough for
+        # loose targets, but its a_i are never exactly at a bound)
+        next_crossover = 1e-6 * (1.0 if qp.weights is None else float(qp.weights.mean()))
         for a_in, z, s, mu, g in _ipm_iterates(rep):
             if cpu() >= max_cpu:
                 break
@@ -695,12 +1085,12 @@ def solve_exact(
                 next_crossover = mu * 0.1
                 if certify(_crossover(rep, a_in, z, s)):
                     break
-            if _implied_rel_gap(a_in, g, gamma) <= 0.5 * tol and certify(a_in):
+            if _implied_rel_gap(rep, a_in, g) <= 0.5 * tol and certify(a_in):
                 break
             ipm_iterations += 1
-        label = ("gram" if use_gram else "primal") + "-ipm+crossover"
+        label = f"{form}-ipm+crossover"
         if best is not None:
-            a = np.clip(best[1] * y, 0.0, 1.0)  # Gram CD goes on from the best point
+            a = np.clip(best[3], 0.0, qp.upper)  # CD goes on from the best point
             if best[2]["rel_gap"] > tol and cpu() < max_cpu:
                 label += "+cd+newton"
     else:
@@ -714,7 +1104,7 @@ def solve_exact(
         active = all_samples
         pg_hi, pg_lo = np.inf, -np.inf
         work = 0
-        while cpu() < max_cpu and work < 200 * n:
+        while cpu() < max_cpu and work < 200 * qp.n:
             order = rng.permutation(active)
             work += order.shape[0]
             keep = np.empty(order.shape[0], dtype=np.bool_)
@@ -722,7 +1112,7 @@ def solve_exact(
             epochs += 1
             active = order[keep]
             if active.shape[0] == 0 or hi - lo <= eps:
-                if order.shape[0] == n:
+                if order.shape[0] == qp.n:
                     break  # a full sweep met the stage's tolerance
                 active, pg_hi, pg_lo = all_samples, np.inf, -np.inf
                 continue
@@ -735,7 +1125,7 @@ def solve_exact(
         # makes the later stages skip Newton and leave the time to the sweeps.
         rep.refresh(a)
         if not skip_newton:
-            kkt = np.abs(_projected_gradient(rep.gradient(a), a)).max()
+            kkt = np.abs(_projected_gradient(rep.gradient(a), a, qp.upper)).max()
             first = 0.0
             for _ in range(20):
                 if cpu() >= max_cpu:
@@ -748,12 +1138,17 @@ def solve_exact(
                 first = min(first, decrease)
                 if decrease > 1e-12 * first:
                     break
-            skip_newton = np.abs(_projected_gradient(rep.gradient(a), a)).max() > 0.1 * kkt
+            residual = np.abs(_projected_gradient(rep.gradient(a), a, qp.upper)).max()
+            skip_newton = residual > 0.1 * kkt
         # ---- stage 3: the certificate, computed apart from the solver's state
         certify(a)
         eps = max(eps * 0.01, 1e-15)
 
-    w, dual_coef, cert = best
+    return _result(best, tol, cpu(), label, epochs, newton_steps, ipm_iterations, loss)
+
+
+def _result(best, tol, cpu_seconds, label, epochs, newton_steps, ipm_iterations, loss):
+    w, dual_coef, cert, _ = best
     return ExactResult(
         w=w,
         dual_coef=dual_coef,
@@ -762,30 +1157,32 @@ def solve_exact(
         gap=cert["gap"],
         rel_gap=cert["rel_gap"],
         certified=bool(cert["rel_gap"] <= tol),
-        cpu_seconds=cpu(),
+        cpu_seconds=cpu_seconds,
         method=label,
         epochs=epochs,
         newton_steps=newton_steps,
         tol=float(tol),
         ipm_iterations=ipm_iterations,
+        loss=loss.name,
     )
 
 
-def _implied_rel_gap(a: np.ndarray, g: np.ndarray, gamma: float) -> float:
-    """(P - D)/|P| at a from its gradient g = Qa + γa - 1 alone, O(n): the margins are Qa.
+def _implied_rel_gap(rep, a: np.ndarray, g: np.ndarray) -> float:
+    """(P - D)/|P| at a from its gradient g = Qa + κa/c - 1 alone, O(n): the margins are Qa.
 
     An estimate (Qa carries the representation's rounding); the certificate decides.
     """
-    qa = g + 1.0 - gamma * a
+    qp = rep.qp
+    qa = g + 1.0 - rep.curv * a
     aqa = float(a @ qa)
-    primal = 0.5 * aqa + float(objectives.loss_values(qa, gamma).sum())
-    dual = float(a.sum()) - 0.5 * aqa - 0.5 * gamma * float(a @ a)
+    primal = 0.5 * aqa + float(qp.loss.values(qa, qp.weights).sum())
+    dual = float(qp.loss.dual_terms(a, qp.weights).sum()) - 0.5 * aqa
     return (primal - dual) / abs(primal) if primal != 0.0 else np.inf
 
 
-def _projected_gradient(g: np.ndarray, a: np.ndarray) -> np.ndarray:
+def _projected_gradient(g: np.ndarray, a: np.ndarray, u: np.ndarray) -> np.ndarray:
     """KKT residual of the box QP: the gradient with its outward part at the bounds removed."""
-    return np.where(a <= 0.0, np.minimum(g, 0.0), np.where(a >= 1.0, np.maximum(g, 0.0), g))
+    return np.where(a <= 0.0, np.minimum(g, 0.0), np.where(a >= u, np.maximum(g, 0.0), g))
 
 
 def _newton_step(rep, a) -> float:
@@ -797,8 +1194,9 @@ def _newton_step(rep, a) -> float:
     exact decrease f(a + s) - f(a) = G_Fᵀs + ½ sᵀH_FF s < 0. Returns the decrease (0.0 when
     no step lowers f: the partition is then left to the sweeps).
     """
+    u = rep.upper
     g_all = rep.gradient(a)
-    fixed = ((a <= 0.0) & (g_all >= 0.0)) | ((a >= 1.0) & (g_all <= 0.0))
+    fixed = ((a <= 0.0) & (g_all >= 0.0)) | ((a >= u) & (g_all <= 0.0))
     free = np.flatnonzero(~fixed)
     if free.size == 0:
         return 0.0
@@ -806,10 +1204,10 @@ def _newton_step(rep, a) -> float:
     delta, H = rep.newton(free, g)
     if not np.any(delta):
         return 0.0
-    a_f = a[free]
+    a_f, u_f = a[free], u[free]
     t = 1.0
     for _ in range(30):
-        new = np.clip(a_f + t * delta, 0.0, 1.0)
+        new = np.clip(a_f + t * delta, 0.0, u_f)
         s = new - a_f
         decrease = float(g @ s + 0.5 * s @ H(s))
         if decrease < 0.0:
@@ -818,3 +1216,198 @@ def _newton_step(rep, a) -> float:
             return decrease
         t *= 0.5
     return 0.0
+
+
+# ---------------------------------------------------------------------------- the estimator
+class ExactSVMClassifier(BaseLinearSVM):
+    r"""The linear SVM solved to a certified optimum: :func:`solve_exact` as a classifier.
+
+    Minimises :math:`P(\tilde w) = \frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i c_i
+    \phi(y_i\tilde x_i^\top\tilde w)` (hinge, smoothed hinge or squared hinge; sample and
+    class weights :math:`c_i`) by an interior point with an active-set crossover where its
+    factorisations are affordable, else by shrinking coordinate descent with Newton finishes
+    (:func:`choose_method`), and returns the optimum with its certificate: the pair
+    :math:`(\tilde w, \alpha)` whose independently computed relative duality gap
+    :math:`(P - D)/|P|` is at most ``tol``. Where ``LinearSVC`` returns an approximate
+    optimum, this one says how far from the optimum it is, bounds included
+    (``dual_ <= P* <= primal_``). Two classes or more (one-vs-rest, as ``LinearSVC``), dense
+    or CSR, float32 or float64.
+
+    Parameters
+    ----------
+    lmbd : float, default=1e-3
+        Regularisation λ > 0 (``LinearSVC``'s ``C = 1/(λ n)``).
+    loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
+    gamma : float, default=1.0
+        Smoothing γ > 0 of ``"smooth_hinge"`` (ignored by the other losses).
+    tol : float, default=1e-10
+        Relative duality gap to certify, (P − D)/|P|.
+    max_cpu : float, default=60.0
+        CPU seconds per binary problem. When they end before ``tol`` is certified, the best
+        certified pair so far is kept, ``certified_`` is False and a ``ConvergenceWarning``
+        says the gap reached.
+    method : {"auto", "ipm", "primal", "gram"}, default="auto"
+        :func:`solve_exact`'s ``method`` (``"auto"``: :func:`choose_method`).
+    bias_multiplier : float, default=0.0
+        The constant feature B appended to every sample (regularised like the others); the
+        intercept is ``B * w_b``. 0: no intercept, as in the studies.
+    class_weight : dict, "balanced" or None, default=None
+        scikit-learn's meaning; multiplies ``sample_weight``.
+    random_state : int or None, default=None
+        Seed of the coordinate-descent sweep orders (None: 0). The result is deterministic.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    dual_coef_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
+        Signed dual variables α_i = y_i a_i, a_i in [0, c_i U].
+    duality_gap_, rel_gap_ : float or ndarray of shape (n_classes,)
+        P − D and (P − D)/|P| of the returned pair, from the certificate.
+    primal_, dual_ : float or ndarray of shape (n_classes,)
+        The certified bounds ``dual_ <= P* <= primal_``.
+    certified_ : bool or ndarray of shape (n_classes,)
+        Exactly ``rel_gap_ <= tol`` (also ``converged_``).
+    method_ : str or ndarray of shape (n_classes,)
+        What ran (:class:`ExactResult`'s ``method``).
+    cpu_seconds_ : float or ndarray of shape (n_classes,)
+        CPU seconds of each solve (also ``epoch_times_``; ``n_epochs_`` is 1: one solve).
+    ipm_iterations_, cd_epochs_, newton_steps_ : int or ndarray of shape (n_classes,)
+    classes_, n_features_in_
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = ExactSVMClassifier(lmbd=1 / X.shape[0]).fit(StandardScaler().fit_transform(X), y)
+    >>> bool(clf.certified_), bool(clf.rel_gap_ <= 1e-10)
+    (True, True)
+    """
+
+    _parameter_constraints: dict = {
+        "lmbd": [Interval(Real, 0, None, closed="neither")],
+        "loss": [StrOptions(set(losses.LOSSES))],
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_cpu": [Interval(Real, 0, None, closed="left")],
+        "method": [StrOptions({"auto", "ipm", "primal", "gram"})],
+        "bias_multiplier": [Interval(Real, 0, None, closed="left")],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "random_state": [Interval(Integral, 0, None, closed="left"), None],
+    }
+
+    _supports_sparse = True
+
+    #: What the driver reads of an epoch-based solver: the engine solves each binary
+    #: problem once, from scratch (an interior point has no use for a start point), and
+    #: reports no epochs to a callback.
+    max_epochs = 1
+    warm_start = False
+    callback = None
+
+    def __init__(
+        self,
+        lmbd=1e-3,
+        *,
+        loss="hinge",
+        gamma=1.0,
+        tol=1e-10,
+        max_cpu=60.0,
+        method="auto",
+        bias_multiplier=0.0,
+        class_weight=None,
+        random_state=None,
+    ):
+        self.lmbd = lmbd
+        self.loss = loss
+        self.gamma = gamma
+        self.tol = tol
+        self.max_cpu = max_cpu
+        self.method = method
+        self.bias_multiplier = bias_multiplier
+        self.class_weight = class_weight
+        self.random_state = random_state
+
+    @property
+    def loss_function(self) -> Loss:
+        return losses.make_loss(self.loss, self.gamma)
+
+    def _fit_binary(self, problem: Problem) -> BinaryFit:
+        """One certified solve of the binary problem (the engine owns its clock)."""
+        wall = time.perf_counter()
+        res = solve_exact(
+            problem.X,
+            problem.y,
+            problem.lmbd,
+            loss=self.loss_function,
+            bias=problem.bias,
+            sample_weight=problem.sample_weight,
+            tol=float(self.tol),
+            max_cpu=float(self.max_cpu),
+            method=self.method,
+            seed=0 if self.random_state is None else int(self.random_state),
+        )
+        wall = time.perf_counter() - wall
+        if not res.certified and self._warn_unconverged:
+            which = "" if len(self.classes_) == 2 else f" (class {problem.positive_class})"
+            warnings.warn(
+                f"{type(self).__name__} did not certify the optimum{which}: relative duality "
+                f"gap {res.rel_gap:.3g} > tol={self.tol:g} when max_cpu={self.max_cpu:g} CPU "
+                f"seconds ended ({res.method}). The best certified pair is kept "
+                f"(dual_ <= P* <= primal_, certified_=False); increase max_cpu or tol.",
+                ConvergenceWarning,
+                stacklevel=_caller_stacklevel(),
+            )
+        return BinaryFit(
+            w=res.w,
+            dual_coef=res.dual_coef,
+            n_epochs=1,
+            epoch_times=np.array([res.cpu_seconds]),
+            epoch_wall_times=np.array([wall]),
+            setup_time=0.0,
+            setup_wall_time=0.0,
+            converged=res.certified,
+            duality_gap=res.gap,
+            attributes={
+                "certified_": res.certified,
+                "rel_gap_": res.rel_gap,
+                "primal_": res.primal,
+                "dual_": res.dual,
+                "method_": res.method,
+                "cpu_seconds_": res.cpu_seconds,
+                "ipm_iterations_": res.ipm_iterations,
+                "cd_epochs_": res.epochs,
+                "newton_steps_": res.newton_steps,
+            },
+        )
+
+    def _warm_up_for(self, X, weighted: bool = False) -> None:
+        """Compile the engine's kernels for X's layout (and weights) before the timed solve:
+        a tiny solve by each method (the on-disk cache makes this milliseconds after the
+        first process)."""
+        key = (type(self), _layout_key(X), weighted)
+        if key in _WARMED:
+            return
+        rng = np.random.default_rng(0)
+        Xt = rng.standard_normal((8, 3)).astype(X.dtype)
+        if sp.issparse(X):
+            Xt = sp.csr_matrix(Xt)
+            Xt.indices = Xt.indices.astype(X.indices.dtype)
+            Xt.indptr = Xt.indptr.astype(X.indptr.dtype)
+        elif not X.flags.writeable:
+            Xt.setflags(write=False)
+        yt = np.array([1.0, -1.0] * 4)
+        weights = np.linspace(0.5, 1.5, 8) if weighted else None
+        for method in ("ipm", "primal", "gram"):
+            solve_exact(
+                Xt,
+                yt,
+                _WARM_UP_LMBD,
+                loss=self.loss_function,
+                bias=float(self.bias_multiplier),
+                sample_weight=weights,
+                method=method,
+                max_cpu=0.0,
+            )
+        _WARMED.add(key)

@@ -15,9 +15,11 @@ import pytest
 import scipy.sparse
 from numpy.testing import assert_allclose
 from sklearn.svm import LinearSVC
+from threadpoolctl import threadpool_limits
 
-from solvers import objectives
-from solvers.exact import solve_exact
+from benchmarks.problems import make_sparse_rows
+from solvers import losses, objectives
+from solvers.exact import choose_method, solve_exact
 
 from .conftest import gaussian_problem, real_problem
 
@@ -198,8 +200,12 @@ def test_bad_arguments_are_named():
         solve_exact(X, y, 0.1, method="newton")
     with pytest.raises(ValueError, match="labels"):
         solve_exact(X, np.arange(20.0), 0.1)
-    with pytest.raises(ValueError, match="method='primal'"):  # sparse, n > d: no low-rank form
-        solve_exact(scipy.sparse.csr_matrix(X), y, 0.1, method="ipm")
+    with pytest.raises(ValueError, match="sample_weight"):
+        solve_exact(X, y, 0.1, sample_weight=-np.ones(20))
+    with pytest.raises(ValueError, match=r"gamma=0\.5 applies to the hinge"):
+        solve_exact(X, y, 0.1, loss="squared_hinge", gamma=0.5)
+    with pytest.raises(ValueError, match="unknown loss"):
+        solve_exact(X, y, 0.1, loss="logistic")
 
 
 @pytest.mark.parametrize("method", ["auto", "primal", "gram", "ipm"])
@@ -211,10 +217,245 @@ def test_csr_input_reaches_the_dense_optimum_and_liblinears(method):
     y = np.where(X @ rng.standard_normal(900) + 0.1 * rng.standard_normal(300) > 0, 1.0, -1.0)
     lmbd = 1 / 300
     res = solve_exact(X, y, lmbd, method=method)
-    dense = solve_exact(X.toarray(), y, lmbd, method="primal" if method == "auto" else method)
+    dense = solve_exact(X.toarray(), y, lmbd, method=method)
     assert res.certified and dense.certified
-    assert res.method.startswith("primal" if method in ("auto", "primal") else "gram")
+    assert (
+        res.method
+        == dense.method
+        == {
+            "auto": "gram-ipm+crossover",  # 300 samples: the Gram form's factorisations are cheap
+            "primal": "primal-cd+newton",
+            "gram": "gram-cd+newton",
+            "ipm": "gram-ipm+crossover",
+        }[method]
+    )
     assert abs(res.primal - dense.primal) <= 1e-10 * dense.primal
     assert_allclose(res.w, dense.w, rtol=0, atol=1e-7 * np.abs(dense.w).max())
     p_lib = objectives.primal(X, y, liblinear(X, y, lmbd), lmbd)
     assert res.dual - 1e-15 <= p_lib <= res.primal * (1 + 1e-8)
+
+
+# ---------------------------------------------------------------------------- the chooser
+GiB = 2**30
+
+
+@pytest.mark.parametrize(
+    ("shape", "nnz", "itemsize", "max_cpu", "limit", "method", "form", "bytes_"),
+    [
+        # dense n > d: the low-rank primal form, (d+1)² for M and 16 n (d+1) for the
+        # crossover's free rows and their SVD; float32 adds the block it converts
+        ((5000, 2000), None, 8, 60.0, 4 * GiB, "ipm", "primal", 8 * 2001**2 + 16 * 5000 * 2001),
+        (
+            (20000, 500),
+            None,
+            4,
+            60.0,
+            4 * GiB,
+            "ipm",
+            "primal",
+            8 * 501**2 + 2**24 + 16 * 20000 * 501,
+        ),
+        # dense d ≥ n: the Gram form, Q and its factor (2 n²) and one block
+        ((3000, 14400), None, 4, 60.0, 4 * GiB, "ipm", "gram", 16 * 3000**2 + 2**24),
+        # both sides large: coordinate descent, in Gram form while Q (n²) fits ...
+        (
+            (12000, 50000),
+            None,
+            8,
+            60.0,
+            4 * GiB,
+            "gram",
+            "gram",
+            8 * 12000**2 + 48 * 12000 + 2**24,
+        ),
+        # ... and in primal form beyond (Q of 30,000² is 7.2 GB), or for n > d
+        (
+            (30000, 100000),
+            None,
+            8,
+            60.0,
+            4 * GiB,
+            "primal",
+            "primal",
+            8 * 100001 + 64 * 30000 + 8 * 2000**2,
+        ),
+        (
+            (200000, 3000),
+            None,
+            8,
+            60.0,
+            4 * GiB,
+            "primal",
+            "primal",
+            8 * 3001 + 64 * 200000 + 8 * 2000**2,
+        ),
+        # the same dense 5000 × 2000 whose interior point does not fit a 10 s budget ...
+        (
+            (5000, 2000),
+            None,
+            8,
+            10.0,
+            4 * GiB,
+            "primal",
+            "primal",
+            8 * 2001 + 64 * 5000 + 8 * 2000**2,
+        ),
+        # ... or 100 MB of memory
+        ((5000, 2000), None, 8, 60.0, 1e8, "primal", "primal", 8 * 2001 + 64 * 5000 + 8 * 2000**2),
+        # CSR: rcv1's shape (both sides large) and 100,000 × 50,000 go to CD ...
+        (
+            (20242, 47236),
+            1_500_000,
+            8,
+            60.0,
+            4 * GiB,
+            "primal",
+            "primal",
+            8 * 47237 + 64 * 20242 + 8 * 2000**2,
+        ),
+        (
+            (100000, 50000),
+            5_000_000,
+            8,
+            60.0,
+            4 * GiB,
+            "primal",
+            "primal",
+            8 * 50001 + 64 * 100000 + 8 * 2000**2,
+        ),
+        # ... small CSR to the interior point: Gram form (plus 12 n² of the sparse product
+        # before it is densified), or the primal form for n ≫ d (12 (d+1)² likewise)
+        ((300, 900), 5400, 8, 60.0, 4 * GiB, "ipm", "gram", 28 * 300**2 + 2**24),
+        (
+            (100000, 200),
+            2_000_000,
+            8,
+            60.0,
+            4 * GiB,
+            "ipm",
+            "primal",
+            20 * 201**2 + 2**24 + 16 * 100000 * 201,
+        ),
+    ],
+)
+def test_choose_method_every_branch_and_its_memory(
+    shape, nnz, itemsize, max_cpu, limit, method, form, bytes_
+):
+    choice = choose_method(*shape, nnz, itemsize=itemsize, max_cpu=max_cpu, memory_limit=limit)
+    assert (choice.method, choice.form, choice.bytes) == (method, form, bytes_)
+    assert choice.bytes <= limit
+    # the interior point when its predicted time fits 3/4 of the budget (in the memory limit:
+    # else its prediction is inf), coordinate descent otherwise
+    assert (choice.ipm_seconds <= 0.75 * max_cpu) == (method == "ipm")
+
+
+@pytest.mark.parametrize(
+    ("kind", "budget"),
+    [("n>d", 60.0), ("d>n", 60.0), ("d>n f32", 60.0), ("n>d", 1e-4), ("d>n", 1e-4), ("csr", 60.0)],
+)
+def test_predicted_memory_bounds_what_the_solve_allocates(kind, budget):
+    """tracemalloc's peak (every NumPy/SciPy array the solve allocates, X excluded) stays
+    within the chooser's prediction, for the interior point in both forms and for CD."""
+    import tracemalloc
+
+    if kind == "csr":
+        X, y = make_sparse_rows(5000, 60, 8, seed=1)
+    else:
+        n, d = (1500, 120) if kind.startswith("n>d") else (120, 1500)
+        X, y = gaussian_problem(n, d, seed=1, dtype=np.float32 if "f32" in kind else np.float64)
+    nnz = X.nnz if scipy.sparse.issparse(X) else None
+    choice = choose_method(*X.shape, nnz, itemsize=X.dtype.itemsize, max_cpu=budget)
+    solve_exact(X[:40], y[:40], 0.1, method=choice.method)  # compile outside the trace
+    tracemalloc.start()
+    try:
+        res = solve_exact(X, y, 1 / X.shape[0], max_cpu=budget)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert res.method.startswith(choice.form)
+    assert ("ipm" in res.method) == (choice.method == "ipm")
+    assert 0 < peak <= choice.bytes
+
+
+# ---------------------------------------------------------------------------- certificates
+def test_certified_is_exactly_rel_gap_at_most_tol():
+    """Between two measured gaps, and at the boundary itself (the same run, to the bit)."""
+    X, y = skin_like(n=3000, seed=4)
+    lmbd = 1 / 3000
+    cut = solve_exact(X, y, lmbd, method="primal", max_cpu=0.0)  # one CD stage, certified once
+    full = solve_exact(X, y, lmbd, method="primal")
+    assert full.rel_gap < 1e-10 < cut.rel_gap
+    between = math.sqrt(full.rel_gap * cut.rel_gap)
+    assert not solve_exact(X, y, lmbd, method="primal", max_cpu=0.0, tol=between).certified
+    assert solve_exact(X, y, lmbd, method="primal", tol=between).certified
+    at = solve_exact(X, y, lmbd, method="primal", max_cpu=0.0, tol=cut.rel_gap)
+    below = solve_exact(
+        X, y, lmbd, method="primal", max_cpu=0.0, tol=np.nextafter(cut.rel_gap, 0.0)
+    )
+    assert at.rel_gap == below.rel_gap == cut.rel_gap
+    assert at.certified and not below.certified
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_crossover_exact_refinements_reach_rounding_level(seed):
+    """The crossover's last refinements on the compensated gradient (through X) are what
+    takes near-duplicate images from ~4e-13 to ≤ 5e-14 (measured on seeds 0-2, one and two
+    BLAS threads): without them, or on the Gram gradient Q a instead, the crossover stops
+    at 3.3-3.7e-13, the interior point runs on and CD takes the rest of the budget."""
+    X, y = raw_crops_like(seed=seed)
+    with threadpool_limits(limits=1):
+        res = solve_exact(X, y, 1 / 300, tol=1e-13, max_cpu=3.0)
+    assert res.method == "gram-ipm+crossover", (res.method, res.rel_gap)
+    assert res.certified and res.rel_gap <= 1e-13 and res.ipm_iterations <= 20
+
+
+# ---------------------------------------------------------------------------- losses, weights
+def test_weight_zero_is_a_dropped_sample():
+    """P with c_i ∈ {0, 1} is (n'/n) times the P of the n' kept samples at λ' = λn/n': the
+    same minimiser, and a dual variable of 0 for every dropped sample."""
+    X, y = gaussian_problem(n=200, d=12, seed=9)
+    c = (np.arange(200) % 4 != 0).astype(float)
+    lmbd, keep = 1 / 200, c > 0
+    res = solve_exact(X, y, lmbd, bias=1.0, sample_weight=c)
+    sub = solve_exact(X[keep], y[keep], lmbd * 200 / keep.sum(), bias=1.0)
+    assert res.certified and sub.certified
+    assert np.all(res.dual_coef[~keep] == 0.0)
+    assert_allclose(res.w, sub.w, rtol=0, atol=1e-9 * np.abs(sub.w).max())
+    assert res.primal == pytest.approx(sub.primal * keep.sum() / 200, rel=1e-10)
+
+
+def test_every_weight_zero_is_refused_by_name():
+    X, y = gaussian_problem(n=30, d=4, seed=1)
+    with pytest.raises(ValueError, match="sample_weight is 0 everywhere"):
+        solve_exact(X, y, 0.1, sample_weight=np.zeros(30))
+
+
+def test_gamma_keeps_its_older_meaning():
+    """``gamma=`` alone is the γ-smoothed hinge (0: the hinge), bit for bit the same solve
+    as ``loss="smooth_hinge"`` or a number."""
+    X, y = real_problem("iris")
+    a = solve_exact(X, y, 0.01, gamma=0.5)
+    b = solve_exact(X, y, 0.01, loss="smooth_hinge", gamma=0.5)
+    c = solve_exact(X, y, 0.01, loss=0.5)
+    assert a.loss == b.loss == c.loss == "smooth_hinge"
+    assert np.array_equal(a.w, b.w) and np.array_equal(a.w, c.w)
+    assert solve_exact(X, y, 0.01, gamma=0.0).loss == "hinge"
+
+
+@pytest.mark.parametrize("loss", ["smooth_hinge", "squared_hinge"])
+def test_smooth_losses_are_certified_in_both_forms_and_float32(loss):
+    X, y = gaussian_problem(n=300, d=30, seed=2, dtype=np.float32)
+    c = np.random.default_rng(2).uniform(0.2, 3.0, 300)
+    results = [
+        solve_exact(X, y, 1 / 300, loss=loss, sample_weight=c, method=m)
+        for m in ("ipm", "primal", "gram")
+    ]
+    for res in results:
+        assert res.certified and res.loss == loss
+        cert = objectives.certificate(
+            X, y, res.w, res.dual_coef, 1 / 300, losses.make_loss(loss), 0.0, c
+        )
+        assert cert["rel_gap"] <= 1e-10
+    assert max(r.primal for r in results) - min(r.primal for r in results) <= 2e-10 * abs(
+        results[0].primal
+    )

@@ -73,3 +73,21 @@ def test_records_are_keyed_by_code_and_replace_older_versions(tiny_dataset, monk
     assert optima.ensure_all([exp]) == 1  # a code change recomputes it...
     (new,) = (optima.reports.reports_dir() / "optima").glob("*.json")
     assert new.name.endswith("_0123456789ab.json")  # ...and the stale record is gone
+
+
+def test_certified_is_exactly_rel_gap_at_most_the_target(tiny_dataset):
+    """A record's ``certified`` is ``rel_gap <= target_rel_gap``: with a target between a
+    cut solve's gap and a full solve's, the cut record says false and the full one true; at
+    the cut gap itself, true."""
+    full = optima.certify(tiny_dataset, {}, 0.02)
+    cut = optima.certify(tiny_dataset, {}, 0.02, budget_seconds=0.0)
+    assert full["rel_gap"] <= 1e-10 < cut["rel_gap"]
+    between = float(np.sqrt(max(full["rel_gap"], 1e-300) * cut["rel_gap"]))
+    records = [
+        optima.certify(tiny_dataset, {}, 0.02, budget_seconds=0.0, tol=between),
+        optima.certify(tiny_dataset, {}, 0.02, tol=between),
+        optima.certify(tiny_dataset, {}, 0.02, budget_seconds=0.0, tol=cut["rel_gap"]),
+    ]
+    assert [r["certified"] for r in records] == [False, True, True]
+    for r in [full, cut, *records]:
+        assert r["certified"] is (r["rel_gap"] <= r["target_rel_gap"])

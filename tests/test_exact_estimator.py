@@ -1,0 +1,169 @@
+"""ExactSVMClassifier: the exact engine as a scikit-learn estimator.
+
+The estimator is the engine behind the shared driver (labels, weights, one-vs-rest): its
+fitted pair is the engine's, bit for bit; its certificate holds on dense, CSR, float32 and
+float64 input, for every loss and with sample and class weights; liblinear, given the same
+problem, never finds a lower objective; an ended budget is a ConvergenceWarning and
+``certified_=False``, never a silent claim.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from solvers import ExactSVMClassifier, objectives
+from solvers.exact import solve_exact
+
+from .conftest import gaussian_problem, real_problem
+
+#: scikit-learn's checks that fail by design, and why (measured: each fails for the
+#: estimators it is listed for, and passes for the others)
+BY_DESIGN = {
+    # the objective averages the loss over the n rows, (1/n) Σ c_i φ_i, so an integer weight
+    # equals repetition at a fixed C = 1/(λn) (lmbd scaled by n/n'), not at the fixed lmbd
+    # these checks compare (test_exact.py::test_weight_zero_is_a_dropped_sample and
+    # tests/test_weights.py check the identity); at lmbd = 1e-3 the check's problem has the
+    # same optimum either way, at 1e-2 it does not
+    "check_sample_weight_equivalence_on_dense_data": "weights equal repetition at a fixed "
+    "C = 1/(lmbd n), not a fixed lmbd",
+    "check_sample_weight_equivalence_on_sparse_data": "weights equal repetition at a fixed "
+    "C = 1/(lmbd n), not a fixed lmbd",
+    # without a bias feature the check's blobs are not separated as it expects
+    "check_class_weight_classifiers": "needs an intercept (bias_multiplier > 0); "
+    "test_class_weight_is_sample_weight_per_class checks class_weight",
+}
+
+
+def expected_failures(estimator) -> dict:
+    """The checks of ``BY_DESIGN`` that ``estimator`` fails (measured)."""
+    names = set()
+    if estimator.lmbd != 1e-3:
+        names |= {n for n in BY_DESIGN if n.startswith("check_sample_weight_equivalence")}
+    if estimator.bias_multiplier == 0.0:
+        names.add("check_class_weight_classifiers")
+    return {name: BY_DESIGN[name] for name in names}
+
+
+@parametrize_with_checks(
+    [
+        ExactSVMClassifier(),
+        ExactSVMClassifier(
+            loss="squared_hinge", class_weight="balanced", bias_multiplier=1.0, lmbd=1e-2
+        ),
+        ExactSVMClassifier(loss="smooth_hinge", gamma=0.5, lmbd=1e-2),
+    ],
+    expected_failed_checks=expected_failures,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def _as(kind, X):
+    if kind == "csr":
+        return sp.csr_matrix(X)
+    return X.astype(np.float32) if kind == "float32" else X
+
+
+@pytest.mark.parametrize("kind", ["float64", "float32", "csr"])
+@pytest.mark.parametrize("loss", ["hinge", "smooth_hinge", "squared_hinge"])
+def test_fit_is_the_engines_certified_optimum(loss, kind):
+    X, y = real_problem("cancer")
+    X = _as(kind, X)
+    c = np.random.default_rng(0).uniform(0.0, 2.0, X.shape[0])
+    lmbd = 1 / X.shape[0]
+    clf = ExactSVMClassifier(lmbd=lmbd, loss=loss, bias_multiplier=1.0).fit(X, y, c)
+    labels = np.where(y == clf.classes_[1], 1.0, -1.0)
+    res = solve_exact(X, labels, lmbd, loss=loss, bias=1.0, sample_weight=c)
+    assert np.array_equal(clf.coef_[0], res.w[:-1]) and clf.intercept_[0] == res.w[-1]
+    assert np.array_equal(clf.dual_coef_, res.dual_coef)
+    assert clf.certified_ and clf.converged_ and clf.rel_gap_ <= 1e-10
+    assert clf.certified_ == (clf.rel_gap_ <= clf.tol)
+    assert (clf.primal_, clf.dual_, clf.duality_gap_) == (res.primal, res.dual, res.gap)
+    assert clf.method_ == res.method and clf.n_epochs_ == 1
+    # the driver's gap of the returned pair agrees with the certificate
+    assert clf.duality_gap(X, y, c) == pytest.approx(clf.duality_gap_, abs=1e-12)
+
+
+def test_dense_csr_and_float32_reach_the_same_optimum():
+    X, y = gaussian_problem(n=300, d=40, seed=3)
+    fits = [ExactSVMClassifier(lmbd=1 / 300).fit(_as(k, X), y) for k in ("float64", "csr")]
+    fits.append(ExactSVMClassifier(lmbd=1 / 300).fit(_as("float32", X), y))
+    assert all(f.certified_ for f in fits)
+    assert_allclose(fits[0].coef_, fits[1].coef_, rtol=0, atol=1e-8)
+    # float32 is another problem (its rounded values), certified on its own bits
+    y_pm = np.where(y > 0, 1.0, -1.0)
+    p32 = objectives.primal(X.astype(np.float32), y_pm, fits[2].coef_.ravel(), 1 / 300)
+    assert p32 == pytest.approx(fits[2].primal_, rel=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_liblinear_never_below_with_intercept_and_one_vs_rest(loss):
+    """liblinear's intercept is the same regularised constant feature (intercept_scaling =
+    bias_multiplier); its one-vs-rest the same binary problems."""
+    X, y = real_problem("cancer")
+    y3 = np.digitize(X[:, 0], np.quantile(X[:, 0], [1 / 3, 2 / 3]))  # three classes
+    for labels in (y, y3):
+        lmbd = 1 / X.shape[0]
+        clf = ExactSVMClassifier(lmbd=lmbd, loss=loss, bias_multiplier=1.0).fit(X, labels)
+        svc = LinearSVC(
+            loss=loss,
+            C=objectives.lmbd_to_C(lmbd, X.shape[0]),
+            intercept_scaling=1.0,
+            tol=1e-10,
+            max_iter=10**6,
+        ).fit(X, labels)
+        positives = clf.classes_[1:] if len(clf.classes_) == 2 else clf.classes_
+        for k, positive in enumerate(positives):
+            y_pm = np.where(labels == positive, 1.0, -1.0)
+            w_lib = objectives.full_weights(svc.coef_[k], svc.intercept_[k], 1.0)
+            p_lib = objectives.primal(X, y_pm, w_lib, lmbd, clf.loss_function, 1.0)
+            dual = np.atleast_1d(clf.dual_)[k]
+            primal = np.atleast_1d(clf.primal_)[k]
+            assert dual <= p_lib * (1 + 1e-15) and primal <= p_lib * (1 + 1e-10)
+        assert np.all(clf.certified_)
+        assert (clf.predict(X) == svc.predict(X)).mean() >= 0.99
+
+
+def test_class_weight_is_sample_weight_per_class():
+    X, y = real_problem("digits38")
+    cw = {0: 3.0, 1: 0.5}
+    labels = (y > 0).astype(int)
+    a = ExactSVMClassifier(lmbd=1e-2, class_weight=cw).fit(X, labels)
+    b = ExactSVMClassifier(lmbd=1e-2).fit(X, labels, np.where(labels == 1, 0.5, 3.0))
+    assert np.array_equal(a.coef_, b.coef_) and a.certified_ and b.certified_
+
+
+def test_an_ended_budget_warns_and_says_uncertified():
+    X, y = gaussian_problem(n=400, d=30, seed=5)
+    clf = ExactSVMClassifier(lmbd=1 / 400, max_cpu=0.0, method="primal")
+    with pytest.warns(ConvergenceWarning, match="did not certify the optimum"):
+        clf.fit(X, y)
+    assert not clf.certified_ and not clf.converged_ and clf.rel_gap_ > clf.tol
+    assert clf.dual_ <= clf.primal_  # the bounds hold whatever the gap
+
+
+def test_tol_between_two_gaps_decides_certified():
+    X, y = gaussian_problem(n=400, d=30, seed=5)
+    full = ExactSVMClassifier(lmbd=1 / 400, method="primal").fit(X, y)
+    with pytest.warns(ConvergenceWarning):
+        cut = ExactSVMClassifier(lmbd=1 / 400, method="primal", max_cpu=0.0).fit(X, y)
+    assert full.rel_gap_ < cut.rel_gap_
+    tol = float(np.sqrt(max(full.rel_gap_, 1e-300) * cut.rel_gap_))
+    assert ExactSVMClassifier(lmbd=1 / 400, method="primal", tol=tol).fit(X, y).certified_
+    with pytest.warns(ConvergenceWarning):
+        clf = ExactSVMClassifier(lmbd=1 / 400, method="primal", tol=tol, max_cpu=0.0)
+        assert not clf.fit(X, y).certified_
+
+
+def test_bad_parameters_are_named():
+    X, y = gaussian_problem(n=20, d=3)
+    with pytest.raises(ValueError, match="'loss' parameter"):
+        ExactSVMClassifier(loss="logistic").fit(X, y)
+    with pytest.raises(ValueError, match="'tol' parameter"):
+        ExactSVMClassifier(tol=0.0).fit(X, y)

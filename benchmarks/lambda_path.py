@@ -27,47 +27,25 @@ import pandas as pd
 
 from benchmarks.threads import one_thread
 from cmdline import positive_float, positive_int
-from experiments import datasets
+from experiments import datasets, features
 from experiments.catalogue import BLOOD_LAMBDAS
-from solvers import SDCAClassifier, lambda_path
 
-#: dataset name -> (data.load name, options), the blood representations of the λ study.
-DATASETS = {"pca40": ("blood", {"pca": 40}), "raw": ("blood", {})}
-
-CONFIGS = {
-    "SDCA": {},
-    "SDCA + shrinking": {"shrinking": True},
+#: --datasets choice -> (label, data.load name, options): the blood representations of the
+#: λ study (:data:`experiments.features.PATH_DATASETS`).
+DATASETS = {
+    "pca40": ("blood PCA-40", *features.PATH_DATASETS["blood PCA-40"]),
+    "raw": ("blood raw crops", *features.PATH_DATASETS["blood raw crops"]),
 }
 
 
 def run(name: str, rel_gap: float, repeats: int, max_epochs: int) -> pd.DataFrame:
-    """Every (config, warm/cold, repeat, λ) of one dataset, as rows."""
-    loader, options = DATASETS[name]
+    """Every (config, warm/cold, repeat, λ) of one dataset, as rows, one thread."""
+    label, loader, options = DATASETS[name]
     ds = datasets.load(loader, options)
-    X, y = ds.X_train, ds.y_train
-    lmbds = [datasets.resolve_lmbd(lmbd, X.shape[0]) for lmbd in BLOOD_LAMBDAS]
-    rows = []
-    with one_thread(X.dtype):
-        for label, params in CONFIGS.items():
-            base = SDCAClassifier(max_epochs=max_epochs, random_state=0, **params)
-            for repeat in range(repeats):
-                for warm in (True, False):
-                    for p in lambda_path(base, X, y, lmbds, rel_gap=rel_gap, warm=warm):
-                        rows.append(
-                            {
-                                "dataset": name,
-                                "config": label,
-                                "mode": "warm" if warm else "cold",
-                                "repeat": repeat,
-                                "lmbd": p.lmbd,
-                                "epochs": p.n_epochs,
-                                "cpu_seconds": p.cpu_seconds,
-                                "update_seconds": p.update_seconds,
-                                "rel_gap": p.rel_gap,
-                                "reached": p.reached,
-                            }
-                        )
-    return pd.DataFrame(rows)
+    with one_thread(ds.X_train.dtype):
+        return features.path_rows(
+            label, loader, options, repeats=repeats, max_epochs=max_epochs, rel_gap=rel_gap
+        )
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -104,7 +82,7 @@ def markdown(table: pd.DataFrame, rel_gap: float) -> str:
     ]
     for r in table.itertuples(index=False):
         lines.append(
-            f"| blood {r.dataset} | {r.config} | {r[2]:.3g} | {r[3]:.3g} | {r[4]:.2f} | "
+            f"| {r.dataset} | {r.config} | {r[2]:.3g} | {r[3]:.3g} | {r[4]:.2f} | "
             f"{r[5]:.0f} / {r[6]:.0f} | {'yes' if r[7] else 'no'} |"
         )
     return "\n".join(lines) + "\n"

@@ -64,9 +64,16 @@ SKIN_CERT_GAP = 1e-10
 
 
 def path_rows(
-    label: str, dataset: str, options: dict, *, repeats: int = 3, max_epochs: int = 200_000
+    label: str,
+    dataset: str,
+    options: dict,
+    *,
+    repeats: int = 3,
+    max_epochs: int = 200_000,
+    rel_gap: float = PATH_REL_GAP,
 ) -> pd.DataFrame:
-    """Every (solver, mode, repeat, λ) of the warm and cold paths on one dataset, as rows."""
+    """Every (solver, mode, repeat, λ) of the warm and cold paths on one dataset, as rows
+    (also the body of ``benchmarks/lambda_path.py``)."""
     ds = datasets.load(dataset, options)
     X, y = ds.X_train, ds.y_train
     lmbds = [datasets.resolve_lmbd(lmbd, X.shape[0]) for lmbd in BLOOD_LAMBDAS]
@@ -75,7 +82,7 @@ def path_rows(
         base = SDCAClassifier(max_epochs=max_epochs, random_state=0, **params)
         for repeat in range(repeats):
             for warm in (True, False):
-                points = lambda_path(base, X, y, lmbds, rel_gap=PATH_REL_GAP, warm=warm)
+                points = lambda_path(base, X, y, lmbds, rel_gap=rel_gap, warm=warm)
                 for lmbd_label, p in zip(BLOOD_LAMBDAS, points, strict=True):
                     rows.append(
                         {

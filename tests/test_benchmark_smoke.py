@@ -96,7 +96,7 @@ def test_lambda_path_benchmark_compares_warm_and_cold_on_a_tiny_problem(monkeypa
     X, y = gaussian_problem(n=60, d=5, seed=2)
     labels = np.where(y > 0, 1, -1).astype(np.int64)
     datasets.register("tiny-path", lambda: data.Dataset(X, labels, None, None, {"name": "t"}))
-    monkeypatch.setitem(bench.DATASETS, "tiny", ("tiny-path", {}))
+    monkeypatch.setitem(bench.DATASETS, "tiny", ("tiny", "tiny-path", {}))
     table = bench.main(["--datasets", "tiny", "--repeats", "1", "--out", str(tmp_path)])
     rows = pd.read_parquet(tmp_path / "lambda_path.parquet")
     assert rows["reached"].all() and (rows["rel_gap"] <= 1e-6).all()

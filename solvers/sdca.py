@@ -737,18 +737,19 @@ class SDCAClassifier(BaseLinearSVM):
         |A| i.i.d. draws among it each (``iid``; only samples drawn since the last shrink
         can leave), or A in the fixed cyclic order (``cyclic``) — and ends early once A's
         problem is solved, after which every sample gets a full pass. The first epoch is
-        full; the ``tol`` gap is over all samples, exact after any epoch. Needs
-        ``average=False`` (the averaged and random-iterate outputs are defined over the
-        uniform sweeps of SDCA's analysis, which shrinking replaces). Measured at λ = 1/n
-        (``benchmarks/shrinking.py``: one thread, update-loop CPU time, median of 5 seeds;
-        without → with shrinking): to relative suboptimality 1e-2 no gain (blood PCA-40
-        0.018 → 0.020 s, a 20000×40 synthetic problem 0.12 → 0.10 s, skin 0.16 → 0.25 s,
-        whose primal still jumps tenfold between epochs there); to 1e-4 3.2× and 5.9×
-        faster, skin even (0.74 → 0.78 s); to 1e-6 27×, 61× and 2.0× faster (2.2 → 0.08 s,
-        13 → 0.21 s, 2.8 → 1.4 s). Off by default because this class is first the
-        studies' SDCA: every experiment, figure and averaged output is defined on epochs
-        that sweep all n samples, and short runs gain nothing. Turn it on to solve to 1e-4
-        or better.
+        full. With ``tol``, the exact gap (over all samples) is computed only when the last
+        pass's projected-gradient range predicts it below ``tol`` (at least every 8
+        epochs, and for the returned pair): the certificate stays exact, paid for rarely.
+        Needs ``average=False`` (the averaged and random-iterate outputs are defined over
+        the uniform sweeps of SDCA's analysis, which shrinking replaces). Off by default,
+        decided by measurement (``make bench-peers``, one thread, CPU time of a whole
+        ``fit``, 2026-11-25; without → with): shrinking is not faster to every ε — blood
+        PCA-40 at λ = 1.6, 0.87 → 1.2 ms (one epoch solves it, the bookkeeping is extra),
+        skin at 1/n to 1e-2, 0.13 → 0.14 s — but far faster to 1e-4 and 1e-6 at small λ
+        (skin 0.94 s → 0.28 s, and 1e-6 unreached in 12 s → 0.96 s; PCA-40 at 1/n 0.37 s →
+        0.045 s, 1e-6 unreached → 0.097 s). And every experiment, figure and averaged
+        output of the studies is defined on epochs that sweep all n samples. Turn it on to
+        solve to 1e-4 or better.
     max_epochs : int, default=100
     tol : float or None, default=1e-5
         Stop when the exact duality gap :math:`P(w(\alpha)) - D(\alpha) \le` ``tol``,

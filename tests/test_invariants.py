@@ -72,7 +72,7 @@ def test_engine_certified_is_exactly_rel_gap_at_most_tol(tick_clock):
     X, y = gaussian_problem(n=400, d=30, seed=5)
     lmbd = 1 / 400
     cut = _cut_solve(tick_clock, X, y, lmbd, 2, 1e-300)
-    assert cut.epochs == 1 and cut.gap < 0.5 * cut.rel_gap  # |P| well below 1
+    assert cut.epochs >= 1 and cut.gap < 0.5 * cut.rel_gap  # |P| well below 1
     tol = math.sqrt(cut.gap * cut.rel_gap)
     assert cut.gap < tol < cut.rel_gap <= 10 * tol  # the wrong flags all say True here
     res = _cut_solve(tick_clock, X, y, lmbd, 2, tol)
@@ -114,7 +114,7 @@ def test_optima_record_certified_is_relative_not_absolute(tiny_dataset, tick_clo
         return optima.certify(tiny_dataset, {}, 0.02, budget_seconds=2e-7, tol=tol)
 
     first = cut(1e-300)
-    assert first["method"] == "primal-cd+newton" and first["epochs"] == 1
+    assert first["method"] == "primal-cd+newton" and first["epochs"] >= 1
     assert 0 < first["gap"] < 0.5 * first["rel_gap"]
     target = math.sqrt(first["gap"] * first["rel_gap"])
     assert first["gap"] < target < first["rel_gap"] <= 10 * target

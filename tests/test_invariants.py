@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse
+from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
 import solvers
@@ -96,7 +97,7 @@ def test_estimator_certified_matches_the_engines_definition(tick_clock):
     tol = math.sqrt(cut.gap * cut.rel_gap)
     tick_clock()
     clf = solvers.ExactSVMClassifier(lmbd=1 / 400, method="primal", max_cpu=2, tol=tol)
-    with pytest.warns(Warning, match="did not certify"):
+    with pytest.warns(ConvergenceWarning, match="did not certify"):
         clf.fit(X, y)
     assert clf.rel_gap_ == cut.rel_gap
     assert clf.certified_ is False and clf.converged_ is False
@@ -131,7 +132,6 @@ def test_optima_record_certified_is_relative_not_absolute(tiny_dataset, tick_clo
 
 
 # ---------------------------------------------------------------------------- the chooser
-GiB = 2**30
 SHAPES = [(n, d) for n in (50, 2_000, 20_000, 200_000) for d in (10, 500, 5_000, 50_000)]
 
 
@@ -218,8 +218,9 @@ def near_duplicate_crops(seed, n_images=75, copies=4, d=1200, modes=0.05):
 def test_crossover_gap_on_raw_crop_like_data_is_at_rounding_level(seed):
     """The first crossover's certified gap, bounded between the two measured regimes
     (one BLAS thread, seeds 0-3): with its last refinements on the compensated gradient
-    2e-16 to 8e-15; without them (or on the Gram gradient Q a) 1.1e-13 to 1.5e-13. The
-    bound 3e-14 sits ~4× from each. Kills ``_crossover`` skipping its exact refinements."""
+    2e-16 to 8e-15; without them 1.1e-13 to 1.5e-13 (exact_refinements=0, measured). The
+    bound 3e-14 sits ~4× from each. Kills ``_crossover`` skipping its exact refinements
+    (or making them on the Gram gradient Q a instead)."""
     X, y = near_duplicate_crops(seed)
     with threadpool_limits(limits=1):
         res = solve_exact(X, y, 1 / X.shape[0], tol=1e-10, max_cpu=20.0)
@@ -291,7 +292,7 @@ def test_per_epoch_duality_gap_is_outside_the_timed_region(monkeypatch, small, n
     cls(lmbd=0.05, max_epochs=2, tol=0, random_state=0).fit(X, y)  # warm-up, untimed here
     monkeypatch.setattr(objectives, "duality_gap", slow_gap)
     est = cls(lmbd=0.05, max_epochs=4, tol=1e-300, random_state=0)
-    with pytest.warns(Warning, match="did not converge"):
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
         est.fit(X, y)
     assert est.epoch_times_.shape == (4,) and len(calls) >= 4  # a gap after every epoch
     assert np.all(est.epoch_times_ >= 0) and est.epoch_times_.sum() < 0.02

@@ -147,11 +147,11 @@ def fastest(times: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        One row per (experiment, λ, ε), in that order: ``experiment, dataset, lmbd, eps,
-        reached`` (whether any configuration's median run reaches ε), and of the fastest
-        configuration (smallest median ``time``; a tie goes to the first in catalogue order)
-        ``config, algorithm, solver, time, n_reached, n_runs`` (None and NaN when none
-        reaches ε).
+        One row per (experiment, λ, ε), sweeps in the order of ``times``, λ ascending, ε
+        descending: ``experiment, dataset, lmbd, eps, reached`` (whether any configuration's
+        median run reaches ε) and, of the fastest configuration (smallest median ``time``; a
+        tie goes to the first in catalogue order), ``config, algorithm, solver, time,
+        n_reached, n_runs`` (missing, and 0 runs, when none reaches ε).
     """
     rows = []
     keys = ["experiment", "lmbd", "eps"]
@@ -167,8 +167,9 @@ def fastest(times: pd.DataFrame) -> pd.DataFrame:
         rows.append(row)
     out = pd.DataFrame(rows)
     order = {name: i for i, name in enumerate(pd.unique(times["experiment"]))}
-    return out.sort_values(keys, key=lambda c: c.map(order) if c.name == "experiment" else c,
-                           kind="stable", ignore_index=True)  # fmt: skip
+    out = out.assign(_order=out["experiment"].map(order))
+    out = out.sort_values(["_order", "lmbd", "eps"], ascending=[True, True, False], kind="stable")
+    return out.drop(columns="_order").reset_index(drop=True)
 
 
 def with_fastest(times: pd.DataFrame) -> pd.DataFrame:

@@ -302,6 +302,16 @@ def _panels(axes, opt: pd.DataFrame, times: pd.DataFrame, n_train: int, row: int
         ax.set_xlabel("λ")
 
 
+def runs_per_algorithm(frame: pd.DataFrame) -> str:
+    """Runs per configuration of a sweep: ``"100"``, or with the algorithms that have
+    another count (``"100 (SDCA-Perm + shrinking 10, Exact optimum 3)"``)."""
+    per_config = frame.groupby("config", observed=True)["seed_index"].nunique()
+    per_algorithm = per_config.groupby(algorithm_of(frame)).max()
+    common = int(per_config.mode().max())
+    others = [f"{a} {n}" for a, n in per_algorithm.items() if n != common]
+    return f"{common} ({', '.join(others)})" if others else f"{common}"
+
+
 def _to_convergence_note(frames: dict[str, pd.DataFrame]) -> str:
     """The caption's sentence on the configurations run to convergence (their stop rules,
     from the catalogue entries the reports were run from)."""
@@ -375,7 +385,7 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
         "Beyond the studies: the λ sweeps at convergence "
         + ("(certified optima)" if unsure.empty else "(optima, not all certified)")
     )
-    runs = ", ".join(f"{dataset_name(f)} {f['seed_index'].nunique()}" for f in frames.values())
+    runs = ", ".join(f"{dataset_name(f)} {runs_per_algorithm(f)}" for f in frames.values())
     left = "Left: the certified optimum w* at each λ (relative duality gap ≤ 1e-10)"
     if len(unsure):
         left = (

@@ -22,7 +22,7 @@ from experiments import spec as spec_module
 from experiments.catalogue import STOP_REL_GAP
 from experiments.metrics import Recorder
 from experiments.runner import TIMING_COLUMNS, RunTask, run_one
-from figures.beyond_lambda import TARGETS, fastest, with_fastest
+from figures.beyond_lambda import TARGETS, fastest, runs_per_algorithm, with_fastest
 
 RUN_KEYS = Path(__file__).parent / "golden" / "run_keys.json"
 
@@ -247,3 +247,15 @@ def test_with_fastest_marks_exactly_the_choice():
     assert chosen["config"].tolist() == ["B λ=0.1", "C λ=0.001"]
     per_target = marked.groupby(["lmbd", "eps"])["fastest"].sum()
     assert per_target.to_dict() == {(1e-3, 1e-4): 1, (0.1, 1e-4): 1, (0.1, 1e-6): 0}
+
+
+def test_the_caption_counts_runs_per_algorithm():
+    rows = [
+        dict(config=f"{a} λ={lmbd}", tags=f"lambda,{a}", seed_index=r)
+        for a, seeds in (("SDCA-Perm", 5), ("Exact optimum", 2), ("Pegasos", 5))
+        for lmbd in (0.1, 1.0)
+        for r in range(seeds)
+    ]
+    frame = pd.DataFrame(rows)
+    assert runs_per_algorithm(frame) == "5 (Exact optimum 2)"
+    assert runs_per_algorithm(frame[~frame["config"].str.startswith("Exact")]) == "5"

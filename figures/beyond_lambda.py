@@ -110,7 +110,8 @@ def time_to_targets(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
         n_runs, n_reached, time`` (median over runs of the cumulative CPU seconds at the first
         epoch with relative suboptimality ≤ ε; NaN when the median run does not reach it),
         ``reached``, ``best`` (median over runs of the smallest relative suboptimality the
-        run reached) and ``epochs`` (epochs per run).
+        run reached), ``epochs`` (the longest run's epochs) and ``cpu`` (median over runs of
+        the run's total CPU seconds: a run stopped by its budget used that budget).
     """
     sub = with_suboptimality(frame, optima)
     primal = sub["primal_output"].where(sub["primal_output"].notna(), sub["primal"])
@@ -120,6 +121,7 @@ def time_to_targets(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
     for config in config_order(frame):
         runs = sub[sub["config"] == config]
         best = runs.groupby("seed_index")["rel"].min()
+        spent = runs.groupby("seed_index")["cpu_time_cum"].max().median()
         for eps in TARGETS:
             hit = runs[runs["rel"] <= eps].groupby("seed_index")["cpu_time_cum"].min()
             per_run = hit.reindex(best.index)  # NaN: the run never reached ε
@@ -131,7 +133,7 @@ def time_to_targets(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
                 n_reached=int(hit.shape[0]),
                 time=float(median) if np.isfinite(median) else np.nan,
                 reached=bool(np.isfinite(median)), best=float(best.median()),
-                epochs=int(runs["epoch"].max()),
+                epochs=int(runs["epoch"].max()), cpu=float(spent),
             ))  # fmt: skip
     return pd.DataFrame(rows)
 
@@ -185,7 +187,9 @@ def _fmt_time(row) -> str:
     if row["reached"]:
         mark = " ← fastest" if row.get("fastest", False) else ""
         return f"{row['time']:.3g} s ({row['n_reached']}/{row['n_runs']}){mark}"
-    return f"not reached in {row['epochs']} epochs (best {row['best']:.1e})"
+    return (
+        f"not reached in {row['epochs']} epochs, {row['cpu']:.3g} CPU s (best {row['best']:.1e})"
+    )
 
 
 def _lmbd_label(lmbd: float, n_train: int) -> str:

@@ -3,8 +3,8 @@
 An :class:`Experiment` names a dataset (and loader options), a regulariser, a number of
 epochs and seeds, and a list of solver :class:`Config` s. Every (configuration, seed) pair is
 one *run*. A run is identified by a hash of exactly what determines its rows (dataset and
-options, λ, epochs, solver and parameters, base seed, and the source code of the solvers,
-loaders and metrics), so that changing an
+options, λ, epochs, solver and parameters, base seed, the configuration's stop rule if it
+has one, and the source code of the solvers, loaders and metrics), so that changing an
 experiment invalidates only the runs it changes, and adding seeds or configurations reuses
 every finished run.
 """

@@ -24,7 +24,7 @@ from tqdm import tqdm  # not tqdm.auto: it warns in a Jupyter kernel without ipy
 
 import solvers
 
-from . import datasets, reports
+from . import datasets, reports, stopping
 from .metrics import METRIC_COLUMNS, Recorder
 from .spec import SOLVER_CLASSES, Config, Experiment, canonical, derive_seed
 
@@ -59,10 +59,15 @@ class RunResult:
 
 
 def make_estimator(task: RunTask, lmbd: float):
-    """The configured estimator: fixed number of epochs, no gap stopping (threshold 0)."""
-    cls = getattr(solvers, SOLVER_CLASSES[task.config.solver])
-    est = cls(**{**task.config.params, "lmbd": lmbd})
-    fixed = {"max_epochs": task.experiment.epochs, "random_state": task.seed}
+    """The configured estimator: its epoch cap, no gap stopping of its own (threshold 0; a
+    stop rule is the callback's, :mod:`experiments.stopping`); the exact solver certifies
+    the config's ``rel_gap`` within its ``cpu_budget``."""
+    cfg = task.config
+    cls = getattr(solvers, SOLVER_CLASSES[cfg.solver])
+    est = cls(**{**cfg.params, "lmbd": lmbd})
+    if cfg.solver == "exact":
+        return est.set_params(tol=cfg.rel_gap, max_cpu=cfg.cpu_budget, random_state=task.seed)
+    fixed = {"max_epochs": task.experiment.config_epochs(cfg), "random_state": task.seed}
     if "tol" in est.get_params():
         fixed["tol"] = 0
     return est.set_params(**fixed)
@@ -77,8 +82,7 @@ def run_one(task: RunTask) -> RunResult:
         est = make_estimator(task, lmbd)
         recorder = Recorder(ds, lmbd, est.loss_function, float(est.bias_multiplier), est.has_dual)
         recorder.initial(ds.X_train.shape[1])
-        est.set_params(callback=recorder)
-        est.fit(ds.X_train, ds.y_train)
+        stopping.fit_with_rule(est, ds.X_train, ds.y_train, recorder, cfg)
 
     rows = pd.DataFrame(recorder.rows)
     identity = {
@@ -213,7 +217,7 @@ def plan(exp: Experiment, root=None) -> tuple[list[RunTask], list[RunTask]]:
     """All runs of ``exp`` and those still missing on disk under the reports folder ``root``
     (None: :func:`experiments.reports.reports_dir`'s default); damaged files are set aside."""
     keyed = [(cfg, exp.run_key(cfg)) for cfg in exp.configs]  # hashed once, here
-    tasks = [RunTask(exp, cfg, r, key) for cfg, key in keyed for r in range(exp.seeds)]
+    tasks = [RunTask(exp, cfg, r, key) for cfg, key in keyed for r in range(exp.config_seeds(cfg))]
     missing = [t for t in tasks if not _is_complete(t, root)]
     return tasks, missing
 

@@ -3,8 +3,8 @@
 An :class:`Experiment` names a dataset (and loader options), a regulariser, a number of
 epochs and seeds, and a list of solver :class:`Config` s. Every (configuration, seed) pair is
 one *run*. A run is identified by a hash of exactly what determines its rows (dataset and
-options, λ, epochs, solver and parameters, base seed, and the source code of the solvers,
-loaders and metrics), so that changing an
+options, λ, epochs, solver and parameters, base seed, the configuration's stop rule if it
+has one, and the source code of the solvers, loaders and metrics), so that changing an
 experiment invalidates only the runs it changes, and adding seeds or configurations reuses
 every finished run.
 """
@@ -28,6 +28,7 @@ SOLVER_CLASSES = {
     "sdca": "SDCAClassifier",
     "pegasos": "PegasosClassifier",
     "asdca": "ASDCAClassifier",
+    "exact": "ExactSVMClassifier",
 }
 
 
@@ -40,6 +41,7 @@ _ROWS_DEPEND_ON = (
     "experiments/metrics.py",
     "experiments/runner.py",
     "experiments/datasets.py",
+    "experiments/stopping.py",
 )
 
 
@@ -78,29 +80,89 @@ def digest(obj: Any, length: int = 12) -> str:
 class Config:
     """One solver configuration of an experiment.
 
+    By default a run does exactly the experiment's ``epochs`` (gap threshold 0, as both
+    studies). A *stop rule* (``rel_gap``, ``cpu_budget``, ``max_epochs``) runs the
+    configuration as a user would instead: until its own certificate reaches ``rel_gap`` or
+    its timed CPU reaches ``cpu_budget`` (:mod:`experiments.stopping`).
+
     Parameters
     ----------
     label : str
         Name shown in figures and tables, unique within the experiment.
-    solver : {"sdca", "pegasos", "asdca"}
+    solver : {"sdca", "pegasos", "asdca", "exact"}
+        ``"exact"``: :class:`solvers.ExactSVMClassifier`, one certified solve (recorded as
+        one epoch); it needs ``rel_gap`` (its ``tol``) and ``cpu_budget`` (its ``max_cpu``).
     params : dict
         Estimator parameters (``lmbd``, ``max_epochs``, ``tol``, ``random_state`` and
         ``callback`` are set by the engine; ``lmbd`` here overrides the experiment's).
     tags : tuple of str
         Groups the figures select on (e.g. ``"algorithms"``, ``"sampling"``).
+    rel_gap : float, default=0
+        Stop after the first epoch whose relative duality gap (P(w) − D(α))/P(w), computed
+        by the recorder after the clock stops, is at most this (0: never; solvers with a
+        dual only).
+    cpu_budget : float or None, default=None
+        Stop after the first epoch whose cumulative timed CPU seconds (setup included) reach
+        this: a run's CPU time is at most the budget plus one epoch.
+    max_epochs : int or None, default=None
+        Epoch cap of a configuration with a stop rule (None: the experiment's ``epochs``).
+    seeds : int or None, default=None
+        At most this many seeds (a deterministic solver needs few), else the experiment's.
     """
 
     label: str
     solver: str
     params: dict = field(default_factory=dict)
     tags: tuple[str, ...] = ()
+    rel_gap: float = 0.0
+    cpu_budget: float | None = None
+    max_epochs: int | None = None
+    seeds: int | None = None
 
     def __post_init__(self):
         if self.solver not in SOLVER_CLASSES:
             raise ValueError(f"unknown solver {self.solver!r}; expected {sorted(SOLVER_CLASSES)}")
-        reserved = {"max_epochs", "tol", "random_state", "callback"} & set(self.params)
+        reserved = {"max_epochs", "tol", "random_state", "callback", "max_cpu"} & set(self.params)
         if reserved:
-            raise ValueError(f"{self.label}: {sorted(reserved)} are set by the engine")
+            raise ValueError(
+                f"{self.label}: {sorted(reserved)} are set by the engine (use the Config fields "
+                "max_epochs, rel_gap and cpu_budget)"
+            )
+        if not 0.0 <= self.rel_gap < 1.0:
+            raise ValueError(f"{self.label}: rel_gap must be in [0, 1), got {self.rel_gap!r}")
+        if self.rel_gap and self.solver == "pegasos":
+            raise ValueError(f"{self.label}: rel_gap needs a dual point; Pegasos has none")
+        if self.cpu_budget is not None and not self.cpu_budget > 0:
+            raise ValueError(f"{self.label}: cpu_budget must be > 0 seconds or None")
+        for name in ("max_epochs", "seeds"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{self.label}: {name} must be >= 1 or None")
+        if self.solver == "exact" and not (self.rel_gap > 0 and self.cpu_budget is not None):
+            raise ValueError(
+                f"{self.label}: the exact solver needs rel_gap > 0 (the relative gap it "
+                "certifies) and cpu_budget (its max_cpu)"
+            )
+        if self.max_epochs is not None and not self.stops_early:
+            raise ValueError(
+                f"{self.label}: max_epochs is the cap of a stop rule; set rel_gap or "
+                "cpu_budget, or change the experiment's epochs"
+            )
+
+    @property
+    def stops_early(self) -> bool:
+        """Whether runs stop on ``rel_gap`` or ``cpu_budget`` (else: exactly ``epochs``)."""
+        return self.rel_gap > 0 or self.cpu_budget is not None
+
+    def stop_rule(self) -> dict:
+        """The stop rule's fields, for the run key ({} without one: keys stay as before)."""
+        if not self.stops_early:
+            return {}
+        return {
+            "rel_gap": self.rel_gap,
+            "cpu_budget": self.cpu_budget,
+            "max_epochs": self.max_epochs,
+        }
 
 
 @dataclass(frozen=True)
@@ -159,21 +221,34 @@ class Experiment:
     def config_lmbd(self, config: Config) -> float | str:
         return config.params.get("lmbd", self.lmbd)
 
+    def config_epochs(self, config: Config) -> int:
+        """Epoch cap of ``config``'s runs: 1 (one solve) for the exact solver, its own
+        ``max_epochs`` if set, else the experiment's ``epochs``."""
+        if config.solver == "exact":
+            return 1
+        return config.max_epochs or self.epochs
+
+    def config_seeds(self, config: Config) -> int:
+        """Runs of ``config``: the experiment's ``seeds``, capped by the config's own."""
+        return min(self.seeds, config.seeds or self.seeds)
+
     def run_key(self, config: Config) -> str:
-        """Hash of everything that determines the rows of this config's runs."""
-        return digest(
-            {
-                "engine": ENGINE_VERSION,
-                "code": code_digest(),
-                "dataset": self.dataset,
-                "options": self.dataset_options,
-                "epochs": self.epochs,
-                "base_seed": self.base_seed,
-                "store_coef": self.store_coef,
-                "solver": config.solver,
-                "params": {**config.params, "lmbd": self.config_lmbd(config)},
-            }
-        )
+        """Hash of everything that determines the rows of this config's runs (a stop rule
+        only when there is one: the keys of the fixed-epoch configurations do not change)."""
+        definition = {
+            "engine": ENGINE_VERSION,
+            "code": code_digest(),
+            "dataset": self.dataset,
+            "options": self.dataset_options,
+            "epochs": self.config_epochs(config),
+            "base_seed": self.base_seed,
+            "store_coef": self.store_coef,
+            "solver": config.solver,
+            "params": {**config.params, "lmbd": self.config_lmbd(config)},
+        }
+        if config.stops_early:
+            definition["stop"] = config.stop_rule()
+        return digest(definition)
 
 
 def derive_seed(base_seed: int, index: int) -> int:

@@ -48,7 +48,13 @@ def trace(spec) -> list[str]:
             if set(spec.select) <= set(c.tags) and spec.solver in (None, c.solver):
                 params = {"lmbd": exp.config_lmbd(c), **c.params}
                 args = ", ".join(f"{k}={v!r}" for k, v in params.items())
-                lines.append(f"    {c.label:<32} solvers.{SOLVER_CLASSES[c.solver]}({args})")
+                rule = ""
+                if c.stops_early:  # run to convergence (experiments.spec.Config)
+                    rule = (
+                        f" until rel. gap ≤ {c.rel_gap:g} or {c.cpu_budget:g} CPU s, "
+                        f"{exp.config_seeds(c)} seeds"
+                    )
+                lines.append(f"    {c.label:<32} solvers.{SOLVER_CLASSES[c.solver]}({args}){rule}")
     return lines
 
 

@@ -11,7 +11,13 @@ For each dataset of the λ sweeps, two views, both read from reports only:
     time at the first epoch whose certified bound (P(w) − D(α*))/D(α*) is ≤ ε; per
     configuration, the median over runs. A configuration whose median run does not reach ε
     within its epochs is "not reached" (× above the dotted line), with the best relative
-    suboptimality its median run got to: a value, not a hole in the table.
+    suboptimality its median run got to: a value, not a hole in the table. Beside the
+    fixed-epoch configurations of the studies, each sweep runs SDCA-Perm with shrinking and
+    the exact solver (:class:`solvers.ExactSVMClassifier`) to convergence under a per-run CPU
+    budget (:data:`experiments.catalogue.TO_CONVERGENCE`); the exact solver's one certified
+    solve is one epoch, so its CPU time is its time to every ε its certificate reaches.
+    :func:`fastest` picks, per λ and ε, the configuration with the smallest median time
+    (ringed in the panels, marked in the table), so every λ answers with a measured time.
 
 Outputs: ``beyond_lambda.pdf/.png`` (figure), ``beyond_lambda_table.md/.csv/.png`` (the
 time-to-ε table) and ``beyond_lambda_optima.csv``. :func:`findings` turns the same numbers
@@ -104,7 +110,8 @@ def time_to_targets(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
         n_runs, n_reached, time`` (median over runs of the cumulative CPU seconds at the first
         epoch with relative suboptimality ≤ ε; NaN when the median run does not reach it),
         ``reached``, ``best`` (median over runs of the smallest relative suboptimality the
-        run reached) and ``epochs`` (epochs per run).
+        run reached), ``epochs`` (the longest run's epochs) and ``cpu`` (median over runs of
+        the run's total CPU seconds: a run stopped by its budget used that budget).
     """
     sub = with_suboptimality(frame, optima)
     primal = sub["primal_output"].where(sub["primal_output"].notna(), sub["primal"])
@@ -114,6 +121,7 @@ def time_to_targets(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
     for config in config_order(frame):
         runs = sub[sub["config"] == config]
         best = runs.groupby("seed_index")["rel"].min()
+        spent = runs.groupby("seed_index")["cpu_time_cum"].max().median()
         for eps in TARGETS:
             hit = runs[runs["rel"] <= eps].groupby("seed_index")["cpu_time_cum"].min()
             per_run = hit.reindex(best.index)  # NaN: the run never reached ε
@@ -125,15 +133,63 @@ def time_to_targets(frame: pd.DataFrame, optima: pd.DataFrame) -> pd.DataFrame:
                 n_reached=int(hit.shape[0]),
                 time=float(median) if np.isfinite(median) else np.nan,
                 reached=bool(np.isfinite(median)), best=float(best.median()),
-                epochs=int(runs["epoch"].max()),
+                epochs=int(runs["epoch"].max()), cpu=float(spent),
             ))  # fmt: skip
     return pd.DataFrame(rows)
 
 
+def fastest(times: pd.DataFrame) -> pd.DataFrame:
+    """Per (sweep, λ, ε): the configuration whose median run reaches ε first.
+
+    Parameters
+    ----------
+    times : DataFrame
+        :func:`time_to_targets`' table (one or several sweeps).
+
+    Returns
+    -------
+    DataFrame
+        One row per (experiment, λ, ε), sweeps in the order of ``times``, λ ascending, ε
+        descending: ``experiment, dataset, lmbd, eps, reached`` (whether any configuration's
+        median run reaches ε) and, of the fastest configuration (smallest median ``time``; a
+        tie goes to the first in catalogue order), ``config, algorithm, solver, time,
+        n_reached, n_runs`` (missing, and 0 runs, when none reaches ε).
+    """
+    rows = []
+    keys = ["experiment", "lmbd", "eps"]
+    for (experiment, lmbd, eps), group in times.groupby(keys, sort=True):
+        hit = group[group["reached"]]
+        row = dict(experiment=experiment, dataset=group["dataset"].iloc[0], lmbd=lmbd, eps=eps,
+                   reached=not hit.empty, config=None, algorithm=None, solver=None, time=np.nan,
+                   n_reached=0, n_runs=0)  # fmt: skip
+        if not hit.empty:
+            first = hit.iloc[int(np.argmin(hit["time"].to_numpy()))]  # first of equal minima
+            row |= {k: first[k] for k in ("config", "algorithm", "solver", "time")}
+            row |= {"n_reached": int(first["n_reached"]), "n_runs": int(first["n_runs"])}
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    order = {name: i for i, name in enumerate(pd.unique(times["experiment"]))}
+    out = out.assign(_order=out["experiment"].map(order))
+    out = out.sort_values(["_order", "lmbd", "eps"], ascending=[True, True, False], kind="stable")
+    return out.drop(columns="_order").reset_index(drop=True)
+
+
+def with_fastest(times: pd.DataFrame) -> pd.DataFrame:
+    """``times`` with a column ``fastest``: whether the row is :func:`fastest`'s choice."""
+    first = fastest(times)
+    chosen = set(zip(first["experiment"], first["lmbd"], first["eps"], first["config"],
+                     strict=True))  # fmt: skip
+    keys = zip(times["experiment"], times["lmbd"], times["eps"], times["config"], strict=True)
+    return times.assign(fastest=[k in chosen for k in keys])
+
+
 def _fmt_time(row) -> str:
     if row["reached"]:
-        return f"{row['time']:.3g} s ({row['n_reached']}/{row['n_runs']})"
-    return f"not reached in {row['epochs']} epochs (best {row['best']:.1e})"
+        mark = " ← fastest" if row.get("fastest", False) else ""
+        return f"{row['time']:.3g} s ({row['n_reached']}/{row['n_runs']}){mark}"
+    return (
+        f"not reached in {row['epochs']} epochs, {row['cpu']:.3g} CPU s (best {row['best']:.1e})"
+    )
 
 
 def _lmbd_label(lmbd: float, n_train: int) -> str:
@@ -170,18 +226,32 @@ def findings(optimum: pd.DataFrame, times: pd.DataFrame) -> list[str]:
                 )
                 + " — suboptimalities there are bounds, not values."
             )
-        sub = times[times["dataset"] == dataset]
-        for eps in (1e-2, 1e-4):
-            parts = []
-            for lmbd, group in sub[sub["eps"] == eps].groupby("lmbd"):
-                hit = group[group["reached"]]
-                if hit.empty:
-                    parts.append(f"λ = {lmbd:.3g}: none")
-                else:
-                    first = hit.loc[hit["time"].idxmin()]
-                    parts.append(f"λ = {lmbd:.3g}: {first['algorithm']} ({first['time']:.2g} s)")
+        first = fastest(times[times["dataset"] == dataset])
+        for eps in TARGETS:
+            parts = [
+                f"λ = {r.lmbd:.3g}: {r.algorithm} ({r.time:.2g} s)"
+                if r.reached
+                else f"λ = {r.lmbd:.3g}: none"
+                for r in first[first["eps"] == eps].itertuples()
+            ]
             out.append(f"{dataset}, first to relative suboptimality {eps:g}: " + "; ".join(parts))
     return out
+
+
+def _ring_fastest(ax, first: pd.DataFrame, algorithms: list[str], label: bool) -> None:
+    """Ring the fastest configuration at each λ (:func:`fastest`) in its colour, at its
+    algorithm's x offset, and join them with a broad grey line."""
+    first = first[first["reached"]]
+    shift = [10 ** (0.04 * (algorithms.index(a) - (len(algorithms) - 1) / 2))
+             for a in first["algorithm"]]  # fmt: skip
+    colours = [
+        style_for(a, str(solver))["color"]
+        for a, solver in zip(first["algorithm"], first["solver"], strict=True)
+    ]
+    ax.plot(first["lmbd"], first["time"], color="grey", linewidth=3, alpha=0.35, zorder=0,
+            label="fastest at each λ (ringed)" if label else None)  # fmt: skip
+    ax.scatter(first["lmbd"] * np.array(shift), first["time"], s=150, facecolors="none",
+               edgecolors=colours, linewidths=2)  # fmt: skip
 
 
 def _panels(axes, opt: pd.DataFrame, times: pd.DataFrame, n_train: int, row: int) -> None:
@@ -219,6 +289,7 @@ def _panels(axes, opt: pd.DataFrame, times: pd.DataFrame, n_train: int, row: int
                 label=algorithm if eps == TARGETS[0] else None,
             )
             ax.plot([], [], marker="o", color=style["color"], label=algorithm)
+        _ring_fastest(ax, fastest(sub), algorithms, label=eps == TARGETS[0])
         ax.axhline(top, color="grey", linestyle=":", linewidth=1)
         ax.set_yscale("log")
         ax.set_ylim(top=top * 2.5)
@@ -233,6 +304,42 @@ def _panels(axes, opt: pd.DataFrame, times: pd.DataFrame, n_train: int, row: int
         ax.set_xticks(lmbds, ticks, fontsize=7)
         ax.minorticks_off()
         ax.set_xlabel("λ")
+
+
+def runs_per_algorithm(frame: pd.DataFrame) -> str:
+    """Runs per configuration of a sweep: ``"100"``, or with the algorithms that have
+    another count (``"100 (SDCA-Perm + shrinking 10, Exact optimum 3)"``)."""
+    per_config = frame.groupby("config", observed=True)["seed_index"].nunique()
+    per_algorithm = per_config.groupby(algorithm_of(frame)).max()
+    common = int(per_config.mode().max())
+    others = [f"{a} {n}" for a, n in per_algorithm.items() if n != common]
+    return f"{common} ({', '.join(others)})" if others else f"{common}"
+
+
+def _to_convergence_note(frames: dict[str, pd.DataFrame]) -> str:
+    """The caption's sentence on the configurations run to convergence (their stop rules,
+    from the catalogue entries the reports were run from)."""
+    from experiments import CATALOGUE
+
+    rules = {}
+    for name in frames:
+        for cfg in CATALOGUE[name].configs:
+            if cfg.stops_early:
+                algorithm = next(t for t in cfg.tags if t != "lambda")
+                rules.setdefault(algorithm, set()).add((cfg.rel_gap, cfg.cpu_budget))
+    if not rules:
+        return ""
+    parts = [
+        f"{algorithm} (relative gap ≤ {', '.join(sorted({f'{g:g}' for g, _ in r}))} or "
+        f"{', '.join(sorted({f'{b:g}' for _, b in r}))} CPU s per run)"
+        for algorithm, r in rules.items()
+    ]
+    return (
+        "Run to convergence, each stopping at its own relative duality gap or when its timed "
+        "CPU reaches its budget: " + "; ".join(parts) + ". The exact solver (ExactSVMClassifier) "
+        "makes one certified solve: its CPU time is its time to every ε it certifies (for the "
+        "larger ε an upper bound: it solves to the smallest)."
+    )
 
 
 def tables(reports_dir: Path | str | None = None):
@@ -282,7 +389,7 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
         "Beyond the studies: the λ sweeps at convergence "
         + ("(certified optima)" if unsure.empty else "(optima, not all certified)")
     )
-    runs = ", ".join(f"{dataset_name(f)} {f['seed_index'].nunique()}" for f in frames.values())
+    runs = ", ".join(f"{dataset_name(f)} {runs_per_algorithm(f)}" for f in frames.values())
     left = "Left: the certified optimum w* at each λ (relative duality gap ≤ 1e-10)"
     if len(unsure):
         left = (
@@ -298,7 +405,9 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
         "(test set; training set on the genomic SUBSTITUTE data, which has no test split) and "
         "P*. Right: per configuration, the median over runs of the cumulative update-loop CPU "
         "time at the first epoch where the certified bound (P(w) − D(α*))/D(α*) ≤ ε; × above "
-        "the dotted line: the median run does not reach ε within its epochs. The smoothed-hinge "
+        "the dotted line: the median run does not reach ε within its epochs. Ringed (and on "
+        "the grey line): the fastest configuration at each λ. "
+        f"{_to_convergence_note(frames)} The smoothed-hinge "
         "solvers converge to the smoothed problem's optimum, whose hinge objective exceeds P*: "
         f"for them × can mean that bias, not slowness. Runs per configuration: {runs}.",
         width=200,
@@ -307,6 +416,7 @@ def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:
     folder = output_dir(out_dir)
     optimum_csv = folder / f"{NAME}_optima.csv"
     optimum.to_csv(optimum_csv, index=False)
+    times = with_fastest(times)
     shown = times.assign(
         λ=[
             _lmbd_label(v, int(frames[e]["n_train"].iloc[0]))

@@ -53,6 +53,7 @@ _COLOURS = (
     (r"asdca", "#1b7837"),
     (r"smooth", "#6a51a3"),
     (r"shrink", "#e7298a"),
+    (r"exact", "#8c510a"),
     (r"sgd", "#17a3c9"),
     (r"cyclic", "#9ecae1"),
     (r"perm", "#4292c6"),
@@ -70,7 +71,7 @@ def style_for(label: str, solver: str | None = None) -> dict:
 
     SDCA variants are blues (random darkest, cyclic lightest, smoothed purple-blue), Pegasos
     oranges (projected darker), mini-batch Pegasos reds, ASDCA greens (paper θ lighter);
-    SDCA with shrinking magenta.
+    SDCA with shrinking magenta, the exact solver brown.
     """
     text = re.sub(r"\s*λ=\S+", "", label.replace(" (averaged)", "")).strip().lower()
     colour = next((c for pattern, c in _COLOURS if re.search(pattern, text)), None)

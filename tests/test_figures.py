@@ -464,6 +464,8 @@ def test_beyond_lambda_time_to_targets_equals_a_direct_computation(reports):
             else:
                 assert not row["reached"] and np.isnan(row["time"])
             assert_allclose(row["best"], rel.groupby(rows["seed_index"]).min().median())
+            spent = rows.groupby("seed_index")["cpu_time_cum"].max().median()
+            assert_allclose(row["cpu"], spent)
         dual = rows["solver"].iloc[0] != "pegasos"
         assert data.loc[(config, 1e-2), "reached"] == dual
         assert not data.loc[(config, 1e-6), "reached"]

@@ -1,0 +1,261 @@
+"""The λ sweeps' configurations run to convergence (issue 23, item 6).
+
+Stop rules (:class:`experiments.spec.Config`'s ``rel_gap``, ``cpu_budget``, ``max_epochs``)
+and their callback (:mod:`experiments.stopping`); the exact solver as a run; per-config seed
+counts; run keys of the pre-existing configurations unchanged; and the time-to-ε panels'
+choice of the fastest configuration (:func:`figures.beyond_lambda.fastest`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+
+import solvers
+from experiments import CATALOGUE, Config, Experiment, datasets, run_experiment, stopping
+from experiments import spec as spec_module
+from experiments.catalogue import STOP_REL_GAP
+from experiments.metrics import Recorder
+from experiments.runner import TIMING_COLUMNS, RunTask, run_one
+from figures.beyond_lambda import TARGETS, fastest, runs_per_algorithm, with_fastest
+
+RUN_KEYS = Path(__file__).parent / "golden" / "run_keys.json"
+
+
+def sweep(*configs: Config, epochs: int = 3, seeds: int = 3, name: str = "conv") -> Experiment:
+    """A λ sweep at a tiny size: study 001's simulated draw (670 × 10), λ = 1/n."""
+    return Experiment(
+        name=name,
+        study="test",
+        dataset="simulated",
+        lmbd="1/n",
+        epochs=epochs,
+        configs=configs,
+        seeds=seeds,
+    )
+
+
+SHRINKING = Config(
+    "SDCA shrinking",
+    "sdca",
+    {"shrinking": True},
+    rel_gap=1e-7,
+    cpu_budget=30.0,
+    max_epochs=100_000,
+)
+EXACT = Config("Exact", "exact", {}, rel_gap=1e-7, cpu_budget=30.0, seeds=2)
+
+
+@pytest.fixture
+def reports_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "reports"))
+    return tmp_path / "reports"
+
+
+def rel_gap(rows: pd.DataFrame) -> np.ndarray:
+    return (rows["gap"] / rows["primal"]).to_numpy()
+
+
+# ------------------------------------------------------------------ stop rules in a run
+def test_sdca_with_shrinking_stops_at_the_first_epoch_with_its_relative_gap():
+    rows = run_one(RunTask(sweep(SHRINKING), SHRINKING, 0)).rows
+    rel = rel_gap(rows)
+    assert rel[-1] <= 1e-7, "the run must end because it reached its relative gap"
+    assert (rel[:-1] > 1e-7).all(), "and not one epoch later"
+    assert 1 < rows["epoch"].iloc[-1] < 100_000
+    assert rows["cpu_time_cum"].iloc[-1] < SHRINKING.cpu_budget
+
+
+def test_the_cpu_budget_is_honoured_within_one_epoch():
+    """At λ = 1e-6 SDCA is nowhere near 1e-7 after 3 ms: the budget ends the run, at the
+    first epoch whose cumulative CPU reaches it, on the estimator's own clock."""
+    budget = 3e-3
+    ds = datasets.load("simulated", {})
+    est = solvers.SDCAClassifier(1e-6, max_epochs=100_000, tol=0, random_state=0)
+    recorder = Recorder(ds, 1e-6, est.loss_function, 0.0, True)
+    recorder.initial(ds.X_train.shape[1])
+    rule = stopping.StopRule(recorder, rel_gap=1e-7, cpu_budget=budget)
+    est.set_params(callback=rule).fit(ds.X_train, ds.y_train)
+
+    assert rule.reason == "cpu_budget"
+    spent = float(est.setup_time_ + est.epoch_times_.sum())  # what the estimator timed
+    assert_allclose(recorder.rows[-1]["cpu_time_cum"], spent, rtol=1e-12)
+    assert spent >= budget
+    assert spent <= budget + est.epoch_times_[-1]  # at most one epoch over
+    assert spent - est.epoch_times_[-1] < budget  # and no epoch later than needed
+    assert est.n_epochs_ == len(recorder.rows) - 1 < 100_000
+    assert recorder.rows[-1]["gap"] > 1e-7 * recorder.rows[-1]["primal"]
+
+
+def test_a_budget_run_through_the_engine_stops_at_the_budget():
+    cfg = Config("SDCA budget", "sdca", {"lmbd": 1e-6}, cpu_budget=3e-3, max_epochs=100_000)
+    rows = run_one(RunTask(sweep(cfg), cfg, 0)).rows
+    cum, cpu = rows["cpu_time_cum"].to_numpy(), rows["cpu_time"].to_numpy()
+    assert cum[-1] >= 3e-3 > cum[-2]
+    assert cum[-1] <= 3e-3 + cpu[-1]
+
+
+def test_max_epochs_caps_a_run_whose_rule_is_not_met():
+    cfg = Config("SDCA capped", "sdca", {"lmbd": 1e-6}, rel_gap=1e-12, max_epochs=4)
+    rows = run_one(RunTask(sweep(cfg, epochs=2), cfg, 0)).rows
+    assert rows["epoch"].tolist() == [0, 1, 2, 3, 4]
+
+
+def test_the_exact_solver_is_one_certified_solve_recorded_as_epoch_one():
+    exp = sweep(EXACT)
+    rows = run_one(RunTask(exp, EXACT, 0)).rows
+    assert rows["epoch"].tolist() == [0, 1]
+    solve = rows.iloc[-1]
+    assert solve["gap"] <= 1e-7 * solve["primal"]  # the recorder's own certificate
+    assert solve["primal"] >= solve["dual"]
+    # the same solve outside the engine: its CPU seconds are the epoch's time
+    ds = datasets.load("simulated", {})
+    lmbd = 1.0 / ds.n_train
+    est = solvers.ExactSVMClassifier(lmbd, tol=1e-7, max_cpu=30.0, random_state=0)
+    est.fit(ds.X_train, ds.y_train)
+    assert solve["cpu_time"] == solve["cpu_time_cum"] > 0
+    assert_allclose(solve["primal"], est.primal_, rtol=1e-9)
+    assert_allclose(solve["dual"], est.dual_, rtol=1e-9)
+    metrics = ["primal", "dual", "train_error", "test_error"]
+    again = run_one(RunTask(exp, EXACT, 1)).rows.iloc[-1]  # deterministic: same optimum
+    assert_allclose(again[metrics].to_numpy(float), solve[metrics].to_numpy(float), rtol=0)
+
+
+def test_fixed_epoch_rows_are_those_of_the_plain_recorder():
+    """A configuration without a stop rule runs as before: the recorder is the callback, the
+    estimator does exactly ``epochs`` epochs, the same rows as a fit made by hand."""
+    cfg = Config("SDCA perm", "sdca", {"sampling": "permutation"})
+    exp = sweep(cfg, epochs=4)
+    task = RunTask(exp, cfg, 1)
+    rows = run_one(task).rows
+    ds = datasets.load("simulated", {})
+    lmbd = 1.0 / ds.n_train
+    est = solvers.SDCAClassifier(lmbd, max_epochs=4, tol=0, random_state=task.seed)
+    recorder = Recorder(ds, lmbd, est.loss_function, 0.0, True)
+    recorder.initial(ds.X_train.shape[1])
+    est.set_params(callback=recorder).fit(ds.X_train, ds.y_train)
+    by_hand = pd.DataFrame(recorder.rows).drop(columns=list(TIMING_COLUMNS))
+    pd.testing.assert_frame_equal(rows[by_hand.columns].reset_index(drop=True), by_hand)
+
+
+def test_per_config_seeds_and_the_report(reports_dir):
+    fixed = Config("SDCA perm", "sdca", {"sampling": "permutation"})
+    exp = sweep(fixed, SHRINKING, EXACT, seeds=3)
+    report = run_experiment(exp, progress=False)
+    runs = report.groupby("config")["seed_index"].nunique().to_dict()
+    assert runs == {"SDCA perm": 3, "SDCA shrinking": 3, "Exact": 2}
+    assert exp.with_seeds(1).config_seeds(EXACT) == 1  # the experiment's count caps it
+    epochs = report.groupby(["config", "seed_index"])["epoch"].max()
+    assert (epochs["SDCA perm"] == 3).all() and (epochs["Exact"] == 1).all()
+    assert (epochs["SDCA shrinking"] > 3).all()
+
+
+# ------------------------------------------------------------------ definitions
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"solver": "exact"}, "the exact solver needs rel_gap"),
+        ({"solver": "exact", "rel_gap": 1e-7}, "the exact solver needs rel_gap"),
+        ({"solver": "pegasos", "rel_gap": 1e-7}, "Pegasos has none"),
+        ({"rel_gap": 1.5}, r"rel_gap must be in \[0, 1\)"),
+        ({"cpu_budget": 0.0}, "cpu_budget must be > 0"),
+        ({"max_epochs": 50}, "max_epochs is the cap of a stop rule"),
+        ({"seeds": 0}, "seeds must be >= 1"),
+        ({"params": {"max_cpu": 3.0}}, "use the Config fields"),
+    ],
+)
+def test_bad_stop_rules_are_refused_by_name(kwargs, message):
+    fields = {"label": "bad", "solver": "sdca", **kwargs}
+    with pytest.raises(ValueError, match=message):
+        Config(**fields)
+
+
+def test_run_keys_of_the_pre_existing_configurations_are_unchanged(monkeypatch):
+    """Keys (with the code digest pinned) captured on the code before the stop rules
+    (commit f29ad98): adding configurations changes none of them."""
+    monkeypatch.setattr(spec_module, "code_digest", lambda: "pinned")
+    before = json.loads(RUN_KEYS.read_text())
+    assert set(before) <= set(CATALOGUE)
+    for name, keys in before.items():
+        exp = CATALOGUE[name]
+        now = {c.label: exp.run_key(c) for c in exp.configs}
+        assert {label: now.get(label) for label in keys} == keys, name
+
+
+def test_the_sweeps_run_every_lambda_to_convergence():
+    for name in ("beyond_blood_lambda_raw", "beyond_blood_lambda_pca40", "001_genomic_lambda"):
+        exp = CATALOGUE[name]
+        lmbds = {exp.config_lmbd(c) for c in exp.configs}
+        for algorithm in ("SDCA-Perm + shrinking", "Exact optimum"):
+            configs = [c for c in exp.configs if algorithm in c.tags]
+            assert {exp.config_lmbd(c) for c in configs} == lmbds, (name, algorithm)
+            for c in configs:
+                assert c.rel_gap == STOP_REL_GAP < min(TARGETS) and c.cpu_budget > 0
+                assert exp.config_seeds(c) <= exp.seeds
+        assert all(exp.config_seeds(c) <= 3 for c in exp.configs if c.solver == "exact"), (
+            "deterministic: a few seeds"
+        )
+
+
+def test_run_keys_depend_on_the_stop_rule():
+    exp = sweep(SHRINKING)
+    keys = {
+        exp.run_key(c)
+        for c in (
+            SHRINKING,
+            Config(**{**SHRINKING.__dict__, "rel_gap": 1e-6}),
+            Config(**{**SHRINKING.__dict__, "cpu_budget": 5.0}),
+            Config(**{**SHRINKING.__dict__, "max_epochs": 10}),
+        )
+    }
+    assert len(keys) == 4
+    assert exp.run_key(Config(**{**SHRINKING.__dict__, "seeds": 2})) == exp.run_key(SHRINKING)
+
+
+# ------------------------------------------------------------------ the fastest choice
+def times_table() -> pd.DataFrame:
+    """Two λ × one ε, three configurations; at λ = 0.1 two tie, at 1e-3 only one reaches."""
+    rows = []
+    for lmbd, values in ((0.1, (0.5, 0.2, 0.2)), (1e-3, (np.nan, np.nan, 3.0))):
+        for config, t in zip(("A", "B", "C"), values, strict=True):
+            rows.append(dict(experiment="e", dataset="d", config=f"{config} λ={lmbd:g}",
+                             algorithm=config, solver="sdca", lmbd=lmbd, eps=1e-4, n_runs=3,
+                             n_reached=0 if np.isnan(t) else 3, time=t,
+                             reached=bool(np.isfinite(t)), best=1e-5, epochs=20))  # fmt: skip
+    rows.append({**rows[0], "eps": 1e-6, "time": np.nan, "reached": False, "n_reached": 0})
+    return pd.DataFrame(rows)
+
+
+def test_fastest_is_the_smallest_median_time_among_configs_reaching_eps():
+    first = fastest(times_table())
+    assert first[["lmbd", "eps"]].to_numpy().tolist() == [[1e-3, 1e-4], [0.1, 1e-4], [0.1, 1e-6]]
+    slow, tie, none = (first.iloc[i] for i in range(3))
+    assert (slow["algorithm"], slow["time"], slow["n_reached"]) == ("C", 3.0, 3)
+    assert (tie["algorithm"], tie["time"]) == ("B", 0.2)  # the first of two equal times
+    assert not none["reached"] and pd.isna(none["algorithm"]) and np.isnan(none["time"])
+    assert none["n_reached"] == 0
+
+
+def test_with_fastest_marks_exactly_the_choice():
+    marked = with_fastest(times_table())
+    chosen = marked[marked["fastest"]]
+    assert chosen["config"].tolist() == ["B λ=0.1", "C λ=0.001"]
+    per_target = marked.groupby(["lmbd", "eps"])["fastest"].sum()
+    assert per_target.to_dict() == {(1e-3, 1e-4): 1, (0.1, 1e-4): 1, (0.1, 1e-6): 0}
+
+
+def test_the_caption_counts_runs_per_algorithm():
+    rows = [
+        dict(config=f"{a} λ={lmbd}", tags=f"lambda,{a}", seed_index=r)
+        for a, seeds in (("SDCA-Perm", 5), ("Exact optimum", 2), ("Pegasos", 5))
+        for lmbd in (0.1, 1.0)
+        for r in range(seeds)
+    ]
+    frame = pd.DataFrame(rows)
+    assert runs_per_algorithm(frame) == "5 (Exact optimum 2)"
+    assert runs_per_algorithm(frame[~frame["config"].str.startswith("Exact")]) == "5"

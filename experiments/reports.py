@@ -45,6 +45,11 @@ class DamagedInputError(MissingInputError):
     """
 
 
+class StaleInputError(MissingInputError):
+    """A report exists but holds runs of another definition or code than the current one
+    (:func:`experiments.runner.stale_report`): as good as absent, fixed by the same command."""
+
+
 class DamagedFileWarning(UserWarning):
     """A damaged run file was set aside (renamed ``*.damaged``) and will be recomputed."""
 

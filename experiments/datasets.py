@@ -42,12 +42,7 @@ def load(name: str, options: dict | None = None) -> data.Dataset:
     return _load_cached(name, _freeze(options), tuple(sorted(options.items())))
 
 
-#: Datasets kept per process: every (dataset, options) pair of the catalogue (8), so that a
-#: worker running experiment after experiment loads each once.
-_KEPT = 8
-
-
-@lru_cache(maxsize=_KEPT)
+@lru_cache(maxsize=4)
 def _load_cached(name: str, _frozen: tuple, items: tuple) -> data.Dataset:
     options: dict[str, Any] = dict(items)
     ds = data.load(name, **options)

@@ -26,8 +26,7 @@ import numpy as np
 import pandas as pd
 
 from experiments.catalogue import CATALOGUE, MAIN_VARIANTS
-from experiments.reports import StaleInputError
-from experiments.runner import stale_report
+from experiments.reports import StaleInputError, stale_report
 
 from . import common
 from . import study001_fig7 as fig7
@@ -558,7 +557,7 @@ ANY_DATA: list[Claim] = [
 
 class CurrentQuery(Query):
     """A :class:`Query` that reads a catalogue report only if it holds the runs of the
-    experiment's current definition and code (:func:`experiments.runner.stale_report`, two
+    experiment's current definition and code (:func:`experiments.reports.stale_report`, two
     columns read, no run planned): a stale report raises :class:`StaleInputError`, and its
     claims are *not run*, naming the ``make`` target that rebuilds it."""
 

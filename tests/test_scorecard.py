@@ -173,7 +173,7 @@ def test_any_seed_count_is_current_and_another_definition_is_not(tiny_reports):
     """Any seed count is a current report (``--seeds 3``), as long as every configuration has
     seeds 0..S-1 of its current key; a code change (another key) makes every report stale."""
     from experiments import CATALOGUE
-    from experiments.runner import stale_report
+    from experiments.reports import stale_report
 
     exp = CATALOGUE["000_blood_raw"]
     assert stale_report(exp, tiny_reports) is None

@@ -11,7 +11,16 @@ Command line: ``python -m experiments --help``.
 
 from .catalogue import CATALOGUE
 from .reports import load_report
-from .runner import run_experiment
 from .spec import Config, Experiment
 
 __all__ = ["CATALOGUE", "Config", "Experiment", "load_report", "run_experiment"]
+
+
+def __getattr__(name: str):
+    """``run_experiment`` on first use: a reader of reports (the figures, the scorecard)
+    imports no solver."""
+    if name == "run_experiment":
+        from .runner import run_experiment
+
+        return run_experiment
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

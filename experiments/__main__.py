@@ -11,7 +11,7 @@ import time
 import data
 from cmdline import positive_int
 
-from . import optima
+from . import datasets, optima
 from .catalogue import CATALOGUE
 from .runner import run_experiment
 
@@ -134,7 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     skipped = []
-    for name in _names(run, args.names):
+    names = _names(run, args.names)  # one dataset after another: a worker loads each once
+    names.sort(
+        key=lambda n: datasets.dataset_key(CATALOGUE[n].dataset, CATALOGUE[n].dataset_options)
+    )
+    for name in names:
         missing = _missing_data(name)
         if missing:
             if not args.allow_missing:

@@ -1,11 +1,11 @@
 """Per-epoch metrics of one run, computed after each epoch's clock has stopped.
 
-Every quantity comes from :mod:`solvers.objectives` (one copy of the maths):
-:func:`solvers.objectives.monitor` gives the hinge and smoothed primal objectives, the
+Every quantity comes from :class:`solvers.monitoring.EpochMetrics` (the maths of
+:mod:`solvers.objectives`, bit for bit): the hinge and smoothed primal objectives, the
 training error and, for solvers with a dual, w(α) recomputed from α (never taken from the
-solver) and the dual, all from ONE pass over X; the test error costs a pass over the test
-set, and the output iterate (running average) is evaluated only when it differs from the
-current iterate.
+solver) and the dual, from ONE pass over the training split that also evaluates the output
+iterate (running average) when it differs from the current one; the test errors of both
+iterates from one pass over the test split.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 import data
-from solvers import objectives
 from solvers.losses import Loss
+from solvers.monitoring import EpochMetrics
 
 #: Report columns written by :class:`Recorder`, in order.
 METRIC_COLUMNS = (
@@ -60,41 +60,24 @@ class Recorder:
     def __init__(
         self, dataset: data.Dataset, lmbd: float, loss: Loss, bias: float, has_dual: bool
     ):
-        self.X_train, self.X_test = dataset.X_train, dataset.X_test
-        self.y_train = dataset.y_train.astype(np.float64)
-        self.y_test = None if dataset.y_test is None else dataset.y_test.astype(np.float64)
-        self.lmbd = lmbd
-        self.loss = loss
-        self.bias = bias
+        y_test = None if dataset.y_test is None else dataset.y_test.astype(np.float64)
+        self.metrics = EpochMetrics(
+            dataset.X_train,
+            dataset.y_train.astype(np.float64),
+            lmbd,
+            loss,
+            bias,
+            X_test=dataset.X_test,
+            y_test=y_test,
+        )
         self.has_dual = has_dual
         self.rows: list[dict] = []
         self._cpu = 0.0
         self._wall = 0.0
 
     # --------------------------------------------------------------------------- helpers
-    def _test_error(self, w: np.ndarray) -> float:
-        if self.X_test is None:
-            return math.nan
-        return objectives.error_rate(self.X_test, self.y_test, w, self.bias)
-
     def _row(self, epoch, samples, n_active, cpu, wall, w, dual_coef, w_out) -> dict:
-        m = objectives.monitor(
-            self.X_train,
-            self.y_train,
-            w,
-            self.lmbd,
-            self.loss,
-            self.bias,
-            dual_coef if self.has_dual else None,
-        )
-        test_error = self._test_error(w)
-        if w_out is w or np.array_equal(w_out, w):
-            out = (m["primal"], m["error"], test_error)
-        else:
-            o = objectives.monitor(
-                self.X_train, self.y_train, w_out, self.lmbd, self.loss, self.bias
-            )
-            out = (o["primal"], o["error"], self._test_error(w_out))
+        m = self.metrics(w, dual_coef if self.has_dual else None, w_out)
         self._cpu += cpu
         self._wall += wall
         values = (
@@ -110,8 +93,10 @@ class Recorder:
             m["dual"],
             m["gap"],
             m["error"],
-            test_error,
-            *out,
+            m["test_error"],
+            m["primal_output"],
+            m["error_output"],
+            m["test_error_output"],
         )
         return dict(zip(METRIC_COLUMNS, values, strict=True))
 
@@ -119,7 +104,7 @@ class Recorder:
     def initial(self, n_features: int) -> None:
         """Epoch 0: the initial state w = 0, α = 0 of every solver here."""
         w = np.zeros(n_features + 1)
-        alpha = np.zeros(self.X_train.shape[0])
+        alpha = np.zeros(self.metrics.n_samples)
         self.rows.append(self._row(0, 0, None, 0.0, 0.0, w, alpha, w))
 
     def __call__(self, info) -> None:

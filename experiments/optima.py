@@ -23,10 +23,7 @@ import json
 import warnings
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
-
-from solvers import ExactSVMClassifier, objectives
 
 from . import datasets, reports
 from .spec import Experiment, code_digest
@@ -60,6 +57,11 @@ def certify(
     that growth made loky's memory-leak guard retire workers mid-pool: the "A worker
     stopped while some jobs were given to the executor" warning).
     """
+    # imported here: a reader of the optima (the scorecard, the figures) imports no solver
+    from sklearn.exceptions import ConvergenceWarning
+
+    from solvers import ExactSVMClassifier, objectives
+
     try:
         with threadpool_limits(limits=1):
             ds = datasets.load(dataset, options)

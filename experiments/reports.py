@@ -45,6 +45,11 @@ class DamagedInputError(MissingInputError):
     """
 
 
+class StaleInputError(MissingInputError):
+    """A report exists but holds runs of another definition or code than the current one
+    (:func:`stale_report`): as good as absent, fixed by the same command."""
+
+
 class DamagedFileWarning(UserWarning):
     """A damaged run file was set aside (renamed ``*.damaged``) and will be recomputed."""
 
@@ -194,6 +199,43 @@ def damaged(path: Path, name: str, exc: Exception, what: str = "report") -> Dama
     return DamagedInputError(
         f"{what} {path} is damaged ({type(exc).__name__}: {exc}): run `python -m experiments "
         f"run {name}`, which rebuilds it from its run files"
+    )
+
+
+def stale_report(exp, root: Path | str | None = None) -> str | None:
+    """Why the stored report of ``exp`` does not hold the runs of its current definition, or
+    None when it does (or when there is none: reading it then names its ``make`` target).
+
+    Current means: for some seed count S (the report's own: ``--seeds`` may differ from the
+    catalogue's), exactly the runs ``(run key, seed index)`` of every configuration's current
+    key (which hashes its definition and the code,
+    :meth:`experiments.spec.Experiment.run_key`) and seeds
+    0..S-1. Only two columns of the report are read and no run file is opened, so a reader
+    (the scorecard) can refuse stale numbers without planning the runs.
+    """
+    path = report_path(exp.name, root)
+    if not path.is_file():
+        return None
+    try:
+        stored = pq.read_table(path, columns=["run_key", "seed_index"]).to_pandas()
+    except Exception:  # damaged, or no such columns: reading the report says which
+        return None
+    keys = {exp.run_key(cfg) for cfg in exp.configs}
+    runs = set(zip(stored["run_key"], stored["seed_index"].astype(int), strict=True))
+    seeds = 1 + max((r for _, r in runs), default=-1)
+    expected = {(key, r) for key in keys for r in range(seeds)}
+    if runs == expected and seeds > 0:
+        return None
+    other = len({run for run in runs if run[0] not in keys})
+    lacking = len(expected - runs)
+    why = []
+    if other:
+        why.append(f"{other} of its {len(runs)} runs were made by another definition or code")
+    if lacking or not runs:
+        why.append(f"it lacks {lacking or len(keys)} run(s) of the current definition")
+    return (
+        f"report {path} is stale ({'; '.join(why)}): run `make reports/{exp.name}.parquet` "
+        f"(or `python -m experiments run {exp.name}`)"
     )
 
 

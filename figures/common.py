@@ -79,8 +79,10 @@ def existing_reports(reports_dir: Path | str | None = None) -> list[str]:
 
 def tag_mask(frame: pd.DataFrame, *tags: str) -> pd.Series:
     """Rows whose comma-joined ``tags`` contain every one of ``tags`` (exact tag match)."""
-    sets = frame["tags"].fillna("").map(lambda s: set(s.split(",")))
-    return sets.map(lambda s: set(tags) <= s).astype(bool)
+    column = frame["tags"].fillna("")
+    wanted = set(tags)  # decided once per distinct tag string (a report has a few dozen)
+    matching = [t for t in column.unique() if wanted <= set(t.split(","))]
+    return column.isin(matching)
 
 
 def select(frame: pd.DataFrame, *tags: str, solver: str | None = None) -> pd.DataFrame:

@@ -25,7 +25,8 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from experiments.catalogue import MAIN_VARIANTS
+from experiments.catalogue import CATALOGUE, MAIN_VARIANTS
+from experiments.reports import StaleInputError, stale_report
 
 from . import common
 from . import study001_fig7 as fig7
@@ -554,6 +555,29 @@ ANY_DATA: list[Claim] = [
 # fmt: on
 
 
+class CurrentQuery(Query):
+    """A :class:`Query` that reads a catalogue report only if it holds the runs of the
+    experiment's current definition and code (:func:`experiments.reports.stale_report`, two
+    columns read, no run planned): a stale report raises :class:`StaleInputError`, and its
+    claims are *not run*, naming the ``make`` target that rebuilds it."""
+
+    def _require_current(self, name: str) -> None:
+        if name in CATALOGUE:
+            reason = self._get(
+                f"{name}/stale", lambda: stale_report(CATALOGUE[name], self.reports_dir)
+            )
+            if reason:
+                raise StaleInputError(reason)
+
+    def frame(self, column: str = "", name: str | None = None) -> pd.DataFrame:
+        self._require_current(name or self.name)
+        return super().frame(column, name)
+
+    def coef(self) -> pd.DataFrame:
+        self._require_current(self.name)
+        return super().coef()
+
+
 def evaluate(q: Query, claim: Claim) -> SimpleNamespace:
     """Our value, the verdict and its reason for one claim.
 
@@ -575,8 +599,11 @@ def evaluate(q: Query, claim: Claim) -> SimpleNamespace:
 
 def beyond_lines(reports_dir) -> list[str]:
     """The λ study at convergence (:mod:`figures.beyond_lambda`), or why it is missing."""
-    from .beyond_lambda import findings, tables
+    from .beyond_lambda import REPORTS, findings, tables
 
+    stale = [stale_report(CATALOGUE[name], reports_dir) for name in REPORTS if name in CATALOGUE]
+    if any(stale):
+        return [f"not run: {reason}" for reason in stale if reason]
     try:
         _, optimum, times = tables(reports_dir)
     except FileNotFoundError as exc:  # a missing report or optimum names its fix
@@ -636,7 +663,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--reports", default=None)
     parser.add_argument("--figures", default="output/figures", help="figure links, relative")
     args = parser.parse_args(argv)
-    q = Query(args.reports)
+    q = CurrentQuery(args.reports)
     results = [(c, evaluate(q, c)) for c in CLAIMS]
     out = Path(args.out)
     out.write_text(render(results, args.figures, beyond_lines(args.reports)) + "\n")

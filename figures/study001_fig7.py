@@ -55,9 +55,13 @@ def cosines(coef: pd.DataFrame) -> dict[str, Runs]:
     """cos(w, β) of every run, ``plain`` and ``avg`` (averaged output) configs (scorecard)."""
 
     def cosine(frame):
-        runs = (
-            r[["coef", "beta"]].to_numpy().T for _, r in frame.groupby(["config", "seed_index"])
-        )
+        # the runs in groupby's order (sorted keys, rows in their order), split with NumPy:
+        # pandas' per-group frames cost ~3 ms each, 1,800 of them
+        frame = frame.sort_values(["config", "seed_index"], kind="stable")
+        keys = frame[["config", "seed_index"]]
+        starts = np.flatnonzero((keys != keys.shift()).any(axis=1).to_numpy())
+        values = np.ascontiguousarray(frame[["coef", "beta"]].to_numpy().T)  # rows w, b
+        runs = np.split(values, starts[1:], axis=1)
         return Runs([w @ b / (np.linalg.norm(w) * np.linalg.norm(b) + 1e-300) for w, b in runs])
 
     averaged = coef.config.str.endswith("(averaged)")

@@ -102,7 +102,7 @@ def build_report(root: Path, name: str, seeds: int = 3, epochs: int = 3) -> pd.D
                 "lmbd": lmbd,
                 "n_train": n_train,
                 "n_features": d,
-                "run_key": f"{ci:012d}",
+                "run_key": exp.run_key(cfg),
                 "params": json.dumps(canonical(cfg.params), sort_keys=True),
             }
             for k, v in sorted(cfg.params.items()):

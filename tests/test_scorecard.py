@@ -135,3 +135,48 @@ def test_the_lambda_study_section_is_the_figure_scripts_findings(tiny_reports, t
     _, optimum, times = beyond_lambda.tables(root)
     for line in beyond_lambda.findings(optimum, times):
         assert f"- {line}" in text
+
+
+def rewrite(root, name, change):
+    report = pd.read_parquet(root / f"{name}.parquet")
+    change(report).to_parquet(root / f"{name}.parquet", index=False)
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [  # the runs of an older definition or code: another run key
+        (lambda r: r.assign(run_key=r.run_key.where(r.config != "SDCA-Perm", "0" * 12)),
+         "3 of its 9 runs were made by another definition or code"),
+        # a configuration's runs missing, or one seed of one configuration
+        (lambda r: r[r.config != "Pegasos k=100"], "it lacks 3 run(s) of the current definition"),
+        (lambda r: r[(r.config != "SDCA-Perm") | (r.seed_index != 1)],
+         "it lacks 1 run(s) of the current definition"),
+    ],
+)  # fmt: skip
+def test_a_stale_report_is_not_run_and_names_its_target(tiny_reports, tmp_path, change, why):
+    """The scorecard reads the reports without planning any run, yet never scores a report
+    that the runner would not reuse: its claims are 'not run', with the target to make."""
+    copy_reports(tiny_reports, tmp_path)
+    q = scorecard.CurrentQuery(tmp_path)
+    claim = scorecard.CLAIM["000.1"]
+    assert scorecard.evaluate(q, claim).verdict in ("holds", "differs")  # current: scored
+    rewrite(tmp_path, "000_blood_raw", change)
+    result = scorecard.evaluate(scorecard.CurrentQuery(tmp_path), claim)
+    assert result.verdict == "not run" and result.ours == "—"
+    assert why in result.reason and "make reports/000_blood_raw.parquet" in result.reason
+    out = scorecard.main(["--out", str(tmp_path / "R.md"), "--reports", str(tmp_path)])
+    row = next(r for r in rows_of(out.read_text()) if r[0] == "000.1")
+    assert "not run" in row[4] and "is stale" in row[5]
+
+
+def test_any_seed_count_is_current_and_another_definition_is_not(tiny_reports):
+    """Any seed count is a current report (``--seeds 3``), as long as every configuration has
+    seeds 0..S-1 of its current key; a code change (another key) makes every report stale."""
+    from experiments import CATALOGUE
+    from experiments.reports import stale_report
+
+    exp = CATALOGUE["000_blood_raw"]
+    assert stale_report(exp, tiny_reports) is None
+    assert stale_report(CATALOGUE["beyond_sparse_synthetic"], tiny_reports) is None  # no file
+    edited = exp.__class__(**{**exp.__dict__, "epochs": exp.epochs + 1})  # a new definition
+    assert "9 of its 9 runs were made by another definition" in stale_report(edited, tiny_reports)

@@ -309,6 +309,10 @@ NOT_IN_KEY = {
     (Experiment, "study"): "a display column (see test_display_fields_reach_the_report)",
     (Config, "label"): "a display column (see test_display_fields_reach_the_report)",
     (Config, "tags"): "a display column (see test_display_fields_reach_the_report)",
+    (
+        Config,
+        "seeds",
+    ): "a cap on how many runs the configuration gets; run r's rows do not depend on it",
 }
 
 
@@ -324,8 +328,14 @@ def _other_value(owner, name, value):
         return (*value, Config("other", "pegasos", {}))
     if name == "solver":
         return "asdca" if value != "asdca" else "sdca"
+    if name == "cpu_budget":
+        return 5.0 if value is None else None
+    if name in ("max_epochs", "seeds") and value is None:
+        return 7
     if isinstance(value, bool):
         return not value
+    if isinstance(value, float):
+        return value + 0.5
     if isinstance(value, int):
         return value + 1
     if isinstance(value, str):
@@ -336,7 +346,8 @@ def _other_value(owner, name, value):
 
 
 def _base_spec():
-    cfg = Config("SDCA", "sdca", {"sampling": "permutation"}, ("algorithms",))
+    # with a stop rule (a CPU budget), so that every stop-rule field has a valid other value
+    cfg = Config("SDCA", "sdca", {"sampling": "permutation"}, ("algorithms",), cpu_budget=5.0)
     exp = Experiment("keyed", "test", "simulated", "1/n", 3, (cfg,), description="d")
     return exp, cfg
 

@@ -245,6 +245,9 @@ class Experiment:
             "store_coef": self.store_coef,
             "solver": config.solver,
             "params": {**config.params, "lmbd": self.config_lmbd(config)},
+            # written into every row (figures select on them): a renamed or retagged
+            # configuration is not served from runs stored under its old name
+            "display": {"study": self.study, "label": config.label, "tags": list(config.tags)},
         }
         if config.stops_early:
             definition["stop"] = config.stop_rule()

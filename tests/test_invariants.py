@@ -306,9 +306,6 @@ NOT_IN_KEY = {
     (Experiment, "configs"): "each configuration's key is its own (the others' are theirs)",
     (Experiment, "seeds"): "run r's rows do not depend on how many runs there are",
     (Experiment, "description"): "text only",
-    (Experiment, "study"): "a display column (see test_display_fields_reach_the_report)",
-    (Config, "label"): "a display column (see test_display_fields_reach_the_report)",
-    (Config, "tags"): "a display column (see test_display_fields_reach_the_report)",
     (
         Config,
         "seeds",
@@ -434,19 +431,13 @@ def test_a_report_is_current_only_with_exactly_the_definitions_runs(reports_dir,
     assert _runs_in(again) == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 24: the display columns (config label, tags, study) are written into the run "
-    "files, the run key omits them and _current_report compares keys only, so a renamed or "
-    "retagged configuration is served from the stored report under its old name and tags",
-)
 @pytest.mark.parametrize(
     "change", [{"label": "SDCA renamed"}, {"tags": ("sampling",)}, {"study": "001"}]
 )
 def test_display_fields_reach_the_report(reports_dir, change):
     """Renaming a configuration, or changing its tags (which figures select on) or the
-    study, with every run reused: the report must show the new values (measured: it shows
-    the old ones)."""
+    study: the report shows the new values (they are part of the run key, so the renamed
+    configuration's runs are not served from files stored under its old name)."""
     run_experiment(_one_config(1), progress=False)
     report = run_experiment(_one_config(1, **change), progress=False)
     (field, value), column = next(iter(change.items())), {"label": "config"}

@@ -176,8 +176,9 @@ def test_bad_stop_rules_are_refused_by_name(kwargs, message):
 
 
 def test_run_keys_of_the_pre_existing_configurations_are_unchanged(monkeypatch):
-    """Keys (with the code digest pinned) captured on the code before the stop rules
-    (commit f29ad98): adding configurations changes none of them."""
+    """Keys (with the code digest pinned) of the configurations that predate the stop rules,
+    captured when the display fields (study, label, tags) joined the key: adding
+    configurations (or a stop rule to another configuration) changes none of them."""
     monkeypatch.setattr(spec_module, "code_digest", lambda: "pinned")
     before = json.loads(RUN_KEYS.read_text())
     assert set(before) <= set(CATALOGUE)

@@ -120,12 +120,12 @@ EPOCHS_TO_CONVERGENCE = 100_000
 #: Per sweep: (CPU budget of SDCA with shrinking in s, its seeds; the exact solver's
 #: budget in s, its seeds). The exact solver is deterministic (its iterates do not depend on
 #: the seed, its CPU time does a little): 3 runs give a median time (1 on raw crops, where
-#: one solve takes 16-19 CPU s and repeating it would only re-measure the same work). SDCA with shrinking: 10 seeds (3 on raw crops, where an
-#: epoch reads the 287 MB matrix): the spread over seeds of its time is small next to the
-#: factors between configurations. Budgets: 60 s is the certified optima's (16-19 s on raw
-#: crops, under 1 s elsewhere); SDCA with shrinking reaches 1e-6 on PCA-40 at λ = 1/n in
-#: 0.2 s (issue 23), and 10 s is its ceiling on raw crops, where it competes with the
-#: exact solver's 16-19 s.
+#: one solve takes 16-19 CPU s and a second run would re-measure the same work). SDCA with
+#: shrinking: 10 seeds (3 on raw crops, where an epoch reads the 287 MB matrix): the spread
+#: over seeds of its time is small next to the factors between configurations. Budgets:
+#: 60 s is the certified optima's (16-19 s on raw crops, under 1 s elsewhere); SDCA with
+#: shrinking reaches 1e-6 on PCA-40 at λ = 1/n in 0.2 s (issue 23), and 10 s is its ceiling
+#: on raw crops, where it competes with the exact solver's 16-19 s.
 TO_CONVERGENCE = {
     "raw": (10.0, 3, 60.0, 1),
     "pca": (10.0, 10, 60.0, 3),

@@ -10,7 +10,6 @@ from hypothesis import HealthCheck, settings
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris
 from sklearn.preprocessing import StandardScaler
 
-
 # Hypothesis (tests/test_properties.py). "ci", the default: derandomised, so every run draws
 # the same examples and CI is deterministic; no example database; no deadline (a first call
 # may load compiled kernels from Numba's cache); a failure prints the blob that replays it

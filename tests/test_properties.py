@@ -16,6 +16,7 @@ ones and more of them.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from unittest import mock
 
 import numpy as np
@@ -459,3 +460,32 @@ def test_the_code_and_the_engine_version_change_every_key(experiment):
         patched_engine = keys(experiment)
     assert all(a != b for a, b in zip(before, patched_code, strict=True))
     assert all(a != b for a, b in zip(before, patched_engine, strict=True))
+
+
+@settings(max_examples=25)
+@given(
+    experiment=experiments(),
+    field=st.sampled_from(["epochs", "seeds"]),
+    value=st.integers(-3, 0),
+)
+def test_an_experiment_without_epochs_or_seeds_is_refused(experiment, field, value):
+    """Zero epochs (or seeds) would plan runs with no rows: refused by name."""
+    with pytest.raises(ValueError, match="epochs and seeds must be >= 1"):
+        dataclasses.replace(experiment, **{field: value})
+
+
+@settings(max_examples=25)
+@given(experiment=experiments())
+def test_an_experiment_and_its_configs_are_frozen(experiment):
+    """A key is computed from the definition: the definition cannot change under it."""
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        experiment.epochs = experiment.epochs + 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        experiment.configs[0].solver = "sdca"
+
+
+def test_the_code_digest_reads_the_sources():
+    """The digest hashes the solver sources, never an empty list of files (a wrong root
+    would hash nothing, and no code change would ever invalidate a stored run)."""
+    assert spec.code_digest() != hashlib.sha256().hexdigest()[:12]
+    assert len(spec.code_digest()) == 12

@@ -489,3 +489,15 @@ def test_the_code_digest_reads_the_sources():
     would hash nothing, and no code change would ever invalidate a stored run)."""
     assert spec.code_digest() != hashlib.sha256().hexdigest()[:12]
     assert len(spec.code_digest()) == 12
+
+
+@settings(max_examples=25)
+@given(experiment=experiments(), data=st.data())
+def test_a_repeated_config_label_is_refused(experiment, data):
+    """Labels name a configuration's rows in the report: two configs with one label would
+    mix their runs."""
+    twin = dataclasses.replace(
+        experiment.configs[0], solver=data.draw(st.sampled_from(sorted(spec.SOLVER_CLASSES)))
+    )
+    with pytest.raises(ValueError, match="duplicate config labels"):
+        dataclasses.replace(experiment, configs=(*experiment.configs, twin))

@@ -206,6 +206,28 @@ def line_ranges(path: Path, functions) -> list[tuple[int, int]]:
     return [(found[f].lineno, found[f].end_lineno) for f in functions]
 
 
+def annotation_spans(path: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) positions of every annotation: with ``from __future__ import
+    annotations`` they are strings never evaluated, so a mutant there (``float | str`` ->
+    ``float ^ str``) is equivalent by construction and is not run."""
+    spans = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        notes = []
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            notes.append(node.returns)
+            a = node.args
+            notes += [x.annotation for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+            notes += [x.annotation for x in (a.vararg, a.kwarg) if x is not None]
+        elif isinstance(node, ast.AnnAssign):
+            notes.append(node.annotation)
+        spans += [
+            ((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset))
+            for n in notes
+            if n is not None
+        ]
+    return spans
+
+
 def run_module(name: str, args) -> dict:
     target = TARGETS[name]
     slug = name
@@ -251,6 +273,10 @@ def run_module(name: str, args) -> dict:
             items = [
                 w for w in items if any(a <= w.mutations[0].start_pos[0] <= b for a, b in ranges)
             ]
+        spans = annotation_spans(TREE / target.path)
+        items = [
+            w for w in items if not any(a <= tuple(w.mutations[0].start_pos) < b for a, b in spans)
+        ]
         eligible = len(items)
         chosen = items
         if args.max_mutants and eligible > args.max_mutants:
@@ -260,6 +286,7 @@ def run_module(name: str, args) -> dict:
         db.set_multiple_results(skip, WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
 
     where = f" in {', '.join(target.functions)}" if target.functions else ""
+    where += " outside annotations"
     sampled = f", a sample of {len(chosen)} (seed {args.seed})" if len(chosen) < eligible else ""
     print(
         f"\n== {target.path}: {total} mutants, {eligible}{where}{sampled}; "

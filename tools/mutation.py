@@ -68,7 +68,11 @@ TARGETS = {
         ("tests/test_properties.py", "tests/test_experiments.py", INVARIANTS),
         select="key or rerun or changed_definition or catalogue or current",
     ),
-    "optima": Target("experiments/optima.py", ("tests/test_optima.py", INVARIANTS)),
+    "optima": Target(
+        "experiments/optima.py",
+        ("tests/test_optima.py", "tests/test_experiments.py", INVARIANTS),
+        select="optim or certified",  # all of test_optima, the optima tests of the engine
+    ),
     "runner": Target(
         "experiments/runner.py",
         ("tests/test_experiments.py", INVARIANTS),

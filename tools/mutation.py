@@ -66,7 +66,7 @@ TARGETS = {
     "spec": Target(
         "experiments/spec.py",
         ("tests/test_properties.py", "tests/test_experiments.py", INVARIANTS),
-        select="key or rerun or changed_definition or catalogue or current",
+        select="key or refused or frozen or digest or rerun or changed_definition or catalogue",
     ),
     "optima": Target(
         "experiments/optima.py",

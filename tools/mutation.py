@@ -135,12 +135,10 @@ TARGETS = {
         (
             "tests/test_bad_inputs.py",
             "tests/test_sdca.py",
-            "tests/test_weights.py",
             INVARIANTS,
         ),
         # the driver's own behaviour (the whole of these files takes ~5 min per mutant)
-        select="bad_ or callback or gap or tol or same_seed or odd_inputs or coef_shape "
-        "or stops or weight or warm",
+        select="bad or callback or reported_gap or tol_zero or same_seed or coef_shape or stops",
     ),
 }
 

@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test lint format data bench bench-peers bench-optima reproduce smoke prepare experiments figures docs clean FORCE
+.PHONY: help venv test lint format mutation data bench bench-peers bench-optima reproduce smoke prepare experiments figures docs clean FORCE
 
 help:  ## list the targets
 	@grep -hE '^[a-zA-Z_%.-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -31,6 +31,18 @@ format: $(STAMP)  ## apply ruff formatting and safe fixes
 
 test: lint  ## lint, then run the whole test suite (fails on zero tests collected)
 	$(PY) -m pytest
+
+# mutation testing of the bookkeeping modules (tools/mutation.py): slow, never part of `test`
+# or CI; run it when those modules change. MUTATION_ARGS: modules and options, e.g.
+# MUTATION_ARGS="spec optima --max-mutants 50" (--list names them, --report reprints)
+DEV_STAMP := $(VENV)/.dev-installed
+MUTATION_ARGS ?=
+$(DEV_STAMP): pyproject.toml | $(STAMP)
+	$(PY) -m pip install --quiet -e '.[test,dev]'
+	@touch $@
+
+mutation: $(DEV_STAMP)  ## mutation score per bookkeeping module and its survivors (slow)
+	$(PY) tools/mutation.py $(MUTATION_ARGS)
 
 data: $(STAMP)  ## copy (DATA_MIRROR) or download every dataset into data/raw, checksummed
 	$(PY) -m data fetch all

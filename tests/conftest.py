@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris
 from sklearn.preprocessing import StandardScaler
+
+# Hypothesis (tests/test_properties.py). "ci", the default: derandomised, so every run draws
+# the same examples and CI is deterministic; no example database; no deadline (a first call
+# may load compiled kernels from Numba's cache); a failure prints the blob that replays it
+# (@reproduce_failure). "dev" (HYPOTHESIS_PROFILE=dev): new random examples on every run,
+# failures kept in .hypothesis/ and replayed first.
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def _standardised(X, y):

@@ -323,7 +323,10 @@ def experiments(draw):
         params = draw(param_dicts)
         if draw(st.booleans()):
             params["lmbd"] = draw(st.floats(1e-4, 1.0))
-        configs.append(Config(label, draw(st.sampled_from(sorted(spec.SOLVER_CLASSES))), params))
+        solver = draw(st.sampled_from(sorted(spec.SOLVER_CLASSES)))
+        # the exact solver runs only under a stop rule (its certified gap and CPU budget)
+        stop = {"rel_gap": 1e-7, "cpu_budget": 10.0} if solver == "exact" else {}
+        configs.append(Config(label, solver, params, **stop))
     return Experiment(
         name=draw(names),
         study=draw(st.sampled_from(["000", "001", "beyond", "test"])),
@@ -339,6 +342,10 @@ def experiments(draw):
     )
 
 
+#: A config's stop-rule fields cleared (any solver but the exact one runs without them).
+NO_STOP_RULE = {"rel_gap": 0.0, "cpu_budget": None}
+
+
 def keys(experiment: Experiment) -> list[str]:
     return [experiment.run_key(config) for config in experiment.configs]
 
@@ -350,11 +357,12 @@ ROW_FIELDS = {
     "epochs": st.integers(1, 50),
     "base_seed": st.integers(0, 2**32 - 1),
     "store_coef": st.booleans(),
+    # a display column of every row (figures select on it)
+    "study": st.sampled_from(["000", "001", "beyond", "test"]),
 }
 #: Fields that only name, group or count runs: adding seeds reuses every finished run.
 NAMING_FIELDS = {
     "name": names,
-    "study": st.sampled_from(["000", "001", "beyond", "test"]),
     "seeds": st.integers(1, 100),
     "description": st.text(max_size=10),
 }
@@ -377,7 +385,7 @@ def test_equal_fields_give_equal_keys(experiment):
             **{f.name: getattr(experiment, f.name) for f in dataclasses.fields(Experiment)},
             "dataset_options": rebuilt(experiment.dataset_options),
             "configs": tuple(
-                Config(c.label, c.solver, rebuilt(c.params), c.tags) for c in experiment.configs
+                dataclasses.replace(c, params=rebuilt(c.params)) for c in experiment.configs
             ),
         }
     )
@@ -390,7 +398,12 @@ def test_equal_fields_give_equal_keys(experiment):
 def test_a_field_that_determines_the_rows_changes_every_key(experiment, field, data):
     value = data.draw(ROW_FIELDS[field].filter(lambda v: v != getattr(experiment, field)))
     changed = dataclasses.replace(experiment, **{field: value})
-    assert all(a != b for a, b in zip(keys(changed), keys(experiment), strict=True)), field
+    for config, before, after in zip(
+        experiment.configs, keys(experiment), keys(changed), strict=True
+    ):
+        # the experiment's epochs do not reach a config with its own cap (the exact solver: 1)
+        own_epochs = config.solver == "exact" or config.max_epochs is not None
+        assert (before != after) == (field != "epochs" or not own_epochs), (field, config)
 
 
 @settings(max_examples=100)
@@ -419,14 +432,19 @@ def test_the_regulariser_changes_exactly_the_keys_of_the_configs_it_reaches(expe
 @settings(max_examples=100)
 @given(experiment=experiments(), data=st.data())
 def test_a_config_field_changes_its_key_and_no_other(experiment, data):
-    """A config's solver or any of its parameters determines its runs' rows (its key
-    changes); its label and tags do not; the other configs' keys never move."""
+    """A config's solver, any of its parameters, its label and its tags (display columns of
+    its rows, which figures select on) determine its runs' rows (its key changes); the other
+    configs' keys never move."""
     i = data.draw(st.integers(0, len(experiment.configs) - 1))
     old = experiment.configs[i]
     what = data.draw(st.sampled_from(["solver", "param", "label", "tags"]))
     if what == "solver":
         new = dataclasses.replace(
-            old, solver=data.draw(st.sampled_from(sorted(set(spec.SOLVER_CLASSES) - {old.solver})))
+            old,
+            solver=data.draw(
+                st.sampled_from(sorted(set(spec.SOLVER_CLASSES) - {old.solver, "exact"}))
+            ),
+            **NO_STOP_RULE,
         )
     elif what == "param":
         name = data.draw(st.sampled_from(["sampling", "batch_size", "theta", "lmbd", "extra"]))
@@ -443,7 +461,7 @@ def test_a_config_field_changes_its_key_and_no_other(experiment, data):
     before, after = keys(experiment), keys(changed)
     # a config's own lmbd equal to the experiment's, where it had none: the same resolved λ
     same_lmbd = "lmbd" not in old.params and new.params.get("lmbd") == experiment.lmbd
-    moves = what == "solver" or (what == "param" and not same_lmbd)
+    moves = what in ("solver", "label", "tags") or (what == "param" and not same_lmbd)
     assert (before[i] != after[i]) == moves, (what, old, new)
     assert before[:i] + before[i + 1 :] == after[:i] + after[i + 1 :]
 
@@ -497,7 +515,9 @@ def test_a_repeated_config_label_is_refused(experiment, data):
     """Labels name a configuration's rows in the report: two configs with one label would
     mix their runs."""
     twin = dataclasses.replace(
-        experiment.configs[0], solver=data.draw(st.sampled_from(sorted(spec.SOLVER_CLASSES)))
+        experiment.configs[0],
+        solver=data.draw(st.sampled_from(sorted(set(spec.SOLVER_CLASSES) - {"exact"}))),
+        **NO_STOP_RULE,
     )
     with pytest.raises(ValueError, match="duplicate config labels"):
         dataclasses.replace(experiment, configs=(*experiment.configs, twin))

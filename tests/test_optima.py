@@ -45,6 +45,25 @@ def test_record_is_certified_and_carries_the_optimum(tiny_dataset):
     assert 0.0 <= rec["test_error"] <= 1.0 and 0.0 <= rec["train_error"] <= 1.0
 
 
+@pytest.mark.parametrize("bias", [0.0, 1.0])
+def test_record_errors_are_the_estimators_own(tiny_dataset, bias):
+    """The record's train and test errors are those of the certified estimator's predictions
+    on the dataset's own labels (a record that flipped every label would report about
+    1 - error: the mutation survivor optima.py:72)."""
+    from solvers import ExactSVMClassifier
+
+    split = _tiny_dataset()
+    rec = optima.certify(tiny_dataset, {}, 0.02, bias=bias)
+    est = ExactSVMClassifier(0.02, tol=1e-10, bias_multiplier=bias).fit(
+        split.X_train, split.y_train
+    )
+    train = np.mean(est.predict(split.X_train) != split.y_train)
+    test = np.mean(est.predict(split.X_test) != split.y_test)
+    assert 0.0 < train < 0.25  # a flipped record would say about 1 - train
+    assert rec["train_error"] == pytest.approx(train, abs=1e-12)
+    assert rec["test_error"] == pytest.approx(test, abs=1e-12)
+
+
 def test_worker_does_not_keep_the_dataset_it_certified(tiny_dataset):
     """Issue "No silent wrong results", point 6: a long-lived loky worker kept every dataset
     it had certified (287 MB of raw crops), grew past loky's 300 MB memory-leak guard and was

@@ -239,3 +239,15 @@ def test_compare_table_holds_and_differs_for_every_claim(tmp_path):
             with pytest.MonkeyPatch.context() as mp:
                 mp.setattr(scorecard, "ANY_DATA", swapped)
                 assert _table_verdict(tmp_path, fixed) == expected, claim.id
+
+
+@pytest.mark.parametrize("claim", scorecard.ANY_DATA, ids=lambda c: c.id)
+def test_a_claim_is_judged_when_exactly_its_solvers_ran(claim):
+    """``compare`` keeps a claim whose solvers all ran, the case of exactly its own solvers
+    included (``<=``, not ``<``: the mutation survivor compare/outputs.py:166), and leaves it
+    out when one of them is missing."""
+    kept, left_out = outputs.claims_of(set(claim.configs))
+    assert claim in kept and claim not in left_out
+    for missing in claim.configs:
+        kept, left_out = outputs.claims_of(set(claim.configs) - {missing})
+        assert claim in left_out and claim not in kept

@@ -64,7 +64,10 @@ def test_pstar_is_certified_and_agrees_with_an_independent_certificate(smoke):
     for spec in problems.SMOKE_PROBLEMS:
         info = meta["problems"][spec.name]
         lower, upper = info["pstar_lower"], info["pstar_upper"]
-        assert lower <= upper and (upper - lower) / lower <= certify.CERT_TARGET
+        # weak duality up to the rounding of two sums of n terms (a few ulps: measured
+        # 0.40864810654872374 > 0.4086481065487237 once, a certificate at rounding level)
+        assert lower <= upper * (1 + 8 * np.finfo(float).eps)
+        assert (upper - lower) / lower <= certify.CERT_TARGET
         assert info["certifier"] == "solvers.exact.solve_exact"
         # our own certificate, computed here: its [D, P] must overlap the benchmark's
         X, y = problems.make_dense(**spec.options)
@@ -126,24 +129,45 @@ def test_every_installed_peer_solves_our_problem_and_missing_ones_are_said(smoke
         assert f"peer skipped: {peer}: {why}" in stdout
 
 
+#: Run in a child process: importing snapml sets the CPU's flush-to-zero and
+#: denormals-are-zero modes for the whole process (measured: 1e-310 * 1.0 == 0.0 after
+#: ``import snapml``), which would change every later test's arithmetic in this one.
+SNAPML_CHECK = """
+import json, sys
+import numpy as np
+import snapml
+from benchmarks import problems
+from solvers import SDCAClassifier, objectives
+
+X, y = problems.make_dense(400, 10, seed=1)
+lmbd = 1.0
+est = SDCAClassifier(lmbd=lmbd, tol=1e-12, max_epochs=10_000, random_state=0).fit(X, y)
+w = np.append(est.coef_.ravel(), 0.0)
+_p_star, d_star, _ = objectives.duality_gap(X, y, w, est.dual_coef_, lmbd)
+
+def rel(regularizer):
+    svm = snapml.SupportVectorMachine(
+        regularizer=regularizer, fit_intercept=False, n_jobs=1, max_iter=1000, tol=0.0
+    ).fit(X, y)
+    return (objectives.primal(X, y, np.ravel(svm.coef_), lmbd) - d_star) / d_star
+
+print(json.dumps({"lambda_n": rel(lmbd * len(y)), "lambda": rel(lmbd)}))
+"""
+
+
 def test_snapml_regularizer_lambda_n_is_our_objective():
     """Snap ML's docs do not state its objective: regularizer = λn must give our minimiser
     (Σ hinge + regularizer/2 ‖w‖² = n P), and regularizer = λ must not."""
-    snapml = pytest.importorskip("snapml")
-    X, y = problems.make_dense(400, 10, seed=1)
-    lmbd = 1.0
-    est = SDCAClassifier(lmbd=lmbd, tol=1e-12, max_epochs=10_000, random_state=0).fit(X, y)
-    w = np.append(est.coef_.ravel(), 0.0)
-    _p_star, d_star, _ = objectives.duality_gap(X, y, w, est.dual_coef_, lmbd)
-
-    def rel(regularizer):
-        svm = snapml.SupportVectorMachine(
-            regularizer=regularizer, fit_intercept=False, n_jobs=1, max_iter=1000, tol=0.0
-        ).fit(X, y)
-        return (objectives.primal(X, y, np.ravel(svm.coef_), lmbd) - d_star) / d_star
-
-    assert rel(lmbd * len(y)) <= 1e-5  # Snap ML stalls near 1e-6 (single precision)
-    assert rel(lmbd) >= 1e-2
+    if importlib.util.find_spec("snapml") is None:  # found, not imported (see above)
+        pytest.skip("snapml not installed (the bench extra)")
+    proc = subprocess.run(
+        [sys.executable, "-c", SNAPML_CHECK], capture_output=True, text=True, cwd=ROOT, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Warning" not in proc.stderr, proc.stderr[-3000:]
+    rel = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert rel["lambda_n"] <= 1e-5  # Snap ML stalls near 1e-6 (single precision)
+    assert rel["lambda"] >= 1e-2
 
 
 def test_sparse_problem_is_canonical_csr_at_its_density():

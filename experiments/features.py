@@ -1,7 +1,8 @@
 """Beyond both studies: what a LinearSVC user reaches for, on the studies' own data.
 
 Two parts, each a report (``reports/<name>.parquet``, git-ignored, rebuilt by
-``python -m experiments features`` and ``make reproduce``):
+``python -m experiments features``; not a stage of ``make reproduce``: the raw-crop path to a
+gap of 1e-6 without shrinking takes hours of CPU):
 
 ``beyond_features_path``
     The warm λ path (:func:`solvers.lambda_path`) on blood PCA-40 and raw crops over the
@@ -18,7 +19,8 @@ Two parts, each a report (``reports/<name>.parquet``, git-ignored, rebuilt by
     gap of 1e-10, :func:`solvers.lambda_path`), and its dual D ≤ P* is stored, so every
     epoch carries a certified suboptimality bound (P(w) − D)/D.
 
-Figures and tables read these reports only (:mod:`figures.beyond_features`).
+No figure reads these reports yet: ``benchmarks/lambda_path.py`` prints the path's table
+from :func:`path_rows`, and the skin rows are read from the parquet file.
 """
 
 from __future__ import annotations

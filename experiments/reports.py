@@ -209,9 +209,10 @@ def stale_report(exp, root: Path | str | None = None) -> str | None:
     Current means: for some seed count S (the report's own: ``--seeds`` may differ from the
     catalogue's), exactly the runs ``(run key, seed index)`` of every configuration's current
     key (which hashes its definition and the code,
-    :meth:`experiments.spec.Experiment.run_key`) and seeds
-    0..S-1. Only two columns of the report are read and no run file is opened, so a reader
-    (the scorecard) can refuse stale numbers without planning the runs.
+    :meth:`experiments.spec.Experiment.run_key`) and seeds 0..S-1, or 0..min(S, cap)-1 for a
+    configuration with its own seed cap (``Config.seeds``). Only two columns of the report
+    are read and no run file is opened, so a reader (the scorecard) can refuse stale numbers
+    without planning the runs.
     """
     path = report_path(exp.name, root)
     if not path.is_file():
@@ -220,10 +221,13 @@ def stale_report(exp, root: Path | str | None = None) -> str | None:
         stored = pq.read_table(path, columns=["run_key", "seed_index"]).to_pandas()
     except Exception:  # damaged, or no such columns: reading the report says which
         return None
-    keys = {exp.run_key(cfg) for cfg in exp.configs}
+    caps = {exp.run_key(cfg): cfg.seeds for cfg in exp.configs}  # a config's own seed cap
+    keys = set(caps)
     runs = set(zip(stored["run_key"], stored["seed_index"].astype(int), strict=True))
-    seeds = 1 + max((r for _, r in runs), default=-1)
-    expected = {(key, r) for key in keys for r in range(seeds)}
+    # S from the configurations without a cap (every configuration when all have one)
+    uncapped = {key for key, cap in caps.items() if cap is None} or keys
+    seeds = 1 + max((r for key, r in runs if key in uncapped), default=-1)
+    expected = {(key, r) for key in keys for r in range(min(seeds, caps[key] or seeds))}
     if runs == expected and seeds > 0:
         return None
     other = len({run for run in runs if run[0] not in keys})
@@ -233,6 +237,9 @@ def stale_report(exp, root: Path | str | None = None) -> str | None:
         why.append(f"{other} of its {len(runs)} runs were made by another definition or code")
     if lacking or not runs:
         why.append(f"it lacks {lacking or len(keys)} run(s) of the current definition")
+    beyond = len({run for run in runs - expected if run[0] in keys})
+    if beyond:
+        why.append(f"it holds {beyond} run(s) beyond a configuration's seed count")
     return (
         f"report {path} is stale ({'; '.join(why)}): run `make reports/{exp.name}.parquet` "
         f"(or `python -m experiments run {exp.name}`)"

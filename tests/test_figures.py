@@ -84,7 +84,7 @@ def build_report(root: Path, name: str, seeds: int = 3, epochs: int = 3) -> pd.D
         has_dual = cfg.solver != "pegasos"
         smooth = cfg.solver == "asdca" or cfg.params.get("loss") == "smooth_hinge"
         averaged = bool(cfg.params.get("average"))
-        for r in range(seeds):
+        for r in range(min(seeds, cfg.seeds or seeds)):  # a config's own seed cap
             seed = derive_seed(exp.base_seed, r)
             rng = np.random.default_rng([ci, r, zlib.crc32(name.encode())])
             identity = {

@@ -17,7 +17,15 @@ import pytest
 from numpy.testing import assert_allclose
 
 import solvers
-from experiments import CATALOGUE, Config, Experiment, datasets, run_experiment, stopping
+from experiments import (
+    CATALOGUE,
+    Config,
+    Experiment,
+    datasets,
+    reports,
+    run_experiment,
+    stopping,
+)
 from experiments import spec as spec_module
 from experiments.catalogue import STOP_REL_GAP
 from experiments.metrics import Recorder
@@ -153,6 +161,23 @@ def test_per_config_seeds_and_the_report(reports_dir):
     epochs = report.groupby(["config", "seed_index"])["epoch"].max()
     assert (epochs["SDCA perm"] == 3).all() and (epochs["Exact"] == 1).all()
     assert (epochs["SDCA shrinking"] > 3).all()
+    # the scorecard's freshness check counts each configuration's own runs: current as made
+    # (3 seeds, the exact solver capped at 2), and also when made with --seeds 1
+    assert reports.stale_report(exp) is None
+    assert reports.stale_report(exp.with_seeds(1)) is None  # the stored 3-seed report
+    one = run_experiment(exp.with_seeds(1), progress=False)
+    assert set(one.groupby("config")["seed_index"].nunique()) == {1}
+    assert reports.stale_report(exp) is None
+    # a capped configuration's missing run, or a run beyond its cap, is stale
+    run_experiment(exp, progress=False)  # the 3-seed report again (its runs are stored)
+    path = reports.report_path(exp.name)
+    stored = pd.read_parquet(path)
+    capped = stored["config"] == "Exact"
+    stored[~(capped & (stored["seed_index"] == 1))].to_parquet(path)
+    assert "lacks 1 run(s)" in reports.stale_report(exp)
+    extra = stored[capped & (stored["seed_index"] == 1)].assign(seed_index=2)
+    pd.concat([stored, extra]).to_parquet(path)
+    assert "holds 1 run(s) beyond a configuration's seed count" in reports.stale_report(exp)
 
 
 # ------------------------------------------------------------------ definitions

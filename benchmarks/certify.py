@@ -2,11 +2,12 @@ r"""ε targets and certified bounds on P*, the reference every suboptimality is 
 
 Every dual value is a lower bound and every primal value an upper bound of P* (weak duality).
 One run of the exact engine (:func:`solvers.exact.solve_exact`) starts the bounds, both
-recomputed here by :mod:`solvers.objectives` from the returned point (the engine's own numbers
-are not trusted), and every later fit may tighten them (:meth:`Bounds.add`). Suboptimality
-is reported as ``(P(w) − D*)/D*`` with ``D*`` the best dual value: an upper bound of the true
-``(P(w) − P*)/P*``, larger by at most the certificate's relative gap, so every "reached ε" is
-certified.
+recomputed here by :func:`solvers.objectives.certificate` from the returned point (the
+engine's own numbers are not trusted; the certificate's bounds include their rounding, so they
+bound P* as real numbers and never cross), and every later fit may tighten them
+(:meth:`Bounds.add`). Suboptimality is reported as ``(P(w) − D*)/D*`` with ``D*`` the best
+dual value: an upper bound of the true ``(P(w) − P*)/P*``, larger by at most the certificate's
+relative gap, so every "reached ε" is certified.
 """
 
 from __future__ import annotations
@@ -58,24 +59,24 @@ class Bounds:
         return (primal - self.lower) / abs(self.lower)
 
 
-def dual_value(X, y, dual_coef, lmbd: float) -> float:
-    """Our D(α) at a solver's dual point, made feasible by clipping ``y_i α_i`` to [0, 1]
-    (any feasible α gives a valid lower bound: D recomputes w(α) itself)."""
-    if dual_coef is None:
-        return math.nan
-    a = np.clip(np.asarray(dual_coef, dtype=np.float64) * y, 0.0, 1.0)
-    return objectives.dual(X, y, y * a, lmbd)
+def evaluate(X, y, coef, dual_coef, lmbd: float) -> tuple[float, float]:
+    """``(primal, dual)``: an upper bound of P(w) and a lower bound of D(α), rounding included
+    (:func:`solvers.objectives.certificate`), so that they bound P* as real numbers. The dual
+    point is made feasible by clipping ``y_i α_i`` to [0, 1] first (any feasible α gives a
+    valid lower bound: the certificate rebuilds w(α) itself); without one the dual is NaN."""
+    a = np.zeros(len(y)) if dual_coef is None else np.asarray(dual_coef, dtype=np.float64)
+    cert = objectives.certificate(X, y, coef, y * np.clip(a * y, 0.0, 1.0), lmbd)
+    return cert["primal"], math.nan if dual_coef is None else cert["dual"]
 
 
 def exact_bounds(X, y, lmbd: float, tol: float, max_cpu: float) -> Bounds:
     """Bounds from one run of the exact engine to relative gap ``tol`` within ``max_cpu`` CPU
-    seconds; ``certifier_cpu`` covers the run and the two evaluations."""
+    seconds; ``certifier_cpu`` covers the run and the evaluation."""
     bounds = Bounds(certifier=CERTIFIER)
     start = time.process_time()
     result = solve_exact(X, y, lmbd, tol=tol, max_cpu=max_cpu)
     w = np.asarray(result.w, dtype=np.float64)
-    primal = objectives.primal(X, y, w[: X.shape[1]], lmbd)
-    bounds.add(primal, dual_value(X, y, result.dual_coef, lmbd), CERTIFIER)
+    bounds.add(*evaluate(X, y, w[: X.shape[1]], result.dual_coef, lmbd), CERTIFIER)
     bounds.certifier_cpu = time.process_time() - start
     return bounds
 

@@ -9,10 +9,10 @@
   and layout (:func:`warm`). A fit's time is reported as the running maximum over the
   smaller budgets of its sweep (a bigger budget does at least the work of a smaller one;
   this removes timer noise on tiny fits and makes the time to ε monotone in ε).
-- After each fit, outside the clock, :func:`solvers.objectives.primal` is evaluated on the
-  returned coefficients, and :func:`benchmarks.certify.dual_value` on the returned dual
-  point when the solver exposes one (ours, ReHLine, lightning); both tighten the bounds on
-  P* (:mod:`benchmarks.certify`).
+- After each fit, outside the clock, :func:`benchmarks.certify.evaluate` bounds P(w) of the
+  returned coefficients from above, and D(α) of the returned dual point from below when the
+  solver exposes one (ours, ReHLine, lightning), rounding included; both tighten the bounds
+  on P* (:mod:`benchmarks.certify`).
 - A sweep stops when it reaches the smallest target, when its next fit would exceed its CPU
   budget, or when it stalls (three equal objectives in a row, or no 5 % progress while the
   budget grew 8×).
@@ -29,9 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from solvers import objectives
-
-from .certify import TARGETS, Bounds, certify, dual_value, store_bounds
+from .certify import TARGETS, Bounds, certify, evaluate, store_bounds
 from .contenders import Solver
 from .problems import Problem
 
@@ -100,8 +98,7 @@ def sweep(
             max_iter, tol = tol_cap, float(b)
         fit = solver.fit(X, y, lmbd, max_iter, tol, max(budget - spent, 0.1))
         spent += fit.cpu
-        primal = objectives.primal(X_eval, y, fit.coef, lmbd)
-        dual = dual_value(X_eval, y, fit.dual_coef, lmbd)
+        primal, dual = evaluate(X_eval, y, fit.coef, fit.dual_coef, lmbd)
         bounds.add(primal, dual, solver.name)
         rows.append(
             {
@@ -236,7 +233,7 @@ def single_fits(
         except Exception as exc:
             log(f"  single fit {solver.name}: {type(exc).__name__}: {exc}")
             continue
-        p = objectives.primal(X, y, fit.coef, lmbd)
+        p, _ = evaluate(X, y, fit.coef, None, lmbd)
         rel = (p - bounds.lower) / bounds.lower
         rows.append({"solver": solver.name, "family": solver.family, "tol": tol,
                      "cpu": fit.cpu, "rel_subopt": rel})  # fmt: skip

@@ -1,6 +1,7 @@
 """Numba building blocks shared by the solver kernels: the compile flags, the samples as a
-kernel reads them (:class:`DenseRows`, :class:`CSRRows`), optional arrays, prefetch, and the
-four-row products of the dense sweeps."""
+kernel reads them (:class:`DenseRows`, :class:`CSRRows`), optional arrays, prefetch, the
+exact product (:func:`fma`, :func:`two_product`) and the four-row products of the dense
+sweeps."""
 
 from __future__ import annotations
 
@@ -140,6 +141,26 @@ def _prefetch(typingctx, arr, idx):
         return context.get_dummy_value()
 
     return types.void(arr, idx), codegen
+
+
+@intrinsic
+def fma(typingctx, a, b, c):
+    """a·b + c with one rounding (LLVM's ``llvm.fma``: the FMA instruction where the CPU has
+    one, a correctly rounded libm call otherwise). float64 only."""
+    if not all(t == types.float64 for t in (a, b, c)):
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.fma(*args)
+
+    return types.float64(types.float64, types.float64, types.float64), codegen
+
+
+@njit(cache=True, inline="always")  # no fastmath: the error term must survive
+def two_product(a, b):
+    """``(p, e)`` with ``p = fl(a·b)`` and ``a·b = p + e`` exactly (barring under/overflow)."""
+    p = a * b
+    return p, fma(a, b, -p)
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")

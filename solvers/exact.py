@@ -71,8 +71,9 @@ costs what it must and no more:
 
 4. **Certificate apart from the solver.** :math:`\tilde w` is rebuilt from :math:`\alpha`,
    then :func:`solvers.objectives.certificate` computes :math:`P(\tilde w)`, :math:`D(\alpha)`
-   and the gap in one fused pass over X with compensated (TwoSum) sums, so rounding cannot
-   fake a 1e-10 relative gap. The run stops once :math:`(P - D)/|P| \le` ``tol``, or when the
+   and the gap in one fused pass over X with exact products and compensated sums, each
+   bound moved outward by its rounding allowance, so rounding cannot fake a 1e-10 relative
+   gap. The run stops once :math:`(P - D)/|P| \le` ``tol``, or when the
    CPU budget ends, in which case the result says ``certified=False`` and carries the gap it
    reached: never a silent claim.
 

@@ -55,7 +55,7 @@ import scipy.sparse as sp
 from numba import njit
 
 from . import losses
-from ._kernels import FASTMATH, weight_of
+from ._kernels import FASTMATH, two_product, weight_of
 from .losses import HINGE, Loss, make_loss
 
 __all__ = [
@@ -457,6 +457,15 @@ def _two_sum(s, c, x):
     return t, c + ((s - (t - z)) + (x - z))
 
 
+@njit(cache=True)
+def _dot2(s, c, x, v):
+    """s + x·v with the rounding errors of both the product (:func:`two_product`) and the
+    sum added to the compensation c (Ogita, Rump & Oishi's Dot2 step)."""
+    p, e = two_product(x, v)
+    s, c = _two_sum(s, c, p)
+    return s, c + e
+
+
 @njit(cache=True)  # no fastmath: reassociation would optimise the compensation away
 def _certificate(X, y, w, a, bias, loss, scale, w_alpha, comp, weights):
     """Compensated fused pass: (Σ c_i φ(z_i), Σ (a_i - κ a_i²/(2c_i))) and
@@ -464,20 +473,20 @@ def _certificate(X, y, w, a, bias, loss, scale, w_alpha, comp, weights):
 
     X : (n, d) ; y : (n,) ±1 ; w : (d + 1,) ; a : (n,) = y·α ; w_alpha, comp : (d + 1,)
     float64 scratch (w_alpha out) ; weights : (n,) or None (every c_i = 1). Every sum is a
-    TwoSum-compensated sum in float64, the margins included, so the result is exact to a
-    few units of rounding.
+    compensated Dot2 sum in float64 (exact products, TwoSum additions), the margins
+    included, so each is exact to a few roundings of its result.
     """
     d = X.shape[1]
     w_alpha[:] = 0.0
     comp[:] = 0.0
     total = total_c = dual = dual_c = 0.0
-    wb = bias * w[d]
+    wb, wb_err = two_product(bias, w[d])
     for i in range(X.shape[0]):
         xi = X[i]
         s = wb
-        c = 0.0
+        c = wb_err
         for k in range(d):
-            s, c = _two_sum(s, c, np.float64(xi[k]) * w[k])
+            s, c = _dot2(s, c, np.float64(xi[k]), w[k])
         z = y[i] * (s + c)
         ci = weight_of(weights, i)
         if z < 1.0:
@@ -487,8 +496,8 @@ def _certificate(X, y, w, a, bias, loss, scale, w_alpha, comp, weights):
             dual, dual_c = _two_sum(dual, dual_c, losses.dual_term(loss, ai, ci))
             alpha = y[i] * ai
             for k in range(d):
-                w_alpha[k], comp[k] = _two_sum(w_alpha[k], comp[k], alpha * np.float64(xi[k]))
-            w_alpha[d], comp[d] = _two_sum(w_alpha[d], comp[d], alpha * bias)
+                w_alpha[k], comp[k] = _dot2(w_alpha[k], comp[k], alpha, np.float64(xi[k]))
+            w_alpha[d], comp[d] = _dot2(w_alpha[d], comp[d], alpha, bias)
     for k in range(d + 1):
         w_alpha[k] = (w_alpha[k] + comp[k]) * scale
     return total + total_c, dual + dual_c
@@ -505,8 +514,8 @@ def _exact_dual_weights(X, dual_coef, bias, scale, out, comp):
         if c != 0.0:
             xi = X[i]
             for k in range(d):
-                out[k], comp[k] = _two_sum(out[k], comp[k], c * np.float64(xi[k]))
-            out[d], comp[d] = _two_sum(out[d], comp[d], c * bias)
+                out[k], comp[k] = _dot2(out[k], comp[k], c, np.float64(xi[k]))
+            out[d], comp[d] = _dot2(out[d], comp[d], c, bias)
     for k in range(d + 1):
         out[k] = (out[k] + comp[k]) * scale
 
@@ -522,8 +531,8 @@ def _exact_dual_weights_csr(data, indices, indptr, dual_coef, bias, scale, out, 
         if c != 0.0:
             for p in range(indptr[i], indptr[i + 1]):
                 k = indices[p]
-                out[k], comp[k] = _two_sum(out[k], comp[k], c * np.float64(data[p]))
-            out[d], comp[d] = _two_sum(out[d], comp[d], c * bias)
+                out[k], comp[k] = _dot2(out[k], comp[k], c, np.float64(data[p]))
+            out[d], comp[d] = _dot2(out[d], comp[d], c, bias)
     for k in range(d + 1):
         out[k] = (out[k] + comp[k]) * scale
 
@@ -534,10 +543,9 @@ def _exact_margins(X, y, w, bias, out):
     d = X.shape[1]
     for i in range(X.shape[0]):
         xi = X[i]
-        s = bias * w[d]
-        c = 0.0
+        s, c = two_product(bias, w[d])
         for k in range(d):
-            s, c = _two_sum(s, c, np.float64(xi[k]) * w[k])
+            s, c = _dot2(s, c, np.float64(xi[k]), w[k])
         out[i] = y[i] * (s + c)
 
 
@@ -546,17 +554,16 @@ def _exact_margins_csr(data, indices, indptr, y, w, bias, out):
     """CSR twin of :func:`_exact_margins`."""
     d = w.shape[0] - 1
     for i in range(indptr.shape[0] - 1):
-        s = bias * w[d]
-        c = 0.0
+        s, c = two_product(bias, w[d])
         for p in range(indptr[i], indptr[i + 1]):
-            s, c = _two_sum(s, c, np.float64(data[p]) * w[indices[p]])
+            s, c = _dot2(s, c, np.float64(data[p]), w[indices[p]])
         out[i] = y[i] * (s + c)
 
 
 def exact_dual_weights(
     X: np.ndarray, dual_coef: np.ndarray, lmbd: float, bias: float = 0.0
 ) -> np.ndarray:
-    r""":func:`dual_weights` with compensated (TwoSum) sums: exact to a few roundings.
+    r""":func:`dual_weights` with compensated (Dot2) sums: exact to a few roundings.
 
     Where thousands of :math:`\alpha_i x_i` of both signs cancel (raw crops at λ = 1/n),
     a plain float64 sum errs by ~1e-11 per coordinate, which alone costs ~1e-10 of
@@ -574,7 +581,7 @@ def exact_dual_weights(
 
 
 def exact_margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> np.ndarray:
-    """:func:`margins` with compensated (TwoSum) dot products."""
+    """:func:`margins` with compensated (Dot2) dot products: exact to a few roundings."""
     X = as_data(X)
     y = as_labels(y, X.shape[0])
     out = np.empty(X.shape[0])
@@ -587,8 +594,15 @@ def exact_margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0
 
 
 def _sq_norm(v: np.ndarray) -> float:
-    """‖v‖² to a few units of rounding (math.fsum of the squares' exact halves)."""
-    return math.fsum(v * v)
+    """‖v‖², correctly rounded: math.fsum of each square and its rounding error (Dekker's
+    product by Veltkamp splitting, exact for |v_k| < 1e150)."""
+    v = np.asarray(v, dtype=np.float64)
+    p = v * v
+    t = 134217729.0 * v  # 2**27 + 1
+    hi = t - (t - v)
+    lo = v - hi
+    e = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
+    return math.fsum(np.concatenate([p, e]))
 
 
 def certificate(
@@ -601,13 +615,16 @@ def certificate(
     bias: float = 0.0,
     sample_weight: np.ndarray | None = None,
 ) -> dict[str, float]:
-    r"""Certified bounds ``dual <= P* <= primal`` of a pair (w, α), exact to rounding.
+    r"""Certified bounds ``dual <= P* <= primal`` of a pair (w, α), rounding included.
 
     One fused pass over X computes :math:`P(\tilde w)` and :math:`D(\alpha)` (with
     :math:`\tilde w(\alpha)` rebuilt from α) with compensated sums throughout, so that a
     relative gap of 1e-10 is not an artefact of summation order (plain float64 sums over
-    245,057 samples can err by ~1e-11 relative). Returns ``primal``, ``dual``, ``gap`` and
-    ``rel_gap = gap / |primal|``. Independent of any solver: it reads only X, y, w and α.
+    245,057 samples can err by ~1e-11 relative); then ``primal`` is raised and ``dual``
+    lowered by a bound on the rounding left (:func:`_rounding_allowance`), so both are true
+    bounds of the real numbers and ``gap >= 0`` even at an optimum solved to the last bit.
+    Returns ``primal``, ``dual``, ``gap`` and ``rel_gap = gap / |primal|``. Independent of any
+    solver: it reads only X, y, w and α.
     """
     X = as_data(X)
     n = X.shape[0]
@@ -630,8 +647,14 @@ def certificate(
         np.empty_like(w_alpha),
         c,
     )
-    primal_value = 0.5 * lmbd * _sq_norm(w) + loss_sum / n
-    dual_value = dual_sum / n - 0.5 * lmbd * _sq_norm(w_alpha)
+    sq_w, sq_alpha = _sq_norm(w), _sq_norm(w_alpha)
+    primal_value = 0.5 * lmbd * sq_w + loss_sum / n
+    dual_value = dual_sum / n - 0.5 * lmbd * sq_alpha
+    err_primal, err_dual = _rounding_allowance(
+        X, y, w, a, float(bias), loss, c, lmbd, w_alpha, (loss_sum, dual_sum, sq_w, sq_alpha)
+    )
+    primal_value += err_primal
+    dual_value -= err_dual
     gap = primal_value - dual_value
     return {
         "primal": primal_value,
@@ -641,6 +664,73 @@ def certificate(
         if primal_value != 0.0
         else (0.0 if gap == 0 else np.inf),
     }
+
+
+#: Unit roundoff of float64 (half the machine epsilon).
+_UNIT_ROUNDOFF = 0.5 * np.finfo(np.float64).eps
+#: Entries of X read per block by :func:`_rounding_allowance` (bounds its scratch memory).
+_ALLOWANCE_BLOCK = 1 << 22
+
+
+def _rounding_allowance(X, y, w, a, bias, loss: Loss, c, lmbd, w_alpha, sums):
+    r"""A-priori bounds on the rounding error left in :func:`certificate`'s primal and dual.
+
+    The fused pass forms every product exactly and compensates every sum, so a margin
+    :math:`z_i` errs by at most :math:`2u|z_i| + 2\gamma_d^2 m_i` (u the unit roundoff,
+    :math:`\gamma_d = (d + 2)u`, :math:`m_i = \sum_k |x_{ik} w_k| + |B w_b|`), which moves
+    :math:`\phi(z_i)` by at most its slope near :math:`z_i` times that; a coordinate of
+    :math:`\tilde w(\alpha)` errs by at most :math:`2u|\tilde w_k| + 2\gamma_n^2 M_k`
+    (:math:`M_k = \frac{1}{\lambda n}\sum_i a_i |\tilde x_{ik}|`); each elementwise
+    operation adds a few roundings of its own value. Every term is counted with a factor 2
+    to spare, so that ``primal + err_primal >= P(w)`` and ``dual - err_dual <= D(α)`` hold
+    as real numbers: at an optimum solved to the last bit the two values can otherwise
+    cross by an ulp, and a certificate must never say ``dual > primal``. Costs one pass over
+    |X| (in blocks of :data:`_ALLOWANCE_BLOCK` entries); the allowance is a few ulps of P
+    and D unless the data are scaled beyond ~1e150.
+    """
+    u = _UNIT_ROUNDOFF
+    loss_sum, dual_sum, sq_w, sq_alpha = sums
+    n, d = X.shape
+    scale = 1.0 / (lmbd * n)
+    w_abs = np.abs(w[:d])
+    weights = np.ones(n) if c is None else c
+    kappa, upper = loss.kappa, loss.upper
+    curv = 0.5 * kappa * upper * upper if math.isfinite(upper) else 0.0
+    gamma_d, gamma_n = (d + 2) * u, (n + 2) * u
+    err_loss = 0.0
+    col = np.zeros(d)  # Σ_i a_i |x_ik|
+    step = max(1, _ALLOWANCE_BLOCK // max(d, 1))
+    for lo in range(0, n, step):
+        block, rows = X[lo : lo + step], slice(lo, lo + step)
+        mag = abs(block)
+        m = np.asarray(mag @ w_abs, dtype=np.float64).ravel() + abs(bias * w[d])
+        z_plain = np.asarray(block @ w[:d], dtype=np.float64).ravel() + bias * w[d]
+        z_plain *= y[rows]
+        # the kernel's z errs by delta; this plain z (for the bound only) by at most far more
+        far = 2.0 * gamma_d * m + 4.0 * u * np.abs(z_plain)
+        delta = 2.0 * u * (np.abs(z_plain) + far) + 2.0 * gamma_d * gamma_d * m
+        reach = far + delta
+        near = z_plain - reach < 1.0  # samples whose loss can be nonzero
+        if near.any():
+            gap = np.maximum(0.0, 1.0 - z_plain[near]) + reach[near]  # bounds 1 - z nearby
+            slope = np.full(gap.shape, upper) if kappa == 0.0 else np.minimum(gap / kappa, upper)
+            value = loss.values(z_plain[near] - reach[near])  # φ is non-increasing
+            err = slope * (delta[near] + 2.0 * u * gap) + 4.0 * u * (value + curv)
+            err_loss += float(np.sum(weights[rows][near] * err))
+        col += np.asarray(mag.T @ a[rows], dtype=np.float64).ravel()
+    big_m = scale * np.append(col, abs(bias) * float(np.sum(a)))
+    err_w = 2.0 * u * np.abs(w_alpha) + 2.0 * gamma_n * gamma_n * big_m
+    terms = loss.dual_terms(a, c)
+    err_dual_sum = 6.0 * u * float(np.sum(np.abs(a) + np.abs(terms))) + 2.0 * u * abs(dual_sum)
+    err_sq_alpha = float(np.dot(2.0 * np.abs(w_alpha) + err_w, err_w)) + 2.0 * u * sq_alpha
+    primal = 0.5 * lmbd * sq_w + loss_sum / n
+    dual = dual_sum / n - 0.5 * lmbd * sq_alpha
+    err_primal = (
+        (err_loss + 2.0 * u * loss_sum) / n + 2.0 * u * lmbd * sq_w + 2.0 * u * abs(primal)
+    )
+    err_dual = err_dual_sum / n + 0.5 * lmbd * err_sq_alpha + 2.0 * u * lmbd * sq_alpha
+    err_dual += 2.0 * u * abs(dual)
+    return 2.0 * float(err_primal), 2.0 * float(err_dual)
 
 
 def error_rate(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> float:
@@ -741,18 +831,18 @@ def _monitor_csr(
 
 @njit(cache=True)  # no fastmath: reassociation would optimise the compensation away
 def _certificate_csr(data, indices, indptr, y, w, a, bias, loss, scale, w_alpha, comp, weights):
-    """CSR twin of :func:`_certificate` (every sum TwoSum-compensated)."""
+    """CSR twin of :func:`_certificate` (every sum Dot2-compensated)."""
     d = w.shape[0] - 1
     w_alpha[:] = 0.0
     comp[:] = 0.0
     total = total_c = dual = dual_c = 0.0
-    wb = bias * w[d]
+    wb, wb_err = two_product(bias, w[d])
     for i in range(indptr.shape[0] - 1):
         lo, hi = indptr[i], indptr[i + 1]
         s = wb
-        c = 0.0
+        c = wb_err
         for p in range(lo, hi):
-            s, c = _two_sum(s, c, np.float64(data[p]) * w[indices[p]])
+            s, c = _dot2(s, c, np.float64(data[p]), w[indices[p]])
         z = y[i] * (s + c)
         ci = weight_of(weights, i)
         if z < 1.0:
@@ -763,8 +853,8 @@ def _certificate_csr(data, indices, indptr, y, w, a, bias, loss, scale, w_alpha,
             alpha = y[i] * ai
             for p in range(lo, hi):
                 k = indices[p]
-                w_alpha[k], comp[k] = _two_sum(w_alpha[k], comp[k], alpha * np.float64(data[p]))
-            w_alpha[d], comp[d] = _two_sum(w_alpha[d], comp[d], alpha * bias)
+                w_alpha[k], comp[k] = _dot2(w_alpha[k], comp[k], alpha, np.float64(data[p]))
+            w_alpha[d], comp[d] = _dot2(w_alpha[d], comp[d], alpha, bias)
     for k in range(d + 1):
         w_alpha[k] = (w_alpha[k] + comp[k]) * scale
     return total + total_c, dual + dual_c

@@ -7,6 +7,8 @@ arrays as the kernel it checks.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -289,3 +291,19 @@ def sdca_loss_reference(X, y, lmbd, index_arrays, *, kappa, upper, weights=None,
             alpha[i] = y[i] * a
             w = w_rest + alpha[i] * Xt[i] / (lmbd * n)
     return w, alpha
+
+
+def exact_dot(a, b) -> float:
+    """Σ a_k b_k of the real numbers, correctly rounded: each product split exactly into
+    p + e (Dekker, by Veltkamp splitting; |a|, |b| < 1e150), all summed by math.fsum."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+
+    def split(v):
+        t = 134217729.0 * v  # 2**27 + 1
+        hi = t - (t - v)
+        return hi, v - hi
+
+    p = a * b
+    (ah, al), (bh, bl) = split(a), split(b)
+    e = (((ah * bh - p) + ah * bl) + al * bh) + al * bl
+    return math.fsum(np.concatenate([p, e]))

@@ -22,6 +22,7 @@ from solvers import losses, objectives
 from solvers.exact import choose_method, solve_exact
 
 from .conftest import gaussian_problem, real_problem
+from .reference import exact_dot
 
 
 def liblinear(X, y, lmbd):
@@ -131,17 +132,18 @@ def test_interior_point_certifies_near_duplicate_images_where_cd_crawls(lmbd):
 
 
 def test_compensated_weights_and_margins_are_exact_to_rounding():
-    """Terms of ~1e3 cancelling to ~1: a plain float64 sum errs, fsum does not."""
+    """Terms of ~1e3 cancelling to ~1: a plain float64 sum errs; the compensated kernels
+    (exact products, compensated sums) agree with the exact sum correctly rounded."""
     X, y = raw_crops_like(d=300)
     rng = np.random.default_rng(1)
     alpha = y * rng.random(y.shape[0])
     lmbd = 1e-3
     w = objectives.exact_dual_weights(X, alpha, lmbd)
     scale = 1.0 / (lmbd * X.shape[0])
-    ref = np.array([math.fsum(alpha * X[:, k]) * scale for k in range(X.shape[1])])
+    ref = np.array([exact_dot(alpha, X[:, k]) * scale for k in range(X.shape[1])])
     assert_allclose(w[:-1], ref, rtol=1e-15, atol=0)
     m = objectives.exact_margins(X, y, w)
-    ref_m = y * np.array([math.fsum(X[i] * w[:-1]) for i in range(X.shape[0])])
+    ref_m = y * np.array([exact_dot(X[i], w[:-1]) for i in range(X.shape[0])])
     assert_allclose(m, ref_m, rtol=1e-15, atol=1e-15 * np.abs(ref_m).max())
     sparse = objectives.exact_dual_weights(scipy.sparse.csr_matrix(X), alpha, lmbd)
     assert np.array_equal(sparse, w)

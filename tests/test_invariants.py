@@ -15,6 +15,7 @@ import dataclasses
 import itertools
 import math
 import time
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -242,9 +243,13 @@ def cancelling(n=1000, d=4, seed=0, big=1e8):
 
 
 def fsum_dual_weights(X, alpha, lmbd):
-    """w̃(α) = Σ α_i x_i / (λ n) by math.fsum, column by column (bias 0: last entry 0)."""
+    """w̃(α) = Σ α_i x_i / (λ n) in exact rational arithmetic, column by column, then rounded
+    once more by the scaling (bias 0: last entry 0)."""
     scale = 1.0 / (lmbd * X.shape[0])
-    cols = [math.fsum(alpha * X[:, k]) * scale for k in range(X.shape[1])]
+    cols = [
+        float(sum(Fraction(a) * Fraction(x) for a, x in zip(alpha, X[:, k], strict=True))) * scale
+        for k in range(X.shape[1])
+    ]
     return np.array([*cols, 0.0])
 
 
@@ -252,9 +257,10 @@ def fsum_dual_weights(X, alpha, lmbd):
 @pytest.mark.parametrize("seed", [0, 1])
 def test_certificate_dual_weights_are_exact_on_a_cancelling_sum(sparse, seed):
     """D(α) = Σ a_i / n − λ/2 ‖w̃(α)‖² from the certificate's fused pass, against the same
-    terms summed exactly (fsum); and :func:`objectives.exact_dual_weights` likewise. A plain
-    sum is off by ~1e-9 relative in D and ~3e-6 in w̃ here. Kills the certificate's dual
-    weights (or exact_dual_weights) losing their compensation."""
+    terms summed exactly (rational arithmetic); and :func:`objectives.exact_dual_weights`
+    likewise. A plain sum is off by ~1e-9 relative in D and ~3e-6 in w̃ here, a compensated
+    sum of rounded products by ~1e-7 in w̃. Kills the certificate's dual weights (or
+    exact_dual_weights) losing their compensation or their exact products."""
     X, y, alpha = cancelling(seed=seed)
     lmbd = 1e-6  # both terms of D of the same order (0.48 and ~0.3)
     w_ref = fsum_dual_weights(X, alpha, lmbd)
@@ -268,7 +274,109 @@ def test_certificate_dual_weights_are_exact_on_a_cancelling_sum(sparse, seed):
     plain = np.r_[(alpha @ X) / (lmbd * X.shape[0]), 0.0]
     assert np.max(np.abs(plain - w_ref) / np.abs(w_ref[:-1]).min()) > 1e-8  # the sum cancels
     cert = objectives.certificate(Xs, y, np.zeros(X.shape[1] + 1), alpha, lmbd)
-    assert abs(cert["dual"] - d_ref) <= 1e-15 * (mean_a + half_sq), cert["dual"] - d_ref
+    # a true lower bound (rounding allowance included), a few ulps of D below it
+    assert 0.0 <= d_ref - cert["dual"] <= 1e-13 * (mean_a + half_sq), cert["dual"] - d_ref
+
+
+def rational_objectives(X, y, w, a, lmbd, loss, bias, c):
+    """P(w) and D(α) of the real numbers the float64 inputs stand for, in exact rational
+    arithmetic (``a`` = y·α feasible; ``loss`` a :class:`solvers.losses.Loss`)."""
+    n, d = X.shape
+    F = Fraction
+    kappa, upper = F(loss.kappa), loss.upper
+    lam, b = F(lmbd), F(bias)
+    W = [F(v) for v in w]
+    C = [F(1)] * n if c is None else [F(v) for v in c]
+    loss_sum = F(0)
+    w_alpha = [F(0)] * (d + 1)
+    dual_sum = F(0)
+    for i in range(n):
+        row = [F(float(v)) for v in X[i]]
+        z = F(y[i]) * (sum(x * v for x, v in zip(row, W, strict=False)) + b * W[d])
+        u = 1 - z
+        if u > 0:
+            if kappa == 0:
+                phi = F(upper) * u
+            elif math.isfinite(upper) and u >= kappa * F(upper):
+                phi = F(upper) * u - kappa * F(upper) ** 2 / 2
+            else:
+                phi = u * u / (2 * kappa)
+            loss_sum += C[i] * phi
+        ai = F(a[i])
+        if ai != 0:
+            dual_sum += ai - kappa * ai * ai / (2 * C[i])
+            alpha = F(y[i]) * ai
+            for k in range(d):
+                w_alpha[k] += alpha * row[k]
+            w_alpha[d] += alpha * b
+    scale = 1 / (lam * n)
+    primal = lam / 2 * sum(v * v for v in W) + loss_sum / n
+    dual = dual_sum / n - lam / 2 * sum((scale * v) ** 2 for v in w_alpha)
+    return primal, dual
+
+
+def _certificate_case(case):
+    rng = np.random.default_rng(7)
+    n, d = 60, 5
+    X = rng.standard_normal((n, d)) * np.array([1.0, 10.0, 0.1, 3.0, 1e3])
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    kw = {"lmbd": 0.05, "loss": "hinge", "bias": 0.0, "c": None, "csr": False, "f32": False}
+    kw.update(case)
+    loss = solvers.losses.make_loss(kw["loss"], 0.5)
+    if kw["f32"]:
+        X = X.astype(np.float32)
+    c = None if kw["c"] is None else rng.uniform(0.0, 3.0, n)
+    res = solve_exact(
+        X, y, kw["lmbd"], tol=1e-12, max_cpu=10.0, loss=loss, bias=kw["bias"], sample_weight=c
+    )
+    Xs = scipy.sparse.csr_matrix(X) if kw["csr"] else X
+    return Xs, X, y, np.asarray(res.w, dtype=np.float64), res.dual_coef, kw, loss, c
+
+
+CERTIFICATE_CASES = {
+    "hinge": {},
+    "smooth_hinge": {"loss": "smooth_hinge"},
+    "squared_hinge": {"loss": "squared_hinge"},
+    "weights+bias": {"c": True, "bias": 1.0},
+    "csr": {"csr": True, "bias": 1.0},
+    "float32": {"f32": True, "loss": "smooth_hinge"},
+    "lambda=1e-3": {"lmbd": 1e-3},
+}
+
+
+@pytest.mark.parametrize("case", CERTIFICATE_CASES.values(), ids=CERTIFICATE_CASES)
+def test_certificate_bounds_the_real_numbers_at_an_optimum(case):
+    """At the engine's optimum (rows scaled 0.1 to 1e3 apart, every loss, weights, bias, CSR,
+    float32) the certificate's dual is at most the exact rational D(α) and its primal at
+    least the exact P(w): ``dual <= P* <= primal`` for the real numbers; and both are
+    within 1e-13 (relative) of the exact values, so the allowance costs nothing that the
+    engine's tolerances (1e-10 by default) would notice. Kills any bound that is not
+    rounded outward, and an allowance that has grown useless."""
+    Xs, X, y, w, dual_coef, kw, loss, c = _certificate_case(case)
+    a = np.clip(dual_coef * y, 0.0, loss.box(c, len(y)))
+    cert = objectives.certificate(Xs, y, w, y * a, kw["lmbd"], loss, kw["bias"], c)
+    p_exact, d_exact = rational_objectives(X, y, w, a, kw["lmbd"], loss, kw["bias"], c)
+    assert Fraction(cert["dual"]) <= d_exact <= p_exact <= Fraction(cert["primal"])
+    scale = abs(float(p_exact))
+    assert float(Fraction(cert["primal"]) - p_exact) <= 1e-13 * scale
+    assert float(d_exact - Fraction(cert["dual"])) <= 1e-13 * scale
+    assert cert["gap"] >= 0.0 and cert["rel_gap"] <= 1e-10
+
+
+def test_certificate_of_the_bench_smoke_optimum_never_crosses():
+    """The regression: the exact optimum of ``benchmarks.peers --smoke``'s first problem
+    gave D > P by one ulp with compensated sums alone (CI, 2026-11-25)."""
+    from benchmarks import problems
+
+    spec = problems.SMOKE_PROBLEMS[0]
+    X, y = problems.make_dense(**spec.options)
+    res = solve_exact(X, y, spec.lmbd, tol=1e-9, max_cpu=10.0)
+    w = np.asarray(res.w, dtype=np.float64)
+    cert = objectives.certificate(X, y, w, res.dual_coef, spec.lmbd)
+    a = np.clip(res.dual_coef * y, 0.0, 1.0)
+    p_exact, d_exact = rational_objectives(X, y, w, a, spec.lmbd, solvers.losses.HINGE, 0.0, None)
+    assert Fraction(cert["dual"]) <= d_exact <= p_exact <= Fraction(cert["primal"])
+    assert cert["gap"] >= 0.0 and res.certified
 
 
 # ---------------------------------------------------------------------------- timer boundary

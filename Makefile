@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test lint format mutation data bench bench-peers bench-optima reproduce smoke prepare experiments figures docs clean FORCE
+.PHONY: help venv test lint format mutation data bench bench-peers features bench-optima reproduce smoke prepare experiments figures docs clean FORCE
 
 help:  ## list the targets
 	@grep -hE '^[a-zA-Z_%.-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -71,6 +71,10 @@ $(BENCH_STAMP): pyproject.toml | $(STAMP)
 OPTIMA_REGIMES ?= catalogue targets
 bench-optima: $(STAMP)  ## catalogue optima and engine targets from scratch: method, gap, CPU s
 	$(PY) benchmarks/optima.py --n-jobs $(N_JOBS) --regimes $(OPTIMA_REGIMES)
+
+features: $(STAMP)  ## class weights on skin and the warm lambda path (hours: not in reproduce), drawn
+	$(PY) -m experiments features
+	$(PY) -m figures.beyond_features
 
 bench-peers: $(BENCH_STAMP)  ## time to 1e-2/1e-4/1e-6 vs liblinear, Snap ML, skglm, ReHLine, lightning
 	$(PY) benchmarks/peers.py $(BENCH_ARGS)

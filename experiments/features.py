@@ -1,8 +1,8 @@
 """Beyond both studies: what a LinearSVC user reaches for, on the studies' own data.
 
 Two parts, each a report (``reports/<name>.parquet``, git-ignored, rebuilt by
-``python -m experiments features``; not a stage of ``make reproduce``: the raw-crop path to a
-gap of 1e-6 without shrinking takes hours of CPU):
+``python -m experiments features`` or ``make features``; not a stage of ``make reproduce``: the
+raw-crop path to a gap of 1e-6 without shrinking takes hours of CPU):
 
 ``beyond_features_path``
     The warm λ path (:func:`solvers.lambda_path`) on blood PCA-40 and raw crops over the
@@ -19,8 +19,8 @@ gap of 1e-6 without shrinking takes hours of CPU):
     gap of 1e-10, :func:`solvers.lambda_path`), and its dual D ≤ P* is stored, so every
     epoch carries a certified suboptimality bound (P(w) − D)/D.
 
-No figure reads these reports yet: ``benchmarks/lambda_path.py`` prints the path's table
-from :func:`path_rows`, and the skin rows are read from the parquet file.
+:mod:`figures.beyond_features` draws both (``make features`` builds and draws them);
+``benchmarks/lambda_path.py`` prints the PCA-40 path's table from :func:`path_rows`.
 """
 
 from __future__ import annotations

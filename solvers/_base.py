@@ -267,6 +267,10 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
 
     #: ConvergenceWarning when max_epochs ends a fit before tol is met (False: warm-up fits).
     _warn_unconverged = True
+    #: ``tol`` relative to the primal value: stop once gap <= tol·|P| (set by
+    #: :func:`solvers.lambda_path`, whose every λ goes to the same relative gap; the
+    #: exact gap is then still computed only when the KKT statistic predicts it).
+    _relative_tol = False
 
     # ---------------------------------------------------------------- what others may read
     @property
@@ -663,6 +667,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         wall_times: list[float] = []
         gap = primal = dual = None
         checked = None  # (gap, KKT statistic, epoch) of the last exact gap computed
+        target = tol  # the absolute gap aimed at (tol·|P| of the last check if relative)
         converged = False
         stopped = False  # by the callback
         for epoch in range(1, problem.epochs + 1):
@@ -679,7 +684,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             gap = primal = dual = None
             if tol > 0.0 and self._has_dual:
                 statistic = self._kkt_statistic(state)
-                if _gap_due(statistic, checked, tol, epoch):
+                if _gap_due(statistic, checked, target, epoch):
                     primal, dual, gap = objectives.duality_gap(
                         problem.X,
                         problem.y,
@@ -691,7 +696,8 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                         problem.sample_weight,
                     )
                     checked = (gap, statistic, epoch)
-                    converged = gap <= tol
+                    target = tol * abs(primal) if self._relative_tol else tol
+                    converged = gap <= target
             if self.callback is not None:
                 fields = {"n_samples_seen": epoch * problem.n_samples, "n_active": None}
                 fields.update(self._epoch_record(state))
@@ -733,7 +739,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         if tol > 0.0 and self._has_dual:
             w_cur, dual_cur = self._current(state)
             if gap is None:  # the last epoch skipped its check: the certificate is exact
-                gap = objectives.duality_gap(
+                primal, _, gap = objectives.duality_gap(
                     problem.X,
                     problem.y,
                     w_cur,
@@ -742,8 +748,8 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                     loss,
                     problem.bias,
                     problem.sample_weight,
-                )[2]
-                converged = gap <= tol
+                )
+                converged = gap <= (tol * abs(primal) if self._relative_tol else tol)
             if w_out is w_cur and dual_out is dual_cur:
                 duality_gap = gap
             else:  # an averaged / sampled output: certify what is returned

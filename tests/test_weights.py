@@ -365,6 +365,34 @@ def test_lambda_path_certifies_every_lmbd(binary):
         assert_allclose(pw.coef, pc.coef, rtol=0, atol=1e-3 * np.abs(pc.coef).max())
 
 
+def test_lambda_path_with_shrinking_pays_for_few_exact_gaps(binary, monkeypatch):
+    """With shrinking, a path's fits compute the exact gap only when the KKT statistic
+    predicts the relative target (the driver's rare test, now relative), not after every
+    epoch as a callback would; every λ still certified, and each fit stopped at the first
+    exact gap within rel_gap·P. Kills a path that checks every epoch, and a relative test
+    that is absolute (P is not 1 here: an absolute 1e-6 stops elsewhere)."""
+    import solvers._base as base
+
+    X, y = binary
+    calls = []
+    real = base.objectives.duality_gap
+
+    def counted(*args, **kwargs):
+        out = real(*args, **kwargs)
+        calls.append(out)
+        return out
+
+    monkeypatch.setattr(base.objectives, "duality_gap", counted)
+    lmbds = [1.0, 0.1, 0.01, 1 / 120]
+    est = SDCAClassifier(max_epochs=50_000, random_state=0, shrinking=True)
+    points = lambda_path(est, X, y, lmbds, rel_gap=1e-6)
+    epochs = sum(p.n_epochs for p in points)
+    assert all(p.reached for p in points)
+    assert 0 < len(calls) <= epochs / 2, (len(calls), epochs)
+    primal, _, gap = calls[-1]  # the last λ's stopping check
+    assert gap <= 1e-6 * primal and gap > 1e-6 * primal / 100  # relative, not tighter
+
+
 def test_lambda_path_says_which_lmbd_it_did_not_reach(binary):
     X, y = binary
     with pytest.warns(ConvergenceWarning, match=r"relative gap 1e-06 at lmbd=0.001"):

@@ -158,7 +158,8 @@ class BinaryFit:
 class EpochInfo:
     """State handed to the per-epoch ``callback``, after the epoch's clock has stopped.
 
-    A callback that returns ``True`` stops the fit after this epoch (e.g. a time budget).
+    A callback that returns ``True`` (or ``numpy.True_``) stops the fit after this epoch
+    (e.g. a time budget); ``None`` or ``False`` goes on; any other value is a TypeError.
 
     Attributes
     ----------
@@ -719,7 +720,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                         **fields,
                     )
                 )
-                if stop is True:  # the caller's budget (scipy's convention): stop here
+                if _stops(stop):  # the caller's budget (scipy's convention): stop here
                     stopped = True
                     break
             if converged:
@@ -902,6 +903,18 @@ def _gap_due(statistic, checked, tol: float, epoch: int) -> bool:
     if epoch - at >= _GAP_CHECK_EVERY or not (gap > 0.0 and reference > 0.0):
         return True
     return statistic <= reference * tol / gap
+
+
+def _stops(answer) -> bool:
+    """Whether a callback's return value stops the fit: ``True`` (a Python or NumPy bool,
+    as ``info.gap <= eps * info.primal`` gives) stops, ``None`` or ``False`` continues;
+    anything else is refused, since a truthy number or array would be a guess."""
+    if answer is None or isinstance(answer, bool | np.bool_):
+        return bool(answer)
+    raise TypeError(
+        f"callback returned {answer!r} ({type(answer).__name__}): return True (or a NumPy "
+        "bool) to stop the fit, None or False to go on."
+    )
 
 
 def _fingerprint(params: dict) -> tuple:

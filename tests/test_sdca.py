@@ -536,6 +536,31 @@ def test_a_callback_returning_true_stops_the_fit(small):
     assert seen == [1, 2, 3] and est.n_epochs_ == 3 and est.epoch_times_.shape == (3,)
 
 
+def test_a_callback_returning_a_numpy_true_stops_the_fit(small):
+    """A stop on a relative gap computed with NumPy numbers is a NumPy bool: it stops the
+    fit as ``True`` does (it did not, while the driver tested ``stop is True``)."""
+    answers = []
+
+    def relative(info):
+        answers.append(np.float64(info.gap) <= 1e-2 * info.primal)  # a NumPy bool
+        return answers[-1]
+
+    est = SDCAClassifier(lmbd=0.05, max_epochs=200, tol=1e-14, random_state=0, callback=relative)
+    est.fit(*small)  # no ConvergenceWarning: the caller stopped it
+    assert all(isinstance(a, np.bool_) for a in answers)
+    assert 1 < est.n_epochs_ == len(answers) < 200 and answers[-1] and not any(answers[:-1])
+    assert est.duality_gap_ <= 1e-2 * objectives.primal(
+        small[0], np.where(small[1] == est.classes_[1], 1.0, -1.0), est.coef_.ravel(), 0.05
+    )
+
+
+@pytest.mark.parametrize("answer", [1, "stop", np.array([True])])
+def test_a_callback_returning_anything_else_is_refused(small, answer):
+    est = SDCAClassifier(lmbd=0.05, max_epochs=5, tol=0, callback=lambda info: answer)
+    with pytest.raises(TypeError, match=r"return True .* to stop the fit, None or False"):
+        est.fit(*small)
+
+
 def test_monitor_equals_the_separate_functions(small):
     """One pass, every per-epoch number: equal to primal/dual/error_rate (float64 and 32)."""
     X, y = small

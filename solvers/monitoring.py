@@ -9,13 +9,14 @@ up to four passes over the training set, two over the test set, a validation of 
 at every call and half a dozen temporaries of length n.
 
 :class:`EpochMetrics` validates a split once and then, per epoch, reads each training row once
-for both iterates and the dual's :math:`\tilde w(\alpha)` (``_train_pass``), each test row
-once for both iterates (``_test_pass``), and :math:`\alpha` once for the dual's terms
-(``_dual_terms``). Its numbers are those of :mod:`solvers.objectives` bit for bit: the same
-per-row arithmetic in the same order under the same compile flags, and the same NumPy
-reductions (:func:`numpy.mean` of the dual's terms, :func:`numpy.dot` for the squared norms),
-which ``tests/test_monitoring.py`` asserts on dense and CSR data, every loss, with and
-without sample weights.
+for both iterates and the dual's :math:`\tilde w(\alpha)` (``_train_pass``, the kernel of
+:func:`solvers.objectives.monitor`), each test row once for both iterates (``_test_pass``),
+and :math:`\alpha` once for the dual's terms (``_dual_terms``). Its numbers are those of
+:mod:`solvers.objectives` bit for bit: the same per-row arithmetic (``_row_margin``) in the
+same order under the same compile flags, and the same NumPy reductions (:func:`numpy.mean`
+of the dual's terms, :func:`numpy.dot` for the squared norms), which
+``tests/test_monitoring.py`` asserts on dense and CSR data, every loss, with and without
+sample weights.
 """
 
 from __future__ import annotations
@@ -26,13 +27,17 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from . import losses
 from ._kernels import FASTMATH, weight_of
 from .losses import HINGE, Loss, make_loss
 from .objectives import (
     _FEASIBILITY_SLACK,
     _as_dual,
     _as_full,
+    _misclassified,
+    _row_margin,
+    _row_margin_csr,
+    _train_pass,
+    _train_pass_csr,
     as_data,
     as_labels,
     as_sample_weight,
@@ -185,128 +190,10 @@ class EpochMetrics:
 
 
 # ------------------------------------------------------------------------------ kernels
-# The per-row arithmetic of solvers.objectives._monitor / _margins (same loops, same
-# FASTMATH flags): changing either side changes the reports' bits, and the tests say so.
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _train_pass(
-    X, y, w, w_out, with_out, dual_coef, bias, loss, own, scale, with_dual, w_alpha, weights
-):
-    """One pass over the training rows for both iterates and w(α).
-
-    X : (n, d) float32/float64 ; y : (n,) ±1 float64 ; w, w_out : (d + 1,) float64 ;
-    dual_coef : (n,) float64 (read when ``with_dual``) ; w_alpha : (d + 1,) float64 out
-    (scale·Σ α_i x̃_i, zeroed here) ; weights : (n,) float64 or None.
-    Returns ``(hinge, smooth, errors, hinge_out, errors_out)``: Σ c_i max(0, 1 - z_i),
-    Σ c_i φ(z_i) (when ``own``), the misclassified count of ``w``, and the first and third
-    for ``w_out`` (when ``with_out``).
-    """
-    d = X.shape[1]
-    wb = bias * w[d]
-    wb_out = bias * w_out[d]
-    if with_dual:
-        w_alpha[:] = 0.0
-    total = hinge = smooth = hinge_out = 0.0
-    errors = errors_out = 0
-    for i in range(X.shape[0]):
-        xi = X[i]
-        s = 0.0
-        for k in range(d):
-            s += xi[k] * w[k]
-        z = y[i] * (s + wb)
-        u = 1.0 - z
-        if u > 0.0:
-            c = weight_of(weights, i)
-            hinge += c * u
-            if own:
-                smooth += c * losses.value(loss, z)
-        if z < 0.0 or (z == 0.0 and y[i] > 0.0):
-            errors += 1
-        if with_out:
-            s = 0.0
-            for k in range(d):
-                s += xi[k] * w_out[k]
-            z = y[i] * (s + wb_out)
-            u = 1.0 - z
-            if u > 0.0:
-                hinge_out += weight_of(weights, i) * u
-            if z < 0.0 or (z == 0.0 and y[i] > 0.0):
-                errors_out += 1
-        if with_dual:
-            c = dual_coef[i]
-            if c != 0.0:
-                for k in range(d):
-                    w_alpha[k] += c * xi[k]
-                total += c
-    if with_dual:
-        w_alpha[d] = total * bias
-        for k in range(d + 1):
-            w_alpha[k] *= scale
-    return hinge, smooth, errors, hinge_out, errors_out
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _train_pass_csr(
-    data,
-    indices,
-    indptr,
-    y,
-    w,
-    w_out,
-    with_out,
-    dual_coef,
-    bias,
-    loss,
-    own,
-    scale,
-    with_dual,
-    w_alpha,
-    weights,
-):
-    """CSR twin of :func:`_train_pass`."""
-    d = w.shape[0] - 1
-    wb = bias * w[d]
-    wb_out = bias * w_out[d]
-    if with_dual:
-        w_alpha[:] = 0.0
-    total = hinge = smooth = hinge_out = 0.0
-    errors = errors_out = 0
-    for i in range(indptr.shape[0] - 1):
-        lo, hi = indptr[i], indptr[i + 1]
-        s = 0.0
-        for p in range(lo, hi):
-            s += np.float64(data[p]) * w[indices[p]]
-        z = y[i] * (s + wb)
-        u = 1.0 - z
-        if u > 0.0:
-            c = weight_of(weights, i)
-            hinge += c * u
-            if own:
-                smooth += c * losses.value(loss, z)
-        if z < 0.0 or (z == 0.0 and y[i] > 0.0):
-            errors += 1
-        if with_out:
-            s = 0.0
-            for p in range(lo, hi):
-                s += np.float64(data[p]) * w_out[indices[p]]
-            z = y[i] * (s + wb_out)
-            u = 1.0 - z
-            if u > 0.0:
-                hinge_out += weight_of(weights, i) * u
-            if z < 0.0 or (z == 0.0 and y[i] > 0.0):
-                errors_out += 1
-        if with_dual:
-            c = dual_coef[i]
-            if c != 0.0:
-                for p in range(lo, hi):
-                    w_alpha[indices[p]] += c * np.float64(data[p])
-                total += c
-    if with_dual:
-        w_alpha[d] = total * bias
-        for k in range(d + 1):
-            w_alpha[k] *= scale
-    return hinge, smooth, errors, hinge_out, errors_out
+# The training pass is solvers.objectives' own (_train_pass, _train_pass_csr: objectives.monitor
+# runs it for one iterate); the test pass repeats the per-row arithmetic of objectives._margins
+# (same loops, same FASTMATH flags): changing either side changes the reports' bits, and the
+# tests say so.
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -318,18 +205,12 @@ def _test_pass(X, y, w, w_out, with_out, bias):
     wrong = wrong_out = 0
     for i in range(X.shape[0]):
         xi = X[i]
-        s = 0.0
-        for k in range(d):
-            s += xi[k] * w[k]
-        z = y[i] * (s + wb)
-        if z < 0.0 or (z == 0.0 and y[i] > 0.0):
+        z = _row_margin(xi, w, wb, y[i])
+        if _misclassified(z, y[i]):
             wrong += 1
         if with_out:
-            s = 0.0
-            for k in range(d):
-                s += xi[k] * w_out[k]
-            z = y[i] * (s + wb_out)
-            if z < 0.0 or (z == 0.0 and y[i] > 0.0):
+            z = _row_margin(xi, w_out, wb_out, y[i])
+            if _misclassified(z, y[i]):
                 wrong_out += 1
     return wrong, wrong_out
 
@@ -343,18 +224,12 @@ def _test_pass_csr(data, indices, indptr, y, w, w_out, with_out, bias):
     wrong = wrong_out = 0
     for i in range(indptr.shape[0] - 1):
         lo, hi = indptr[i], indptr[i + 1]
-        s = 0.0
-        for p in range(lo, hi):
-            s += np.float64(data[p]) * w[indices[p]]
-        z = y[i] * (s + wb)
-        if z < 0.0 or (z == 0.0 and y[i] > 0.0):
+        z = _row_margin_csr(data, indices, lo, hi, w, wb, y[i])
+        if _misclassified(z, y[i]):
             wrong += 1
         if with_out:
-            s = 0.0
-            for p in range(lo, hi):
-                s += np.float64(data[p]) * w_out[indices[p]]
-            z = y[i] * (s + wb_out)
-            if z < 0.0 or (z == 0.0 and y[i] > 0.0):
+            z = _row_margin_csr(data, indices, lo, hi, w_out, wb_out, y[i])
+            if _misclassified(z, y[i]):
                 wrong_out += 1
     return wrong, wrong_out
 

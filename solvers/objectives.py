@@ -123,6 +123,31 @@ def full_weights(coef: np.ndarray, intercept: float = 0.0, bias: float = 0.0) ->
     return out
 
 
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _row_margin(xi, w, wb, yi):
+    r""":math:`y_i (x_i \cdot w_{:d} + B w_b)` of one dense row (``wb`` = B·w_b): float64
+    accumulation in the row's order, the arithmetic of every margin here."""
+    s = 0.0
+    for k in range(xi.shape[0]):
+        s += xi[k] * w[k]
+    return yi * (s + wb)
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _row_margin_csr(data, indices, lo, hi, w, wb, yi):
+    """CSR twin of :func:`_row_margin` over the stored entries ``[lo, hi)`` of one row."""
+    s = 0.0
+    for p in range(lo, hi):
+        s += np.float64(data[p]) * w[indices[p]]
+    return yi * (s + wb)
+
+
+@njit(cache=True, inline="always")
+def _misclassified(z, yi):
+    """Whether the rule "+1 if score > 0" errs on a sample of margin ``z`` = y·score."""
+    return z < 0.0 or (z == 0.0 and yi > 0.0)
+
+
 @njit(cache=True, fastmath=FASTMATH)
 def _margins(X, y, w, bias, out):
     """out[i] = y[i] * (X[i] · w[:d] + bias * w[d]), float64 accumulation.
@@ -133,10 +158,7 @@ def _margins(X, y, w, bias, out):
     wb = bias * w[d]
     for i in range(X.shape[0]):
         xi = X[i]
-        s = 0.0
-        for k in range(d):
-            s += xi[k] * w[k]
-        out[i] = y[i] * (s + wb)
+        out[i] = _row_margin(xi, w, wb, y[i])
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -186,35 +208,43 @@ def row_sq_norms(X: np.ndarray, bias: float = 0.0, out: np.ndarray | None = None
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _monitor(X, y, w, dual_coef, bias, loss, own, scale, with_dual, w_alpha, weights):
-    """One pass over X for everything a per-epoch monitor needs, without temporaries.
+def _train_pass(
+    X, y, w, w_out, with_out, dual_coef, bias, loss, own, scale, with_dual, w_alpha, weights
+):
+    """One pass over the training rows for both iterates and w(α).
 
-    Returns ``(hinge_sum, loss_sum, errors)``: Σ c_i max(0, 1 - z_i), Σ c_i φ(z_i) of
-    ``loss`` (0 unless ``own``: the loss is not the hinge) and the number of misclassified
-    samples (rule ``+1 if score > 0``), with z_i = y_i x̃_i·w and c_i the sample weights
-    (``weights``, None: 1). With ``with_dual``, also w_alpha = scale·Σ α_i x̃_i (zeroed
-    here).
+    X : (n, d) float32/float64 ; y : (n,) ±1 float64 ; w, w_out : (d + 1,) float64 ;
+    dual_coef : (n,) float64 (read when ``with_dual``) ; w_alpha : (d + 1,) float64 out
+    (scale·Σ α_i x̃_i, zeroed here) ; weights : (n,) float64 or None.
+    Returns ``(hinge, smooth, errors, hinge_out, errors_out)``: Σ c_i max(0, 1 - z_i),
+    Σ c_i φ(z_i) (when ``own``), the misclassified count of ``w``, and the first and third
+    for ``w_out`` (when ``with_out``).
     """
     d = X.shape[1]
     wb = bias * w[d]
+    wb_out = bias * w_out[d]
     if with_dual:
         w_alpha[:] = 0.0
-    total = hinge = smooth = 0.0
-    errors = 0
+    total = hinge = smooth = hinge_out = 0.0
+    errors = errors_out = 0
     for i in range(X.shape[0]):
         xi = X[i]
-        s = 0.0
-        for k in range(d):
-            s += xi[k] * w[k]
-        z = y[i] * (s + wb)
+        z = _row_margin(xi, w, wb, y[i])
         u = 1.0 - z
         if u > 0.0:
             c = weight_of(weights, i)
             hinge += c * u
             if own:
                 smooth += c * losses.value(loss, z)
-        if z < 0.0 or (z == 0.0 and y[i] > 0.0):
+        if _misclassified(z, y[i]):
             errors += 1
+        if with_out:
+            z = _row_margin(xi, w_out, wb_out, y[i])
+            u = 1.0 - z
+            if u > 0.0:
+                hinge_out += weight_of(weights, i) * u
+            if _misclassified(z, y[i]):
+                errors_out += 1
         if with_dual:
             c = dual_coef[i]
             if c != 0.0:
@@ -225,7 +255,64 @@ def _monitor(X, y, w, dual_coef, bias, loss, own, scale, with_dual, w_alpha, wei
         w_alpha[d] = total * bias
         for k in range(d + 1):
             w_alpha[k] *= scale
-    return hinge, smooth, errors
+    return hinge, smooth, errors, hinge_out, errors_out
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _train_pass_csr(
+    data,
+    indices,
+    indptr,
+    y,
+    w,
+    w_out,
+    with_out,
+    dual_coef,
+    bias,
+    loss,
+    own,
+    scale,
+    with_dual,
+    w_alpha,
+    weights,
+):
+    """CSR twin of :func:`_train_pass`."""
+    d = w.shape[0] - 1
+    wb = bias * w[d]
+    wb_out = bias * w_out[d]
+    if with_dual:
+        w_alpha[:] = 0.0
+    total = hinge = smooth = hinge_out = 0.0
+    errors = errors_out = 0
+    for i in range(indptr.shape[0] - 1):
+        lo, hi = indptr[i], indptr[i + 1]
+        z = _row_margin_csr(data, indices, lo, hi, w, wb, y[i])
+        u = 1.0 - z
+        if u > 0.0:
+            c = weight_of(weights, i)
+            hinge += c * u
+            if own:
+                smooth += c * losses.value(loss, z)
+        if _misclassified(z, y[i]):
+            errors += 1
+        if with_out:
+            z = _row_margin_csr(data, indices, lo, hi, w_out, wb_out, y[i])
+            u = 1.0 - z
+            if u > 0.0:
+                hinge_out += weight_of(weights, i) * u
+            if _misclassified(z, y[i]):
+                errors_out += 1
+        if with_dual:
+            c = dual_coef[i]
+            if c != 0.0:
+                for p in range(lo, hi):
+                    w_alpha[indices[p]] += c * np.float64(data[p])
+                total += c
+    if with_dual:
+        w_alpha[d] = total * bias
+        for k in range(d + 1):
+            w_alpha[k] *= scale
+    return hinge, smooth, errors, hinge_out, errors_out
 
 
 def _as_full(w: np.ndarray, n_features: int) -> np.ndarray:
@@ -414,10 +501,11 @@ def monitor(
     with_dual = dual_coef is not None
     alpha = _as_dual(dual_coef, n) if with_dual else np.zeros(1)
     w_alpha = np.empty(X.shape[1] + 1)
-    kernel, data = (_monitor_csr, csr_parts(X)) if sp.issparse(X) else (_monitor, (X,))
-    hinge, smooth, errors = kernel(
-        *data, y, w, alpha, float(bias), loss, own, 1.0 / (lmbd * n), with_dual, w_alpha, c
-    )
+    kernel, data = (_train_pass_csr, csr_parts(X)) if sp.issparse(X) else (_train_pass, (X,))
+    hinge, smooth, errors, _, _ = kernel(
+        *data, y, w, w, False, alpha, float(bias), loss, own, 1.0 / (lmbd * n), with_dual,
+        w_alpha, c,
+    )  # fmt: skip
     reg = 0.5 * lmbd * float(np.dot(w, w))
     out = {
         "primal": reg + hinge / n,
@@ -756,10 +844,7 @@ def _margins_csr(data, indices, indptr, y, w, bias, out):
     d = w.shape[0] - 1
     wb = bias * w[d]
     for i in range(indptr.shape[0] - 1):
-        s = 0.0
-        for p in range(indptr[i], indptr[i + 1]):
-            s += np.float64(data[p]) * w[indices[p]]
-        out[i] = y[i] * (s + wb)
+        out[i] = _row_margin_csr(data, indices, indptr[i], indptr[i + 1], w, wb, y[i])
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -789,44 +874,6 @@ def _row_sq_norms_csr(data, indices, indptr, bias, out):
             v = np.float64(data[p])
             s += v * v
         out[i] = s + b2
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _monitor_csr(
-    data, indices, indptr, y, w, dual_coef, bias, loss, own, scale, with_dual, w_alpha, weights
-):
-    """CSR twin of :func:`_monitor` (w_alpha : (d + 1,) float64)."""
-    d = w.shape[0] - 1
-    wb = bias * w[d]
-    if with_dual:
-        w_alpha[:] = 0.0
-    total = hinge = smooth = 0.0
-    errors = 0
-    for i in range(indptr.shape[0] - 1):
-        lo, hi = indptr[i], indptr[i + 1]
-        s = 0.0
-        for p in range(lo, hi):
-            s += np.float64(data[p]) * w[indices[p]]
-        z = y[i] * (s + wb)
-        u = 1.0 - z
-        if u > 0.0:
-            c = weight_of(weights, i)
-            hinge += c * u
-            if own:
-                smooth += c * losses.value(loss, z)
-        if z < 0.0 or (z == 0.0 and y[i] > 0.0):
-            errors += 1
-        if with_dual:
-            c = dual_coef[i]
-            if c != 0.0:
-                for p in range(lo, hi):
-                    w_alpha[indices[p]] += c * np.float64(data[p])
-                total += c
-    if with_dual:
-        w_alpha[d] = total * bias
-        for k in range(d + 1):
-            w_alpha[k] *= scale
-    return hinge, smooth, errors
 
 
 @njit(cache=True)  # no fastmath: reassociation would optimise the compensation away

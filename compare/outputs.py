@@ -79,11 +79,19 @@ FIGURES = {
 
 def not_drawn(frame: pd.DataFrame, panels) -> str:
     """Why a figure of these panels would be empty ("" when it would not): a log-scale panel
-    needs a positive value, a linear one any value."""
+    needs a positive value, a linear one any value. A suboptimality bound P(w) − D is signal
+    only above the certificate's own gap P − D of P* (``certificate_gap``, from
+    :func:`figures.common.with_suboptimality`): below it, w is at the optimum as far as the
+    certificate can tell."""
     for p in panels:
         values = frame[p.value]
-        if p.log and not (values > 0).any():
-            return f"every value of {p.value} is 0 or below, nothing to draw on a log scale"
+        floor, below = 0.0, ""
+        if p.value == "suboptimality" and "certificate_gap" in frame:
+            floor = frame["certificate_gap"].fillna(0.0).clip(lower=0.0)
+            if float(floor.max()) > 0.0:
+                below = f" the certificate's own gap of P* ({float(floor.max()):.1e})"
+        if p.log and not (values > floor).any():
+            return f"every value of {p.value} is 0 or below{below}, nothing to draw on a log scale"
         if not values.notna().any():
             return f"no value of {p.value}"
     return ""

@@ -449,8 +449,9 @@ def test_one_solver_no_test_set_one_seed(svmlight_file, tmp_path, capsys, figure
 
 
 def test_a_figure_with_nothing_to_draw_is_left_out_and_said(tmp_path, capsys, figures_seen):
-    """λ = 1e200: w = 0 is optimal and every run sits on it; the suboptimality is 0 (nothing
-    on a log scale): that figure is not drawn, and the summary says why."""
+    """λ = 1e200: w = 0 is optimal and every run sits on it; the suboptimality bound is 0 up
+    to the certificate's own gap of P* (its bounds are rounded outward, so ~1e-16, not 0):
+    nothing on a log scale, so that figure is not drawn, and the summary says why."""
     path = compare_files.wine_csv(tmp_path, index=False)
     out = tmp_path / "out"
     code, _, stderr = run(capsys, path, "--out", out, "--lmbd", "1e200", "--seeds", 1)
@@ -459,6 +460,7 @@ def test_a_figure_with_nothing_to_draw_is_left_out_and_said(tmp_path, capsys, fi
     assert "loss_error_lmbd1e+200" in figures_seen
     text = (out / "SUMMARY.md").read_text()
     assert "Not drawn: suboptimality (every value of suboptimality is 0 or below" in text
+    assert "the certificate's own gap of P*" in text
 
 
 def test_every_solver_has_its_own_colour_and_line_style(svmlight_file, tmp_path, capsys,

@@ -555,37 +555,47 @@ def _dot2(s, c, x, v):
 
 
 @njit(cache=True)  # no fastmath: reassociation would optimise the compensation away
-def _certificate(X, y, w, a, bias, loss, scale, w_alpha, comp, weights):
+def _certificate(X, y, w, a, bias, loss, scale, w_alpha, comp, weights, z, mag, col):
     """Compensated fused pass: (Σ c_i φ(z_i), Σ (a_i - κ a_i²/(2c_i))) and
-    w_alpha = scale·Σ α_i x̃_i.
+    w_alpha = scale·Σ α_i x̃_i, with the magnitudes :func:`_rounding_allowance` reads.
 
     X : (n, d) ; y : (n,) ±1 ; w : (d + 1,) ; a : (n,) = y·α ; w_alpha, comp : (d + 1,)
-    float64 scratch (w_alpha out) ; weights : (n,) or None (every c_i = 1). Every sum is a
-    compensated Dot2 sum in float64 (exact products, TwoSum additions), the margins
-    included, so each is exact to a few roundings of its result.
+    float64 scratch (w_alpha out) ; weights : (n,) or None (every c_i = 1) ; out: z (n,)
+    the margins, mag (n,) m_i = Σ_k |x_ik w_k| + |B w_b|, col (d + 1,) Σ_i a_i |x̃_ik|.
+    Every sum of the result is a compensated Dot2 sum in float64 (exact products, TwoSum
+    additions), the margins included, so each is exact to a few roundings of its result;
+    the magnitudes are plain sums (they only size the allowance).
     """
     d = X.shape[1]
     w_alpha[:] = 0.0
     comp[:] = 0.0
+    col[:] = 0.0
     total = total_c = dual = dual_c = 0.0
     wb, wb_err = two_product(bias, w[d])
     for i in range(X.shape[0]):
         xi = X[i]
         s = wb
         c = wb_err
+        m = abs(wb)
         for k in range(d):
-            s, c = _dot2(s, c, np.float64(xi[k]), w[k])
-        z = y[i] * (s + c)
+            x = np.float64(xi[k])
+            s, c = _dot2(s, c, x, w[k])
+            m += abs(x * w[k])
+        z[i] = y[i] * (s + c)
+        mag[i] = m
         ci = weight_of(weights, i)
-        if z < 1.0:
-            total, total_c = _two_sum(total, total_c, ci * losses.value(loss, z))
+        if z[i] < 1.0:
+            total, total_c = _two_sum(total, total_c, ci * losses.value(loss, z[i]))
         ai = a[i]
         if ai != 0.0:
             dual, dual_c = _two_sum(dual, dual_c, losses.dual_term(loss, ai, ci))
             alpha = y[i] * ai
             for k in range(d):
-                w_alpha[k], comp[k] = _dot2(w_alpha[k], comp[k], alpha, np.float64(xi[k]))
+                x = np.float64(xi[k])
+                w_alpha[k], comp[k] = _dot2(w_alpha[k], comp[k], alpha, x)
+                col[k] += ai * abs(x)
             w_alpha[d], comp[d] = _dot2(w_alpha[d], comp[d], alpha, bias)
+            col[d] += ai * abs(bias)
     for k in range(d + 1):
         w_alpha[k] = (w_alpha[k] + comp[k]) * scale
     return total + total_c, dual + dual_c
@@ -682,15 +692,16 @@ def exact_margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0
 
 
 def _sq_norm(v: np.ndarray) -> float:
-    """‖v‖², correctly rounded: math.fsum of each square and its rounding error (Dekker's
-    product by Veltkamp splitting, exact for |v_k| < 1e150)."""
-    v = np.asarray(v, dtype=np.float64)
-    p = v * v
-    t = 134217729.0 * v  # 2**27 + 1
-    hi = t - (t - v)
-    lo = v - hi
-    e = ((hi * hi - p) + 2.0 * hi * lo) + lo * lo
-    return math.fsum(np.concatenate([p, e]))
+    """‖v‖² to a few roundings of the result (a compensated Dot2 sum of exact squares)."""
+    return _dot2_sq_norm(np.ascontiguousarray(v, dtype=np.float64))
+
+
+@njit(cache=True)  # no fastmath: the compensation must survive
+def _dot2_sq_norm(v):
+    s = c = 0.0
+    for k in range(v.shape[0]):
+        s, c = _dot2(s, c, v[k], v[k])
+    return s + c
 
 
 def certificate(
@@ -722,24 +733,17 @@ def certificate(
     c = as_sample_weight(sample_weight, n)
     a = _feasible(_as_dual(dual_coef, n) * y, loss, c)
     w_alpha = np.empty(X.shape[1] + 1)
+    z, mag, col = np.empty(n), np.empty(n), np.empty_like(w_alpha)
     kernel, data = (_certificate_csr, csr_parts(X)) if sp.issparse(X) else (_certificate, (X,))
     loss_sum, dual_sum = kernel(
-        *data,
-        y,
-        w,
-        a,
-        float(bias),
-        loss,
-        1.0 / (lmbd * n),
-        w_alpha,
-        np.empty_like(w_alpha),
-        c,
-    )
+        *data, y, w, a, float(bias), loss, 1.0 / (lmbd * n), w_alpha, np.empty_like(w_alpha),
+        c, z, mag, col,
+    )  # fmt: skip
     sq_w, sq_alpha = _sq_norm(w), _sq_norm(w_alpha)
     primal_value = 0.5 * lmbd * sq_w + loss_sum / n
     dual_value = dual_sum / n - 0.5 * lmbd * sq_alpha
     err_primal, err_dual = _rounding_allowance(
-        X, y, w, a, float(bias), loss, c, lmbd, w_alpha, (loss_sum, dual_sum, sq_w, sq_alpha)
+        z, mag, col, a, loss, c, lmbd, w_alpha, (loss_sum, dual_sum, sq_w, sq_alpha)
     )
     primal_value += err_primal
     dual_value -= err_dual
@@ -756,57 +760,42 @@ def certificate(
 
 #: Unit roundoff of float64 (half the machine epsilon).
 _UNIT_ROUNDOFF = 0.5 * np.finfo(np.float64).eps
-#: Entries of X read per block by :func:`_rounding_allowance` (bounds its scratch memory).
-_ALLOWANCE_BLOCK = 1 << 22
 
 
-def _rounding_allowance(X, y, w, a, bias, loss: Loss, c, lmbd, w_alpha, sums):
+def _rounding_allowance(z, mag, col, a, loss: Loss, c, lmbd, w_alpha, sums):
     r"""A-priori bounds on the rounding error left in :func:`certificate`'s primal and dual.
 
     The fused pass forms every product exactly and compensates every sum, so a margin
     :math:`z_i` errs by at most :math:`2u|z_i| + 2\gamma_d^2 m_i` (u the unit roundoff,
-    :math:`\gamma_d = (d + 2)u`, :math:`m_i = \sum_k |x_{ik} w_k| + |B w_b|`), which moves
-    :math:`\phi(z_i)` by at most its slope near :math:`z_i` times that; a coordinate of
-    :math:`\tilde w(\alpha)` errs by at most :math:`2u|\tilde w_k| + 2\gamma_n^2 M_k`
-    (:math:`M_k = \frac{1}{\lambda n}\sum_i a_i |\tilde x_{ik}|`); each elementwise
-    operation adds a few roundings of its own value. Every term is counted with a factor 2
-    to spare, so that ``primal + err_primal >= P(w)`` and ``dual - err_dual <= D(α)`` hold
-    as real numbers: at an optimum solved to the last bit the two values can otherwise
-    cross by an ulp, and a certificate must never say ``dual > primal``. Costs one pass over
-    |X| (in blocks of :data:`_ALLOWANCE_BLOCK` entries); the allowance is a few ulps of P
-    and D unless the data are scaled beyond ~1e150.
+    :math:`\gamma_d = (d + 2)u`, :math:`m_i = \sum_k |x_{ik} w_k| + |B w_b|`, ``mag``),
+    which moves :math:`\phi(z_i)` by at most its slope near :math:`z_i` times that; a
+    coordinate of :math:`\tilde w(\alpha)` errs by at most
+    :math:`2u|\tilde w_k| + 2\gamma_n^2 M_k` (:math:`M_k = \frac{1}{\lambda n}\sum_i a_i
+    |\tilde x_{ik}|`, ``col`` before the scaling); each elementwise operation adds a few
+    roundings of its own value. Every term is counted with a factor 2 to spare, so that
+    ``primal + err_primal >= P(w)`` and ``dual - err_dual <= D(α)`` hold as real numbers: at
+    an optimum solved to the last bit the two values can otherwise cross by an ulp, and a
+    certificate must never say ``dual > primal``. The magnitudes come from the fused pass
+    itself (no extra pass over X); the allowance is a few ulps of P and D unless the data
+    are scaled beyond ~1e150.
     """
     u = _UNIT_ROUNDOFF
     loss_sum, dual_sum, sq_w, sq_alpha = sums
-    n, d = X.shape
-    scale = 1.0 / (lmbd * n)
-    w_abs = np.abs(w[:d])
-    weights = np.ones(n) if c is None else c
+    n, d = z.shape[0], w_alpha.shape[0] - 1
     kappa, upper = loss.kappa, loss.upper
     curv = 0.5 * kappa * upper * upper if math.isfinite(upper) else 0.0
     gamma_d, gamma_n = (d + 2) * u, (n + 2) * u
+    delta = 2.0 * u * np.abs(z) + 2.0 * gamma_d * gamma_d * mag  # |error| of each z_i
+    near = z - delta < 1.0  # samples whose loss can be nonzero
     err_loss = 0.0
-    col = np.zeros(d)  # Σ_i a_i |x_ik|
-    step = max(1, _ALLOWANCE_BLOCK // max(d, 1))
-    for lo in range(0, n, step):
-        block, rows = X[lo : lo + step], slice(lo, lo + step)
-        mag = abs(block)
-        m = np.asarray(mag @ w_abs, dtype=np.float64).ravel() + abs(bias * w[d])
-        z_plain = np.asarray(block @ w[:d], dtype=np.float64).ravel() + bias * w[d]
-        z_plain *= y[rows]
-        # the kernel's z errs by delta; this plain z (for the bound only) by at most far more
-        far = 2.0 * gamma_d * m + 4.0 * u * np.abs(z_plain)
-        delta = 2.0 * u * (np.abs(z_plain) + far) + 2.0 * gamma_d * gamma_d * m
-        reach = far + delta
-        near = z_plain - reach < 1.0  # samples whose loss can be nonzero
-        if near.any():
-            gap = np.maximum(0.0, 1.0 - z_plain[near]) + reach[near]  # bounds 1 - z nearby
-            slope = np.full(gap.shape, upper) if kappa == 0.0 else np.minimum(gap / kappa, upper)
-            value = loss.values(z_plain[near] - reach[near])  # φ is non-increasing
-            err = slope * (delta[near] + 2.0 * u * gap) + 4.0 * u * (value + curv)
-            err_loss += float(np.sum(weights[rows][near] * err))
-        col += np.asarray(mag.T @ a[rows], dtype=np.float64).ravel()
-    big_m = scale * np.append(col, abs(bias) * float(np.sum(a)))
+    if near.any():
+        zn, dn = z[near], delta[near]
+        gap = np.maximum(0.0, 1.0 - zn) + dn  # bounds 1 - z nearby
+        slope = np.full(gap.shape, upper) if kappa == 0.0 else np.minimum(gap / kappa, upper)
+        value = loss.values(zn - dn)  # φ is non-increasing: its largest value nearby
+        err = slope * (dn + 2.0 * u * gap) + 4.0 * u * (value + curv)
+        err_loss = float(np.sum(err if c is None else c[near] * err))
+    big_m = col / (lmbd * n)
     err_w = 2.0 * u * np.abs(w_alpha) + 2.0 * gamma_n * gamma_n * big_m
     terms = loss.dual_terms(a, c)
     err_dual_sum = 6.0 * u * float(np.sum(np.abs(a) + np.abs(terms))) + 2.0 * u * abs(dual_sum)
@@ -877,31 +866,41 @@ def _row_sq_norms_csr(data, indices, indptr, bias, out):
 
 
 @njit(cache=True)  # no fastmath: reassociation would optimise the compensation away
-def _certificate_csr(data, indices, indptr, y, w, a, bias, loss, scale, w_alpha, comp, weights):
+def _certificate_csr(
+    data, indices, indptr, y, w, a, bias, loss, scale, w_alpha, comp, weights, z, mag, col
+):
     """CSR twin of :func:`_certificate` (every sum Dot2-compensated)."""
     d = w.shape[0] - 1
     w_alpha[:] = 0.0
     comp[:] = 0.0
+    col[:] = 0.0
     total = total_c = dual = dual_c = 0.0
     wb, wb_err = two_product(bias, w[d])
     for i in range(indptr.shape[0] - 1):
         lo, hi = indptr[i], indptr[i + 1]
         s = wb
         c = wb_err
+        m = abs(wb)
         for p in range(lo, hi):
-            s, c = _dot2(s, c, np.float64(data[p]), w[indices[p]])
-        z = y[i] * (s + c)
+            x = np.float64(data[p])
+            s, c = _dot2(s, c, x, w[indices[p]])
+            m += abs(x * w[indices[p]])
+        z[i] = y[i] * (s + c)
+        mag[i] = m
         ci = weight_of(weights, i)
-        if z < 1.0:
-            total, total_c = _two_sum(total, total_c, ci * losses.value(loss, z))
+        if z[i] < 1.0:
+            total, total_c = _two_sum(total, total_c, ci * losses.value(loss, z[i]))
         ai = a[i]
         if ai != 0.0:
             dual, dual_c = _two_sum(dual, dual_c, losses.dual_term(loss, ai, ci))
             alpha = y[i] * ai
             for p in range(lo, hi):
                 k = indices[p]
-                w_alpha[k], comp[k] = _dot2(w_alpha[k], comp[k], alpha, np.float64(data[p]))
+                x = np.float64(data[p])
+                w_alpha[k], comp[k] = _dot2(w_alpha[k], comp[k], alpha, x)
+                col[k] += ai * abs(x)
             w_alpha[d], comp[d] = _dot2(w_alpha[d], comp[d], alpha, bias)
+            col[d] += ai * abs(bias)
     for k in range(d + 1):
         w_alpha[k] = (w_alpha[k] + comp[k]) * scale
     return total + total_c, dual + dual_c

@@ -239,3 +239,86 @@ def test_numeric_label_fast_path_agrees_with_sklearns_checks():
         SDCAClassifier(lmbd=0.1).fit(X, np.where(positive, 1.5, 0.5))
     three = SDCAClassifier(lmbd=0.1, max_epochs=3, tol=0).fit(X, np.arange(40) % 3)
     assert three.classes_.tolist() == [0, 1, 2] and three.coef_.shape == (3, 4)  # one-vs-rest
+
+
+def test_integral_float_labels_take_the_fast_path_and_others_sklearns(small, monkeypatch):
+    """Two integral float classes ({-1., 1.}, {0., 1.}, {3., 7.}) are read without sklearn's
+    label checks (the fast path's purpose); non-integral or infinite float labels go through
+    them and are refused with their message (the mutation survivor _base.py:923 sent every
+    float label set down one path or the other). Infinite labels never get here:
+    sklearn's ``validate_data`` refuses them first."""
+    X, y = small
+    positive = y > 0
+    calls = []
+    checks = base_module.check_classification_targets
+    monkeypatch.setattr(
+        base_module, "check_classification_targets", lambda t: calls.append(t) or checks(t)
+    )
+    for lo, hi in [(-1.0, 1.0), (0.0, 1.0), (3.0, 7.0)]:
+        labels = np.where(positive, hi, lo)
+        est = SDCAClassifier(lmbd=0.1, max_epochs=2, tol=0, random_state=0).fit(X, labels)
+        assert est.classes_.tolist() == [lo, hi] and est.classes_.dtype == np.float64
+    assert calls == [], "integral float labels skip sklearn's checks"
+    for lo, hi in [(0.5, 1.5), (0.0, 0.25)]:
+        with pytest.raises(ValueError, match="Unknown label type"):
+            SDCAClassifier(lmbd=0.1, max_epochs=2).fit(X, np.where(positive, hi, lo))
+    assert len(calls) == 2, "each non-integral label set went through sklearn's checks"
+
+
+def test_warm_start_from_an_intercept_needs_a_bias_multiplier(small):
+    """A fit with an intercept (B > 0) continues warm with B > 0, from where it stopped; with
+    B = 0 the intercept has nowhere to go, so the warm start is refused, naming both fixes,
+    and the fitted model is left as it was (the mutation survivor _base.py:573). A fit
+    without an intercept continues with B = 0."""
+    X, y = small
+    first_gaps = []
+
+    def first_gap(info):
+        if info.epoch == 1:
+            first_gaps.append(info.gap)
+
+    for bias in (1.0, 0.0):
+        est = SDCAClassifier(
+            lmbd=0.05, bias_multiplier=bias, tol=1e-9, max_epochs=5000, random_state=0
+        )
+        est.set_params(warm_start=True).fit(X, y)
+        assert bool(est.intercept_[0] != 0.0) is (bias > 0.0)
+        est.set_params(callback=first_gap).fit(X, y)  # from the optimum: gap ~ 0 at once
+        assert first_gaps[-1] <= 1e-8 and est.n_epochs_ <= 2
+    est = SDCAClassifier(lmbd=0.05, bias_multiplier=1.0, tol=1e-6, max_epochs=5000)
+    est.set_params(warm_start=True, random_state=0).fit(X, y)
+    coef, intercept = est.coef_.copy(), est.intercept_.copy()
+    est.set_params(bias_multiplier=0.0)
+    message = (
+        "warm_start=True with bias_multiplier=0 cannot start from a fit with an intercept: "
+        "keep bias_multiplier or set warm_start=False."
+    )
+    with pytest.raises(ValueError, match=re.escape(message)):
+        est.fit(X, y)
+    assert np.array_equal(est.coef_, coef) and np.array_equal(est.intercept_, intercept)
+    est.set_params(warm_start=False).fit(X, y)  # the other fix
+    assert est.intercept_.tolist() == [0.0]
+
+
+def _suggested(message: str, before: str) -> float:
+    """The number the message suggests after ``before``."""
+    return float(re.search(re.escape(before) + r"\s*([0-9.]+e[-+][0-9]+)", message).group(1))
+
+
+def test_the_smallest_lmbd_an_error_suggests_is_accepted_by_its_check():
+    """Each scale error suggests the smallest λ, to two digits, rounded up so that the value
+    typed back meets the check it failed: 1/(λn) <= 1e300 and max ||x_i||²/λ <= 1e300 (the
+    mutation survivor _base.py:857 suggested another number; rounding to nearest suggested
+    3.3e-302 for n = 30, which fails 1/(λn) <= 1e300 again)."""
+    X, y = gaussian_problem(n=30, d=4, seed=0)
+    n, limit = 30, 1e300
+    with pytest.raises(ValueError, match="too small for float64") as info:
+        SDCAClassifier(lmbd=5e-324).fit(X, y)
+    smallest = _suggested(str(info.value), "at least")
+    assert 1.0 / (smallest * n) <= limit  # accepted by the check it failed
+    assert smallest <= 1.05 / (limit * n)  # the smallest, to two digits
+    r2 = float(np.max(np.einsum("ij,ij->i", X, X)))
+    with pytest.raises(ValueError, match="too small for the scale of X") as info:
+        SDCAClassifier(lmbd=1e-300).fit(X, y)
+    smallest = _suggested(str(info.value), "Use lmbd >=")
+    assert r2 / smallest <= limit and smallest <= 1.05 * r2 / limit

@@ -479,6 +479,29 @@ def test_callback_time_is_not_in_epoch_times(small):
     assert np.all(est.epoch_times_ >= 0) and est.epoch_times_.sum() < 0.05
 
 
+@pytest.mark.parametrize(("tol", "max_epochs"), [(0.0, 4), (1e-6, 10_000)])
+def test_setup_and_epoch_durations_lie_within_the_fits_own(small, tol, max_epochs):
+    """``setup_time_``, ``setup_wall_time_``, ``epoch_times_`` and ``epoch_wall_times_`` are
+    durations of disjoint parts of one fit: non-negative, and together at most the CPU and
+    wall time the whole fit took, measured around it (the mutation survivors _base.py:659
+    and :674 computed them as ``now / start`` or ``now + start``, about 1 or twice the
+    clock's reading). The fit before warms the compiled kernels, so the measured one takes
+    milliseconds."""
+    est = SDCAClassifier(lmbd=0.05, max_epochs=max_epochs, tol=tol, random_state=0)
+    est.fit(*small)
+    cpu, wall = time.process_time(), time.perf_counter()
+    est.fit(*small)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    assert cpu < 0.5 and wall < 0.5, "a warm fit of 60 samples takes milliseconds"
+    for setup, epochs, total in [
+        (est.setup_time_, est.epoch_times_, cpu),
+        (est.setup_wall_time_, est.epoch_wall_times_, wall),
+    ]:
+        assert epochs.shape == (est.n_epochs_,) and est.n_epochs_ >= 1
+        assert setup >= 0.0 and np.all(epochs >= 0.0)
+        assert setup + epochs.sum() <= total
+
+
 def test_no_compilation_inside_a_fit_after_warm_up(small):
     """Every kernel signature a fit needs exists before the fit: nothing compiles in a timer."""
     solvers.warm_up()

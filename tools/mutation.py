@@ -138,7 +138,8 @@ TARGETS = {
             INVARIANTS,
         ),
         # the driver's own behaviour (the whole of these files takes ~5 min per mutant)
-        select="bad or callback or reported_gap or tol_zero or same_seed or coef_shape or stops",
+        select="bad or callback or reported_gap or tol_zero or same_seed or coef_shape or stops "
+        "or durations",
     ),
 }
 

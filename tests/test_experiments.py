@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -333,6 +334,18 @@ def test_resume_after_a_kill_between_the_coefficients_and_the_run_file(reports_d
     assert not list(reports.runs_dir(exp.name).glob("*.damaged*")), "nothing set aside"
     again = run_experiment(exp, progress=False)
     pd.testing.assert_frame_equal(without_timing(again), without_timing(first))
+
+
+def test_resume_progress_bar_counts_each_run_once(reports_dir, capsys):
+    """The progress bar starts at the runs already on disk and counts each run computed now
+    once: 2 of 3 resumed, 1 computed, it ends at 3/3 (the mutation survivor runner.py:328
+    counted 2 per run, ending at 4/3)."""
+    sdca = (Config("SDCA perm", "sdca", {"sampling": "permutation"}),)
+    run_experiment(tiny(seeds=2, configs=sdca), progress=False)
+    capsys.readouterr()
+    run_experiment(tiny(seeds=3, configs=sdca), progress=True)
+    counts = re.findall(r"(\d+)/(\d+) \[", capsys.readouterr().err)
+    assert counts[0] == ("2", "3") and counts[-1] == ("3", "3"), counts
 
 
 def test_sidecar_wall_seconds_is_the_time_run_experiment_took(reports_dir, monkeypatch):

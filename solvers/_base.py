@@ -886,7 +886,10 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
 
 def _rounded_up(bound: float) -> str:
     """``bound`` to two significant digits, rounded up: a smallest value suggested in a
-    message, which the user can type back and meet (3.33e-302 is "3.4e-302", not "3.3e-302")."""
+    message, which the user can type back and meet (3.33e-302 is "3.4e-302", not "3.3e-302").
+    A bound within 1e-12 (relative) of its two-digit value goes one step up: the check's own
+    rounding can refuse the bound itself (1/(8e-303 * 125) > 1e300 in float64)."""
+    bound *= 1.0 + 1e-12
     text = f"{bound:.1e}"
     if float(text) < bound:
         mantissa, exponent = text.split("e")

@@ -285,19 +285,23 @@ def test_warm_start_from_an_intercept_needs_a_bias_multiplier(small):
         assert bool(est.intercept_[0] != 0.0) is (bias > 0.0)
         est.set_params(callback=first_gap).fit(X, y)  # from the optimum: gap ~ 0 at once
         assert first_gaps[-1] <= 1e-8 and est.n_epochs_ <= 2
-    est = SDCAClassifier(lmbd=0.05, bias_multiplier=1.0, tol=1e-6, max_epochs=5000)
-    est.set_params(warm_start=True, random_state=0).fit(X, y)
-    coef, intercept = est.coef_.copy(), est.intercept_.copy()
-    est.set_params(bias_multiplier=0.0)
     message = (
         "warm_start=True with bias_multiplier=0 cannot start from a fit with an intercept: "
         "keep bias_multiplier or set warm_start=False."
     )
-    with pytest.raises(ValueError, match=re.escape(message)):
-        est.fit(X, y)
-    assert np.array_equal(est.coef_, coef) and np.array_equal(est.intercept_, intercept)
-    est.set_params(warm_start=False).fit(X, y)  # the other fix
-    assert est.intercept_.tolist() == [0.0]
+    signs = []
+    for labels in (y, -y):  # an intercept of either sign
+        est = SDCAClassifier(lmbd=0.05, bias_multiplier=1.0, tol=1e-6, max_epochs=5000)
+        est.set_params(warm_start=True, random_state=0).fit(X, labels)
+        coef, intercept = est.coef_.copy(), est.intercept_.copy()
+        signs.append(np.sign(intercept[0]))
+        est.set_params(bias_multiplier=0.0)
+        with pytest.raises(ValueError, match=re.escape(message)):
+            est.fit(X, labels)
+        assert np.array_equal(est.coef_, coef) and np.array_equal(est.intercept_, intercept)
+        est.set_params(warm_start=False).fit(X, labels)  # the other fix
+        assert est.intercept_.tolist() == [0.0]
+    assert sorted(signs) == [-1.0, 1.0]
 
 
 def _suggested(message: str, before: str) -> float:
@@ -309,16 +313,26 @@ def test_the_smallest_lmbd_an_error_suggests_is_accepted_by_its_check():
     """Each scale error suggests the smallest λ, to two digits, rounded up so that the value
     typed back meets the check it failed: 1/(λn) <= 1e300 and max ||x_i||²/λ <= 1e300 (the
     mutation survivor _base.py:857 suggested another number; rounding to nearest suggested
-    3.3e-302 for n = 30, which fails 1/(λn) <= 1e300 again)."""
+    3.3e-302 for n = 30, which fails 1/(λn) <= 1e300 again), and is at most one step of its
+    second digit above the bound."""
+    limit = 1e300
+
+    def two_digits_above(bound):  # one step of the second significant digit above bound
+        return (bound + 10.0 ** (np.floor(np.log10(bound)) - 1)) * (1 + 1e-9)
+
+    # 1/(1e300 n): 1.67e-301 (rounds up by itself), 3.33e-302 (rounds down), 2.5e-302
+    # (exact), 8e-303 (exact, but the check refuses it: 1/(8e-303 * 125) > 1e300)
+    for n in (6, 30, 40, 125):
+        X = np.random.default_rng(n).standard_normal((n, 4))
+        y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+        with pytest.raises(ValueError, match="too small for float64") as info:
+            SDCAClassifier(lmbd=5e-324).fit(X, y)
+        smallest = _suggested(str(info.value), "at least")
+        assert 1.0 / (smallest * n) <= limit, n  # accepted by the check it failed
+        assert smallest <= two_digits_above(1.0 / (limit * n)), n  # the smallest, 2 digits
     X, y = gaussian_problem(n=30, d=4, seed=0)
-    n, limit = 30, 1e300
-    with pytest.raises(ValueError, match="too small for float64") as info:
-        SDCAClassifier(lmbd=5e-324).fit(X, y)
-    smallest = _suggested(str(info.value), "at least")
-    assert 1.0 / (smallest * n) <= limit  # accepted by the check it failed
-    assert smallest <= 1.05 / (limit * n)  # the smallest, to two digits
     r2 = float(np.max(np.einsum("ij,ij->i", X, X)))
     with pytest.raises(ValueError, match="too small for the scale of X") as info:
         SDCAClassifier(lmbd=1e-300).fit(X, y)
     smallest = _suggested(str(info.value), "Use lmbd >=")
-    assert r2 / smallest <= limit and smallest <= 1.05 * r2 / limit
+    assert r2 / smallest <= limit and smallest <= two_digits_above(r2 / limit)

@@ -537,6 +537,20 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
+@pytest.mark.parametrize("cls", ["SDCAClassifier", "PegasosClassifier"])
+def test_a_callback_sees_the_samples_seen_so_far(small, cls):
+    """``info.n_samples_seen`` after epoch e of an n-sample fit is e·n, and ``info.epoch``
+    counts 1, 2, ...: SDCA counts its own steps, Pegasos takes the driver's count (the
+    mutation survivor _base.py:703 gave ``e & n``)."""
+    X, y = small
+    seen = []
+    tol = {"tol": 0} if cls == "SDCAClassifier" else {}  # Pegasos has no gap, no tol
+    est = getattr(solvers, cls)(lmbd=0.05, max_epochs=5, random_state=0, **tol)
+    est.set_params(callback=lambda info: seen.append((info.epoch, info.n_samples_seen)))
+    est.fit(X, y)
+    assert seen == [(e, e * X.shape[0]) for e in range(1, 6)]
+
+
 def test_coef_shape_and_decision_function(small):
     X, y = small
     est = SDCAClassifier(lmbd=0.05, bias_multiplier=2.0, max_epochs=5, tol=0, random_state=0)

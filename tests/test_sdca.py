@@ -551,6 +551,19 @@ def test_a_callback_sees_the_samples_seen_so_far(small, cls):
     assert seen == [(e, e * X.shape[0]) for e in range(1, 6)]
 
 
+def test_class_and_sample_weights_multiply(small):
+    """With both, sample i weighs ``sample_weight[i] * class_weight[y_i]``: the same bits as
+    passing that product as the sample weights (the mutation survivors _base.py:509 combined
+    them with ``&`` or ``|``)."""
+    X, y = small
+    s = np.random.default_rng(1).uniform(0.5, 2.0, X.shape[0])
+    params = dict(lmbd=0.05, max_epochs=5, tol=0, random_state=0)
+    both = SDCAClassifier(class_weight={-1: 0.5, 1: 3.0}, **params).fit(X, y, sample_weight=s)
+    product = SDCAClassifier(**params).fit(X, y, sample_weight=s * np.where(y > 0, 3.0, 0.5))
+    assert_array_equal(both.coef_, product.coef_)
+    assert not np.array_equal(both.coef_, SDCAClassifier(**params).fit(X, y, s).coef_)
+
+
 def test_coef_shape_and_decision_function(small):
     X, y = small
     est = SDCAClassifier(lmbd=0.05, bias_multiplier=2.0, max_epochs=5, tol=0, random_state=0)

@@ -139,7 +139,7 @@ TARGETS = {
         ),
         # the driver's own behaviour (the whole of these files takes ~5 min per mutant)
         select="bad or callback or reported_gap or tol_zero or same_seed or coef_shape or stops "
-        "or durations",
+        "or durations or class_and_sample",
     ),
 }
 

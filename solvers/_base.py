@@ -861,7 +861,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"lmbd={lmbd:g} is too small for float64: 1/(lmbd * n_samples) = "
                 f"{1.0 / (lmbd * n) if lmbd * n > 0 else np.inf:g} overflows. Use a larger "
-                f"lmbd (at least {1.0 / (_SCALE_LIMIT * n):.1e} for n_samples={n})."
+                f"lmbd (at least {_rounded_up(1.0 / (_SCALE_LIMIT * n))} for n_samples={n})."
             )
         c_max = 1.0 if problem.sample_weight is None else float(problem.sample_weight.max())
         with np.errstate(over="ignore"):
@@ -880,8 +880,21 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 f"lmbd={lmbd:g} is too small for the scale of X: max ||x_i||^2 / lmbd = "
                 f"{r2 / lmbd:.3g} exceeds {_SCALE_LIMIT:g}, and the iterates (~||x||/lmbd) "
                 f"and margins (~||x||^2/lmbd) would overflow float64. Use lmbd >= "
-                f"{r2 / _SCALE_LIMIT:.1e} or scale the features down."
+                f"{_rounded_up(r2 / _SCALE_LIMIT)} or scale the features down."
             )
+
+
+def _rounded_up(bound: float) -> str:
+    """``bound`` to two significant digits, rounded up: a smallest value suggested in a
+    message, which the user can type back and meet (3.33e-302 is "3.4e-302", not "3.3e-302").
+    A bound within 1e-12 (relative) of its two-digit value goes one step up: the check's own
+    rounding can refuse the bound itself (1/(8e-303 * 125) > 1e300 in float64)."""
+    bound *= 1.0 + 1e-12
+    text = f"{bound:.1e}"
+    if float(text) < bound:
+        mantissa, exponent = text.split("e")
+        text = f"{float(f'{float(mantissa) + 0.1:.1f}e{exponent}'):.1e}"
+    return text
 
 
 #: With a KKT statistic, the exact gap is computed at least every this many epochs.

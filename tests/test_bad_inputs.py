@@ -239,3 +239,100 @@ def test_numeric_label_fast_path_agrees_with_sklearns_checks():
         SDCAClassifier(lmbd=0.1).fit(X, np.where(positive, 1.5, 0.5))
     three = SDCAClassifier(lmbd=0.1, max_epochs=3, tol=0).fit(X, np.arange(40) % 3)
     assert three.classes_.tolist() == [0, 1, 2] and three.coef_.shape == (3, 4)  # one-vs-rest
+
+
+def test_integral_float_labels_take_the_fast_path_and_others_sklearns(small, monkeypatch):
+    """Two integral float classes ({-1., 1.}, {0., 1.}, {3., 7.}) are read without sklearn's
+    label checks (the fast path's purpose); non-integral or infinite float labels go through
+    them and are refused with their message (the mutation survivor _base.py:923 sent every
+    float label set down one path or the other). Infinite labels never get here:
+    sklearn's ``validate_data`` refuses them first."""
+    X, y = small
+    positive = y > 0
+    calls = []
+    checks = base_module.check_classification_targets
+    monkeypatch.setattr(
+        base_module, "check_classification_targets", lambda t: calls.append(t) or checks(t)
+    )
+    for lo, hi in [(-1.0, 1.0), (0.0, 1.0), (3.0, 7.0)]:
+        labels = np.where(positive, hi, lo)
+        est = SDCAClassifier(lmbd=0.1, max_epochs=2, tol=0, random_state=0).fit(X, labels)
+        assert est.classes_.tolist() == [lo, hi] and est.classes_.dtype == np.float64
+    assert calls == [], "integral float labels skip sklearn's checks"
+    for lo, hi in [(0.5, 1.5), (0.0, 0.25)]:
+        with pytest.raises(ValueError, match="Unknown label type"):
+            SDCAClassifier(lmbd=0.1, max_epochs=2).fit(X, np.where(positive, hi, lo))
+    assert len(calls) == 2, "each non-integral label set went through sklearn's checks"
+
+
+def test_warm_start_from_an_intercept_needs_a_bias_multiplier(small):
+    """A fit with an intercept (B > 0) continues warm with B > 0, from where it stopped; with
+    B = 0 the intercept has nowhere to go, so the warm start is refused, naming both fixes,
+    and the fitted model is left as it was (the mutation survivor _base.py:573). A fit
+    without an intercept continues with B = 0."""
+    X, y = small
+    first_gaps = []
+
+    def first_gap(info):
+        if info.epoch == 1:
+            first_gaps.append(info.gap)
+
+    for bias in (1.0, 0.0):
+        est = SDCAClassifier(
+            lmbd=0.05, bias_multiplier=bias, tol=1e-9, max_epochs=5000, random_state=0
+        )
+        est.set_params(warm_start=True).fit(X, y)
+        assert bool(est.intercept_[0] != 0.0) is (bias > 0.0)
+        est.set_params(callback=first_gap).fit(X, y)  # from the optimum: gap ~ 0 at once
+        assert first_gaps[-1] <= 1e-8 and est.n_epochs_ <= 2
+    message = (
+        "warm_start=True with bias_multiplier=0 cannot start from a fit with an intercept: "
+        "keep bias_multiplier or set warm_start=False."
+    )
+    signs = []
+    for labels in (y, -y):  # an intercept of either sign
+        est = SDCAClassifier(lmbd=0.05, bias_multiplier=1.0, tol=1e-6, max_epochs=5000)
+        est.set_params(warm_start=True, random_state=0).fit(X, labels)
+        coef, intercept = est.coef_.copy(), est.intercept_.copy()
+        signs.append(np.sign(intercept[0]))
+        est.set_params(bias_multiplier=0.0)
+        with pytest.raises(ValueError, match=re.escape(message)):
+            est.fit(X, labels)
+        assert np.array_equal(est.coef_, coef) and np.array_equal(est.intercept_, intercept)
+        est.set_params(warm_start=False).fit(X, labels)  # the other fix
+        assert est.intercept_.tolist() == [0.0]
+    assert sorted(signs) == [-1.0, 1.0]
+
+
+def _suggested(message: str, before: str) -> float:
+    """The number the message suggests after ``before``."""
+    return float(re.search(re.escape(before) + r"\s*([0-9.]+e[-+][0-9]+)", message).group(1))
+
+
+def test_the_smallest_lmbd_an_error_suggests_is_accepted_by_its_check():
+    """Each scale error suggests the smallest λ, to two digits, rounded up so that the value
+    typed back meets the check it failed: 1/(λn) <= 1e300 and max ||x_i||²/λ <= 1e300 (the
+    mutation survivor _base.py:857 suggested another number; rounding to nearest suggested
+    3.3e-302 for n = 30, which fails 1/(λn) <= 1e300 again), and is at most one step of its
+    second digit above the bound."""
+    limit = 1e300
+
+    def two_digits_above(bound):  # one step of the second significant digit above bound
+        return (bound + 10.0 ** (np.floor(np.log10(bound)) - 1)) * (1 + 1e-9)
+
+    # 1/(1e300 n): 1.67e-301 (rounds up by itself), 3.33e-302 (rounds down), 2.5e-302
+    # (exact), 8e-303 (exact, but the check refuses it: 1/(8e-303 * 125) > 1e300)
+    for n in (6, 30, 40, 125):
+        X = np.random.default_rng(n).standard_normal((n, 4))
+        y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+        with pytest.raises(ValueError, match="too small for float64") as info:
+            SDCAClassifier(lmbd=5e-324).fit(X, y)
+        smallest = _suggested(str(info.value), "at least")
+        assert 1.0 / (smallest * n) <= limit, n  # accepted by the check it failed
+        assert smallest <= two_digits_above(1.0 / (limit * n)), n  # the smallest, 2 digits
+    X, y = gaussian_problem(n=30, d=4, seed=0)
+    r2 = float(np.max(np.einsum("ij,ij->i", X, X)))
+    with pytest.raises(ValueError, match="too small for the scale of X") as info:
+        SDCAClassifier(lmbd=1e-300).fit(X, y)
+    smallest = _suggested(str(info.value), "Use lmbd >=")
+    assert r2 / smallest <= limit and smallest <= two_digits_above(r2 / limit)

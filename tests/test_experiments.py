@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import textwrap
 import time
+import types
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +52,7 @@ def tiny(name="tiny", epochs=3, seeds=3, **kw) -> Experiment:
         epochs=epochs,
         configs=kw.pop("configs", tiny_configs()),
         seeds=seeds,
-        store_coef=True,
+        store_coef=kw.pop("store_coef", True),
         **kw,
     )
 
@@ -310,6 +314,56 @@ def test_damage_behind_an_intact_footer_is_caught_when_the_report_is_built(
     pd.testing.assert_frame_equal(without_timing(again), without_timing(first))
 
 
+@pytest.mark.parametrize("store_coef", [True, False])
+def test_resume_after_a_kill_between_the_coefficients_and_the_run_file(reports_dir, store_coef):
+    """The run file is the completion marker (the coefficients are written first): a run
+    whose coefficient file exists but whose run file does not was killed between the two
+    writes. It is planned again, quietly (nothing is damaged: no warning, nothing set aside),
+    and only it; a finished run is never planned again, with or without coefficients (the
+    mutation survivor runner.py:202 read the coefficient file as the marker)."""
+    sdca = (Config("SDCA perm", "sdca", {"sampling": "permutation"}),)
+    exp = tiny(seeds=2, configs=sdca, store_coef=store_coef)
+    first = run_experiment(exp, progress=False)
+    tasks, missing = runner_module.plan(exp)
+    assert len(tasks) == 2 and missing == []
+    reports.run_path(exp.name, tasks[1].key, 1).unlink()  # the kill: its coefficients stay
+    reports.report_path(exp.name).unlink()
+    assert reports.coef_run_path(exp.name, tasks[1].key, 1).exists() is store_coef
+    _, missing = runner_module.plan(exp)  # warnings are errors: none may be raised
+    assert [t.seed_index for t in missing] == [1]
+    assert not list(reports.runs_dir(exp.name).glob("*.damaged*")), "nothing set aside"
+    again = run_experiment(exp, progress=False)
+    pd.testing.assert_frame_equal(without_timing(again), without_timing(first))
+
+
+def test_resume_progress_bar_counts_each_run_once(reports_dir, capsys):
+    """The progress bar starts at the runs already on disk and counts each run computed now
+    once: 2 of 3 resumed, 1 computed, it ends at 3/3 (the mutation survivor runner.py:328
+    counted 2 per run, ending at 4/3)."""
+    sdca = (Config("SDCA perm", "sdca", {"sampling": "permutation"}),)
+    run_experiment(tiny(seeds=2, configs=sdca), progress=False)
+    capsys.readouterr()
+    run_experiment(tiny(seeds=3, configs=sdca), progress=True)
+    counts = re.findall(r"(\d+)/(\d+) \[", capsys.readouterr().err)
+    assert counts[0] == ("2", "3") and counts[-1] == ("3", "3"), counts
+
+
+def test_sidecar_wall_seconds_is_the_time_run_experiment_took(reports_dir, monkeypatch):
+    """``wall_seconds`` is the wall-clock time from the call's start to the sidecar, rounded
+    to the millisecond (the mutation survivor runner.py:374 wrote another number): with a
+    clock that reads 1000 s at the start and 1002.3456 s at the end, 2.346."""
+    readings = iter([1000.0, 1002.3456])
+    clock = types.SimpleNamespace(perf_counter=lambda: next(readings))
+    monkeypatch.setattr(runner_module, "time", clock)  # the runner's own clock only
+    exp = tiny(seeds=1, configs=(Config("SDCA perm", "sdca", {"sampling": "permutation"}),))
+    run_experiment(exp, progress=False)
+    side = json.loads(reports.sidecar_path(exp.name).read_text())
+    assert side["wall_seconds"] == 2.346
+    assert next(readings, None) is None, "read at the start and at the end"
+    started, finished = (datetime.fromisoformat(side[k]) for k in ("started", "finished"))
+    assert started <= finished
+
+
 def test_damaged_report_is_rebuilt_and_named_to_readers(reports_dir):
     exp = tiny(seeds=1)
     first = run_experiment(exp, progress=False)
@@ -459,8 +513,6 @@ def test_certified_optimum_is_below_every_run(reports_dir):
 
 
 def test_sidecar_records_the_environment(reports_dir):
-    import json
-
     exp = tiny(seeds=1)
     run_experiment(exp, progress=False)
     side = json.loads(reports.sidecar_path(exp.name).read_text())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -110,3 +111,76 @@ def test_certified_is_exactly_rel_gap_at_most_the_target(tiny_dataset):
     assert [r["certified"] for r in records] == [False, True, True]
     for r in [full, cut, *records]:
         assert r["certified"] is (r["rel_gap"] <= r["target_rel_gap"])
+
+
+def _two_bias_experiment(dataset: str) -> Experiment:
+    """Two configurations at one λ: one without ``bias_multiplier`` (B = 0, the default)
+    and one with B = 1, so two optima are needed."""
+    return Experiment(
+        name="t",
+        study="test",
+        dataset=dataset,
+        lmbd=0.02,
+        epochs=1,
+        configs=(
+            Config("SDCA", "sdca", {}),
+            Config("SDCA biased", "sdca", {"bias_multiplier": 1.0}),
+        ),
+    )
+
+
+def test_a_config_without_bias_multiplier_needs_the_unbiased_optimum(tiny_dataset):
+    """A configuration that does not set ``bias_multiplier`` solves the B = 0 problem, so its
+    optimum is the B = 0 one (the mutation survivor optima.py:119 mapped it to B = 1, and
+    both configurations then shared the biased optimum)."""
+    needed = optima.needed(_two_bias_experiment(tiny_dataset))
+    assert needed == [(tiny_dataset, {}, 0.02, 0.0), (tiny_dataset, {}, 0.02, 1.0)]
+    only_plain = dataclasses.replace(
+        _two_bias_experiment(tiny_dataset), configs=(Config("SDCA", "sdca", {}),)
+    )
+    assert optima.needed(only_plain) == [(tiny_dataset, {}, 0.02, 0.0)]
+
+
+def test_ensure_all_certifies_in_this_process_by_default(tiny_dataset, monkeypatch):
+    """``ensure_all``'s default is one job: every optimum is certified here, in order of
+    size, with no pool (the survivor optima.py:147 made the default ``n_jobs=0``, which joblib
+    refuses as soon as two optima are missing)."""
+    calls = []
+
+    def fake_certify(dataset, options, lmbd, bias, budget_seconds):
+        calls.append((dataset, lmbd, bias, budget_seconds))
+        return {"dataset": dataset, "lmbd": lmbd, "bias": bias, "certified": True}
+
+    monkeypatch.setattr(optima, "certify", fake_certify)
+    exp = _two_bias_experiment(tiny_dataset)
+    assert optima.ensure_all([exp]) == 2
+    # in this process (a pool's workers would append to their own copies of the list)
+    assert sorted(calls) == [
+        (tiny_dataset, 0.02, 0.0, optima.BUDGET_SECONDS),
+        (tiny_dataset, 0.02, 1.0, optima.BUDGET_SECONDS),
+    ]
+    records = [r["bias"] for r in optima.load_all()]
+    assert sorted(records) == [0.0, 1.0]
+    assert optima.ensure_all([exp]) == 0 and len(calls) == 2  # both stand now
+
+
+def test_summary_has_one_exact_line_per_stored_optimum(tiny_dataset):
+    """The summary's header, then per record (sorted by file name): dataset key, λ, relative
+    gap, CPU seconds and method, with ``NOT CERTIFIED`` after an uncertified one."""
+    directory = optima.reports.reports_dir() / "optima"
+    directory.mkdir(parents=True)
+    records = {
+        "a.json": dict(dataset_key="tiny", lmbd=0.02, rel_gap=3.5e-12, cpu_seconds=1.234,
+                       method="primal-ipm+crossover", certified=True),
+        "b.json": dict(dataset_key="tiny_other", lmbd=1e-05, rel_gap=2.0e-4, cpu_seconds=60.0,
+                       method="dual-cd", certified=False),
+        "c.json": dict(dataset_key="old", lmbd=0.5, cpu_seconds=0.5),  # an older record
+    }  # fmt: skip
+    for name, record in records.items():
+        (directory / name).write_text(json.dumps(record))
+    assert optima.summary().splitlines() == [
+        "dataset                               λ   rel. gap   CPU s  method",
+        "tiny                               0.02    3.5e-12    1.23  primal-ipm+crossover",
+        "tiny_other                        1e-05    2.0e-04   60.00  dual-cd  NOT CERTIFIED",
+        "old                                 0.5        nan    0.50  ?  NOT CERTIFIED",
+    ]

@@ -479,6 +479,29 @@ def test_callback_time_is_not_in_epoch_times(small):
     assert np.all(est.epoch_times_ >= 0) and est.epoch_times_.sum() < 0.05
 
 
+@pytest.mark.parametrize(("tol", "max_epochs"), [(0.0, 4), (1e-6, 10_000)])
+def test_setup_and_epoch_durations_lie_within_the_fits_own(small, tol, max_epochs):
+    """``setup_time_``, ``setup_wall_time_``, ``epoch_times_`` and ``epoch_wall_times_`` are
+    durations of disjoint parts of one fit: non-negative, and together at most the CPU and
+    wall time the whole fit took, measured around it (the mutation survivors _base.py:659
+    and :674 computed them as ``now / start`` or ``now + start``, about 1 or twice the
+    clock's reading). The fit before warms the compiled kernels, so the measured one takes
+    milliseconds."""
+    est = SDCAClassifier(lmbd=0.05, max_epochs=max_epochs, tol=tol, random_state=0)
+    est.fit(*small)
+    cpu, wall = time.process_time(), time.perf_counter()
+    est.fit(*small)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    assert cpu < 0.5 and wall < 0.5, "a warm fit of 60 samples takes milliseconds"
+    for setup, epochs, total in [
+        (est.setup_time_, est.epoch_times_, cpu),
+        (est.setup_wall_time_, est.epoch_wall_times_, wall),
+    ]:
+        assert epochs.shape == (est.n_epochs_,) and est.n_epochs_ >= 1
+        assert setup >= 0.0 and np.all(epochs >= 0.0)
+        assert setup + epochs.sum() <= total
+
+
 def test_no_compilation_inside_a_fit_after_warm_up(small):
     """Every kernel signature a fit needs exists before the fit: nothing compiles in a timer."""
     solvers.warm_up()
@@ -512,6 +535,33 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("cls", ["SDCAClassifier", "PegasosClassifier"])
+def test_a_callback_sees_the_samples_seen_so_far(small, cls):
+    """``info.n_samples_seen`` after epoch e of an n-sample fit is e·n, and ``info.epoch``
+    counts 1, 2, ...: SDCA counts its own steps, Pegasos takes the driver's count (the
+    mutation survivor _base.py:703 gave ``e & n``)."""
+    X, y = small
+    seen = []
+    tol = {"tol": 0} if cls == "SDCAClassifier" else {}  # Pegasos has no gap, no tol
+    est = getattr(solvers, cls)(lmbd=0.05, max_epochs=5, random_state=0, **tol)
+    est.set_params(callback=lambda info: seen.append((info.epoch, info.n_samples_seen)))
+    est.fit(X, y)
+    assert seen == [(e, e * X.shape[0]) for e in range(1, 6)]
+
+
+def test_class_and_sample_weights_multiply(small):
+    """With both, sample i weighs ``sample_weight[i] * class_weight[y_i]``: the same bits as
+    passing that product as the sample weights (the mutation survivors _base.py:509 combined
+    them with ``&`` or ``|``)."""
+    X, y = small
+    s = np.random.default_rng(1).uniform(0.5, 2.0, X.shape[0])
+    params = dict(lmbd=0.05, max_epochs=5, tol=0, random_state=0)
+    both = SDCAClassifier(class_weight={-1: 0.5, 1: 3.0}, **params).fit(X, y, sample_weight=s)
+    product = SDCAClassifier(**params).fit(X, y, sample_weight=s * np.where(y > 0, 3.0, 0.5))
+    assert_array_equal(both.coef_, product.coef_)
+    assert not np.array_equal(both.coef_, SDCAClassifier(**params).fit(X, y, s).coef_)
 
 
 def test_coef_shape_and_decision_function(small):

@@ -251,3 +251,35 @@ def test_a_claim_is_judged_when_exactly_its_solvers_ran(claim):
     for missing in claim.configs:
         kept, left_out = outputs.claims_of(set(claim.configs) - {missing})
         assert claim in left_out and claim not in kept
+
+
+def explain(claim_id: str, values: dict):
+    """What ``evaluate`` says of claim ``claim_id`` on ``values`` (verdict, ours, reason)."""
+    fixed = dataclasses.replace(REGISTRY[claim_id], read=lambda q: dict(values), reports=(NAME,))
+    return scorecard.evaluate(NoReports(), fixed)
+
+
+def test_the_numbers_a_verdict_quotes_are_its_values():
+    """The figures in a claim's own text and reason are the values judged, in their units:
+    a difference of 0.0123 is 1.23 pp, 300 µs against 40 µs a ratio of 7.50, ASDCA last of
+    four is "4 of 4" (the mutation survivors scorecard.py:235, :275 and :342, which changed
+    a number in the text but not the verdict)."""
+    res = explain("000.4", dict(p1=one(1.0), p1s=one(0.999), diff=0.0123))
+    assert res.verdict == "differs"
+    assert (
+        res.ours
+        == "epoch-1 loss 0.9990 (SGD init) vs 1.0000; test errors within 1.23 pp from epoch 2"
+    )
+    assert res.reason == (
+        "epoch-1 loss with SGD init 0.9990 vs 1.0000 without; largest test-error difference "
+        "from epoch 2 on: 1.23 pp"
+    )
+    res = explain("000.9", dict(s=one(300.0), p=one(40.0), n=1000))
+    assert res.ours == "CPU per epoch: SDCA 300 µs, Pegasos 40 µs (SDCA/Pegasos = 7.50)"
+    last = ranked(FOUR[SIM][1], FOUR[SIM][0], FOUR[SIM][3], FOUR[SIM][2])
+    res = explain("001.6", _ranks({SIM: last, SKIN: SKIN_OK}))
+    assert res.verdict == "differs"
+    assert res.reason == (
+        f"simulated: first {FOUR[SIM][1]}, ASDCA ranked 4 of 4; "
+        f"skin: first {FOUR[SKIN][2]}, ASDCA ranked 1 of 4. notes"
+    )

@@ -78,7 +78,7 @@ TARGETS = {
         ("tests/test_experiments.py", INVARIANTS),
         # the whole file takes minutes (a kill -9, a dask cluster, every worker count)
         select="rows_schema or rerun or changed_definition or damage or missing_report "
-        "or keeps_the_key or metric_time or resume or current or stale",
+        "or keeps_the_key or metric_time or resume or current or stale or sidecar_wall",
     ),
     "scorecard": Target(
         "figures/scorecard.py",
@@ -138,7 +138,8 @@ TARGETS = {
             INVARIANTS,
         ),
         # the driver's own behaviour (the whole of these files takes ~5 min per mutant)
-        select="bad or callback or reported_gap or tol_zero or same_seed or coef_shape or stops",
+        select="bad or callback or reported_gap or tol_zero or same_seed or coef_shape or stops "
+        "or durations or class_and_sample",
     ),
 }
 

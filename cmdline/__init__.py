@@ -60,3 +60,11 @@ def existing_dir(text: str) -> Path:
     if not path.is_dir():
         raise argparse.ArgumentTypeError(f"no such directory: {text!r}")
     return path
+
+
+def existing_file(text: str) -> Path:
+    """A file that exists (``--readme``: a typo must not write a new file)."""
+    path = Path(text).expanduser()
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no such file: {text!r}")
+    return path

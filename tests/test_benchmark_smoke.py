@@ -38,18 +38,25 @@ def test_sparse_benchmark_problem_has_exact_row_counts():
 
 
 def test_optima_benchmark_certifies_the_simulated_experiment(capsys, monkeypatch, tmp_path):
-    monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path))  # nothing may be read or written there
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    monkeypatch.setenv("SVM_REPORTS_DIR", str(reports))  # nothing may be read or written there
     path = Path(__file__).parents[1] / "benchmarks" / "optima.py"
     spec = importlib.util.spec_from_file_location("optima_bench", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert module.main(["--regimes", "catalogue", "--experiments", "001_simulated"]) == 0
+    bench = tmp_path / "bench"
+    args = ["--regimes", "catalogue", "--experiments", "001_simulated", "--out", str(bench)]
+    assert module.main(args) == 0
     out = capsys.readouterr().out
     assert "1 optima, 1 certified in budget" in out and "yes" in out
-    assert not any(tmp_path.iterdir())
+    assert not any(reports.iterdir())
+    stored = pd.read_parquet(bench / "optima.parquet")
+    assert list(stored["set"]) == ["catalogue"] and bool(stored["certified"].iloc[0])
+    assert stored["rel_gap"].iloc[0] <= 1e-10
 
 
-def test_optima_benchmark_prints_method_gap_and_cpu_of_each_regime(capsys, monkeypatch):
+def test_optima_benchmark_prints_method_gap_and_cpu_of_each_regime(capsys, monkeypatch, tmp_path):
     """The target regimes' lines (the real ones are minutes of CPU: a small stand-in)."""
     path = Path(__file__).parents[1] / "benchmarks" / "optima.py"
     spec = importlib.util.spec_from_file_location("optima_bench", path)
@@ -60,12 +67,64 @@ def test_optima_benchmark_prints_method_gap_and_cpu_of_each_regime(capsys, monke
         ("CSR 400x900", "rows", {"n": 400, "d": 900, "nnz": 5}, 1e-3),
     ]
     monkeypatch.setitem(module.TARGETS, "targets", small)
-    assert module.main(["--regimes", "targets"]) == 0
+    readme = tmp_path / "README.md"
+    readme.write_text("before\n" + "\nstale\n".join(module.README_MARKERS) + "\nafter\n")
+    args = ["--regimes", "targets", "--out", str(tmp_path / "bench"), "--readme", str(readme)]
+    assert module.main(args) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split()[:2] == ["regime", "n"] and "IPM pred." in lines[0]
     assert lines[1].startswith("dense 300x20") and "primal-ipm+crossover" in lines[1]
     assert lines[2].startswith("CSR 400x900") and "nnz" not in lines[2]
-    assert all(line.endswith("yes") for line in lines[1:])
+    assert all(line.endswith("yes") for line in lines[1:3])
+    text = readme.read_text()
+    assert text.startswith("before\n") and text.endswith("\nafter\n") and "stale" not in text
+    assert "| dense 300x20 (targets) |" in text and "| CSR 400x900 (targets) |" in text
+    assert text.count("| yes |") == 2 and "NO" not in text
+
+
+def _bench_optima_module():
+    path = Path(__file__).parents[1] / "benchmarks" / "optima.py"
+    spec = importlib.util.spec_from_file_location("optima_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_optima_readme_block_states_what_the_records_hold():
+    """Every verdict and total of the README block is read from the records: a solve that
+    did not certify, or certified after the budget, is never called within it."""
+    module = _bench_optima_module()
+    meta = {
+        "date": "2026-01-02",
+        "git_commit": "abcdef1234567",
+        "command": "python benchmarks/optima.py",
+        "loadavg_start": [0.5, 0.5, 0.5],
+        "cpu_count": 2,
+        "budget_seconds": 60.0,
+        "target_rel_gap": 1e-10,
+    }
+    common = {"n": 10, "d": 3, "nnz": None, "lmbd": 0.1, "method": "m"}
+    df = pd.DataFrame.from_records(
+        [
+            {"set": "catalogue", "name": "a", **common, "rel_gap": 1e-12,
+             "certified": True, "cpu_seconds": 2.0},
+            {"set": "catalogue", "name": "b", **common, "rel_gap": 3e-2,
+             "certified": False, "cpu_seconds": 60.2},
+            {"set": "targets", "name": "late", **common, "rel_gap": 2e-11,
+             "certified": True, "cpu_seconds": 60.09},
+            {"set": "targets", "name": "open", **common, "rel_gap": 1e-2,
+             "certified": False, "cpu_seconds": 60.5},
+            {"set": "beyond", "name": "fine", **common, "rel_gap": 4e-12,
+             "certified": True, "cpu_seconds": 59.9},
+        ]
+    )  # fmt: skip
+    text = module.readme_block(df, meta)
+    assert "catalogue: 1 of 2 optima certified within the budget, 62 CPU s together" in text
+    assert "largest 60.2 s, b" in text and "largest relative gap 3.0e-02" in text
+    assert "| late (targets) | 0.1 | m | 2.0e-11 | 60.1 | NO (over budget) |" in text
+    assert "| open (targets) | 0.1 | m | 1.0e-02 | 60.5 | NO (not certified) |" in text
+    assert "| fine (beyond) | 0.1 | m | 4.0e-12 | 59.9 | yes |" in text
+    assert text.startswith("Run of 2026-01-02 (git abcdef1234,")
 
 
 def test_a_benchmark_script_imports_this_checkout_from_any_folder(tmp_path):

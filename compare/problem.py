@@ -21,16 +21,13 @@ import numpy as np
 import scipy.sparse as sp
 
 from data import Dataset
-from solvers import objectives
+from solvers import check_lmbd, objectives
 
 from .inputs import BadInput
 
 SCALES = ("auto", "standard", "maxabs", "none")
 #: The bias multiplier B of ``--intercept`` (LinearSVC's ``intercept_scaling`` default).
 INTERCEPT_SCALING = 1.0
-#: Largest 1/(λn) and max‖x̃ᵢ‖²/λ the estimators accept (beyond, float64 overflows); checked
-#: here too, so that a bad λ is refused before anything is written.
-SCALE_LIMIT = 1e300
 #: ``--scale none`` warns when the features' largest absolute values differ by more.
 SCALE_SPREAD_WARNING = 1e3
 
@@ -105,8 +102,9 @@ def make(path, X, y, test_size: float, scale: str, intercept: bool, meta: dict) 
 
 def check_lmbds(path, problem: Problem, lmbds: list[float]) -> None:
     """Refuse a λ the estimators would refuse (float64 overflow), naming the smallest
-    usable one: the checks of the estimators' ``fit``, made before anything is written."""
-    X, n = problem.dataset.X_train, problem.dataset.n_train
+    usable one: the estimators' own check (:func:`solvers.check_lmbd`), made before anything
+    is written."""
+    X = problem.dataset.X_train
     with np.errstate(over="ignore"):
         r2 = float(objectives.row_sq_norms(X, problem.bias).max())
     if not math.isfinite(r2):
@@ -115,12 +113,10 @@ def check_lmbds(path, problem: Problem, lmbds: list[float]) -> None:
             "solvers); use --scale auto or divide the values by a power of ten"
         )
     for lmbd in lmbds:
-        smallest = max(1.0 / (SCALE_LIMIT * n), r2 / SCALE_LIMIT)
-        if not (1.0 / (lmbd * n) <= SCALE_LIMIT and r2 / lmbd <= SCALE_LIMIT):
-            raise BadInput(
-                f"--lmbd {lmbd:g} is too small for these data: 1/(λn) or max‖x‖²/λ overflows "
-                f"float64; use λ ≥ {smallest:.1e}"
-            )
+        try:
+            check_lmbd(X, lmbd, bias=problem.bias)
+        except ValueError as exc:
+            raise BadInput(f"--lmbd {lmbd:g} is too small for these data. {exc}") from None
 
 
 def _split(path, X, y, test_size: float):

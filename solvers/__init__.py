@@ -26,7 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import losses, objectives
-from ._base import BaseLinearSVM, EpochInfo
+from ._base import BaseLinearSVM, EpochInfo, check_lmbd
 from ._kernels import FASTMATH
 from .asdca import ASDCAClassifier
 from .exact import ExactSVMClassifier
@@ -42,6 +42,7 @@ __all__ = [
     "PathPoint",
     "PegasosClassifier",
     "SDCAClassifier",
+    "check_lmbd",
     "lambda_path",
     "losses",
     "objectives",

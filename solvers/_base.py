@@ -611,8 +611,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             )
         ]
         self._check_params()
-        with np.errstate(over="ignore"):  # max |X| once for every binary problem
-            big = max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
+        big = _max_abs(X)  # once for every binary problem
         for problem in problems:
             self._check_scales(problem, big)
             self._check_problem(problem)
@@ -847,41 +846,62 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         return {}
 
     def _check_scales(self, problem: Problem, big: float) -> None:
-        """Refuse data or λ whose derived quantities overflow float64 (never a silent w = 0).
+        """:func:`check_lmbd` for one binary problem (``big``: max |X|, found once)."""
+        check_lmbd(
+            problem.X,
+            problem.lmbd,
+            bias=problem.bias,
+            sample_weight=problem.sample_weight,
+            big=big,
+        )
 
-        With ``R² = max_i c_i ‖x̃_i‖²`` (c_i the sample weights, 1 without),
-        every solver's iterates are bounded by about ``R/λ`` and its margins by ``R²/λ``
-        (times a log factor), and SDCA/ASDCA scale by ``1/(λn)``: each must stay below
-        ``_SCALE_LIMIT``. ``R²`` is bounded from ``max|X|`` in two passes without
-        allocation; the exact row norms are computed only when that bound fails. ``big`` is
-        max |X|.
-        """
-        X, lmbd, n = problem.X, problem.lmbd, problem.n_samples
-        if not 1.0 / (lmbd * n) <= _SCALE_LIMIT:
-            raise ValueError(
-                f"lmbd={lmbd:g} is too small for float64: 1/(lmbd * n_samples) = "
-                f"{1.0 / (lmbd * n) if lmbd * n > 0 else np.inf:g} overflows. Use a larger "
-                f"lmbd (at least {_rounded_up(1.0 / (_SCALE_LIMIT * n))} for n_samples={n})."
-            )
-        c_max = 1.0 if problem.sample_weight is None else float(problem.sample_weight.max())
-        with np.errstate(over="ignore"):
-            r2 = (np.float64(big) ** 2 * X.shape[1] + np.float64(problem.bias) ** 2) * c_max
-            if not r2 / lmbd <= _SCALE_LIMIT:  # the bound fails: the exact largest norm
-                r2 = float(objectives.row_sq_norms(X, problem.bias).max()) * c_max
-        if not np.isfinite(r2):
-            raise ValueError(
-                f"X is too large for float64: a squared row norm ||x_i||^2 overflows "
-                f"(max |X| = {big:.3g}, bias_multiplier = {problem.bias:g}), so every step "
-                f"would be 0 or inf. Scale the features first, e.g. "
-                f"sklearn.preprocessing.StandardScaler or X / {max(big, 1.0):.0e}."
-            )
-        if not r2 / lmbd <= _SCALE_LIMIT:
-            raise ValueError(
-                f"lmbd={lmbd:g} is too small for the scale of X: max ||x_i||^2 / lmbd = "
-                f"{r2 / lmbd:.3g} exceeds {_SCALE_LIMIT:g}, and the iterates (~||x||/lmbd) "
-                f"and margins (~||x||^2/lmbd) would overflow float64. Use lmbd >= "
-                f"{_rounded_up(r2 / _SCALE_LIMIT)} or scale the features down."
-            )
+
+def check_lmbd(X, lmbd: float, *, bias: float = 0.0, sample_weight=None, big=None) -> None:
+    """Refuse data or λ whose derived quantities overflow float64 (never a silent w = 0):
+    a ValueError that names the smallest λ these data accept (rounded up: typed back, it
+    passes), or says to scale X. Every estimator's ``fit`` calls it, and so does
+    ``python -m compare`` before it writes anything.
+
+    With ``R² = max_i c_i ‖x̃_i‖²`` (c_i the sample weights, 1 without; x̃_i with the bias
+    feature ``bias``), every solver's iterates are bounded by about ``R/λ`` and its margins
+    by ``R²/λ`` (times a log factor), and SDCA/ASDCA scale by ``1/(λn)``: each must stay
+    below ``_SCALE_LIMIT``. ``R²`` is bounded from ``big`` = max |X| (computed when None) in
+    two passes without allocation; the exact row norms are computed only when that bound
+    fails.
+    """
+    n = X.shape[0]
+    big = _max_abs(X) if big is None else big
+    if not 1.0 / (lmbd * n) <= _SCALE_LIMIT:
+        raise ValueError(
+            f"lmbd={lmbd:g} is too small for float64: 1/(lmbd * n_samples) = "
+            f"{1.0 / (lmbd * n) if lmbd * n > 0 else np.inf:g} overflows. Use a larger "
+            f"lmbd (at least {_rounded_up(1.0 / (_SCALE_LIMIT * n))} for n_samples={n})."
+        )
+    c_max = 1.0 if sample_weight is None else float(np.max(sample_weight))
+    with np.errstate(over="ignore"):
+        r2 = (np.float64(big) ** 2 * X.shape[1] + np.float64(bias) ** 2) * c_max
+        if not r2 / lmbd <= _SCALE_LIMIT:  # the bound fails: the exact largest norm
+            r2 = float(objectives.row_sq_norms(X, bias).max()) * c_max
+    if not np.isfinite(r2):
+        raise ValueError(
+            f"X is too large for float64: a squared row norm ||x_i||^2 overflows "
+            f"(max |X| = {big:.3g}, bias_multiplier = {bias:g}), so every step "
+            f"would be 0 or inf. Scale the features first, e.g. "
+            f"sklearn.preprocessing.StandardScaler or X / {max(big, 1.0):.0e}."
+        )
+    if not r2 / lmbd <= _SCALE_LIMIT:
+        raise ValueError(
+            f"lmbd={lmbd:g} is too small for the scale of X: max ||x_i||^2 / lmbd = "
+            f"{r2 / lmbd:.3g} exceeds {_SCALE_LIMIT:g}, and the iterates (~||x||/lmbd) "
+            f"and margins (~||x||^2/lmbd) would overflow float64. Use lmbd >= "
+            f"{_rounded_up(r2 / _SCALE_LIMIT)} or scale the features down."
+        )
+
+
+def _max_abs(X) -> float:
+    """max |X| (dense or CSR; 0 when X stores nothing)."""
+    with np.errstate(over="ignore"):
+        return max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
 
 
 def _rounded_up(bound: float) -> str:

@@ -84,22 +84,23 @@ interior point in both forms, and takes the cheaper one when its predicted time 
 quarters of the CPU budget (the rest: crossover, certificates, and the prediction's error)
 and its memory fits ``memory_limit``; otherwise coordinate descent (Gram representation for
 dense d ≥ n while Q fits, primal otherwise). Measured with ``make bench-optima``
-(``benchmarks/optima.py --regimes targets beyond``), one BLAS thread, 60 s budget, target
-relative gap 1e-10, on a 2-core machine shared with other jobs (CPU seconds; the chooser's
-prediction in brackets):
+(``benchmarks/optima.py --regimes catalogue targets beyond``, 2026-11-25, git 74e37cca79),
+one BLAS thread, 60 s budget, target relative gap 1e-10, on a quiet 2-core machine (CPU
+seconds; the chooser's prediction in brackets; the README's generated block holds the
+latest run):
 
 =========================================  ===================  ======  ======  ========
 problem (λ = 1/n unless said)              method               CPU s   pred.   rel. gap
 =========================================  ===================  ======  ======  ========
-dense 5000 × 2000                          primal-form IPM      6.2     11.4    1.6e-12
-dense 5000 × 2000, λ = 1e-3                primal-form IPM      5.3     11.4    2.9e-13
-dense 6000 × 2000                          primal-form IPM      7.1     13.4    1.7e-12
-dense 6000 × 2000, λ = 1e-3                primal-form IPM      6.4     13.4    2.7e-13
-dense 20000 × 500                          primal-form IPM      4.3     2.6     1.2e-13
-raw crops 4982 × 14400 float32             Gram-form IPM        19.7    29.6    4.2e-13
-sparse-synthetic 20242 × 47236, 1.4 M nnz  primal CD + Newton   1.2     inf     2.0e-12
-CSR 100,000 × 50,000, 50 nnz per row       primal CD + Newton   21.7    inf     4.3e-12
-dense 20000 × 5000 (both sides large)      primal CD + Newton   60.2    272     1.0e-2
+dense 5000 × 2000                          primal-form IPM      12.0    11.4    1.8e-12
+dense 5000 × 2000, λ = 1e-3                primal-form IPM      11.0    11.4    3.8e-13
+dense 6000 × 2000                          primal-form IPM      15.8    13.4    1.9e-12
+dense 6000 × 2000, λ = 1e-3                primal-form IPM      14.0    13.4    3.2e-13
+dense 20000 × 500                          primal-form IPM      8.1     2.6     1.2e-13
+raw crops 4982 × 14400 float32             Gram-form IPM        30.5–36 29.6    ≤ 3.7e-14
+sparse-synthetic 20242 × 47236, 1.4 M nnz  primal CD + Newton   1.0     inf     2.0e-12
+CSR 100,000 × 50,000, 50 nnz per row       primal CD + Newton   27.2    inf     4.4e-12
+dense 20000 × 5000 (both sides large)      primal CD + Newton   60.2    272     2.0e-3
 =========================================  ===================  ======  ======  ========
 
 The last is not certified (``certified=False``, its gap reached returned): the interior

@@ -30,6 +30,7 @@ from compare import inputs, outputs, problem, progress
 from compare.__main__ import main
 from experiments import runner
 from figures import plots
+from solvers import SDCAClassifier
 from tests import compare_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -515,3 +516,23 @@ def test_a_stage_speaks_only_when_it_lasts(monkeypatch):
         time.sleep(0.1)
     quiet.warn("still said")
     assert quiet.stream.getvalue() == "warning: still said\n"
+
+
+def test_the_smallest_lmbd_compare_suggests_is_the_estimators_own():
+    """compare refuses a λ with the estimators' own check (one home: no second limit or
+    rounding): the λ it suggests, typed back, passes compare and the estimators alike, and
+    a λ the estimators refuse is refused before anything is written."""
+    X, y = _problem()
+    y = np.where(y == 7, 1, -1)  # the ±1 labels make() receives from the reader
+    X = X * 1e140  # max ||x||² ~ 1e281: the λ floor, ~1e-19, is set by the data's scale
+    made = problem.make("f.svm", X, y, 0.25, "none", True, {})
+    with pytest.raises(inputs.BadInput, match="--lmbd 1e-25 is too small") as info:
+        problem.check_lmbds("f.svm", made, [1e-25])
+    suggested = float(re.search(r"Use lmbd >= ([0-9.]+e[-+][0-9]+)", str(info.value)).group(1))
+    assert 1e-25 < suggested < 1e-17
+    problem.check_lmbds("f.svm", made, [suggested])  # accepted by compare ...
+    ds = made.dataset
+    est = SDCAClassifier(lmbd=suggested, bias_multiplier=made.bias, max_epochs=1, tol=0)
+    est.fit(ds.X_train, ds.y_train)  # ... and by the estimator it runs
+    with pytest.raises(ValueError, match="too small for the scale of X"):  # half: below it
+        SDCAClassifier(lmbd=suggested / 2, bias_multiplier=made.bias).fit(ds.X_train, ds.y_train)

@@ -91,12 +91,9 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    try:
-        args = parser().parse_args(argv)
-    except SystemExit as exc:  # --help, or a bad option (one line already printed)
-        return int(exc.code or 0)
-    settings = Settings(
+def settings_of(args: argparse.Namespace) -> Settings:
+    """The :class:`compare.app.Settings` of parsed arguments."""
+    return Settings(
         file=args.file,
         out=args.out,
         lmbds=tuple(args.lmbd) if args.lmbd else None,
@@ -110,6 +107,14 @@ def main(argv: list[str] | None = None) -> int:
         scale=args.scale,
         certify_budget=args.certify_budget,
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a bad option (one line already printed)
+        return int(exc.code or 0)
+    settings = settings_of(args)
     console = Console(quiet=args.quiet)
     plan = None
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,6 +50,40 @@ class Settings:
     intercept: bool = True
     scale: str = "auto"
     certify_budget: float = optima.BUDGET_SECONDS
+
+    def command(self) -> str:
+        """The command line that makes these settings: FILE, --out DIR and every option
+        that differs from its default (SUMMARY.md quotes it: run again, it resumes or
+        rebuilds the same folder)."""
+        default = Settings(self.file, self.out)
+        words = [
+            "python -m compare",
+            shlex.quote(str(self.file)),
+            "--out",
+            shlex.quote(str(self.out)),
+        ]
+        if self.lmbds is not None:
+            words += ["--lmbd", *(f"{v:g}" for v in self.lmbds)]
+        for flag, field_name in (
+            ("--seeds", "seeds"),
+            ("--max-epochs", "epochs"),
+            ("--test-size", "test_size"),
+            ("--label-col", "label_col"),
+            ("--zero-based", "zero_based"),
+            ("--scale", "scale"),
+            ("--certify-budget", "certify_budget"),
+        ):
+            value = getattr(self, field_name)
+            if value != getattr(default, field_name):
+                words += [
+                    flag,
+                    shlex.quote(f"{value:g}" if isinstance(value, float) else str(value)),
+                ]
+        if self.solvers != default.solvers:
+            words += ["--solvers", *self.solvers]
+        if not self.intercept:
+            words.append("--no-intercept")
+        return " ".join(words)
 
 
 @dataclass

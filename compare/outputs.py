@@ -242,7 +242,7 @@ def summary(frame: pd.DataFrame, opt: pd.DataFrame, plan, pngs: list[Path]) -> s
     lines = [
         f"# Do the studies' conclusions hold on {s.file.name}?",
         "",
-        f"`python -m compare {s.file} --out {s.out}` — read from the reports in this folder.",
+        f"`{s.command()}` — read from the reports in this folder.",
         "",
         "## The problem",
         "",

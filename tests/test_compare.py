@@ -12,6 +12,7 @@ summary's tables and plurals. The verdict rules have their own tests
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 import matplotlib.figure
@@ -536,3 +537,25 @@ def test_the_smallest_lmbd_compare_suggests_is_the_estimators_own():
     est.fit(ds.X_train, ds.y_train)  # ... and by the estimator it runs
     with pytest.raises(ValueError, match="too small for the scale of X"):  # half: below it
         SDCAClassifier(lmbd=suggested / 2, bias_multiplier=made.bias).fit(ds.X_train, ds.y_train)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        [],
+        ["--seeds", "3", "--quiet"],
+        ["--lmbd", "0.05", "1e-3", "--max-epochs", "7", "--solvers", "pegasos", "sdca-perm"],
+        ["--test-size", "0", "--label-col", "my label", "--scale", "none", "--no-intercept"],
+        ["--zero-based", "yes", "--certify-budget", "2.5", "--test-size", "0.3"],
+    ],
+)
+def test_the_command_summary_quotes_makes_the_same_settings(options, tmp_path):
+    """SUMMARY.md quotes the command of its run: parsed again, it gives the same settings
+    (a quoted command that dropped --seeds or --lmbd would rebuild another folder)."""
+    from compare.__main__ import parser, settings_of
+
+    argv = [str(tmp_path / "my file.csv"), "--out", str(tmp_path / "out dir"), *options]
+    settings = settings_of(parser().parse_args(argv))
+    words = shlex.split(settings.command())
+    assert words[:3] == ["python", "-m", "compare"]
+    assert settings_of(parser().parse_args(words[3:])) == settings

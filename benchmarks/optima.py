@@ -50,7 +50,7 @@ from benchmarks.problems import make_dense, make_sparse_rows
 from cmdline import existing_file, positive_int
 from data.sparse_synthetic import generate as generate_sparse_synthetic
 from experiments import CATALOGUE, datasets, optima
-from experiments.reports import cpu_model, git_commit
+from experiments.reports import cpu_model, git_commit, rewrite_block, short_commit
 from solvers.exact import choose_method, solve_exact
 
 #: (name, generator, its keyword arguments, λ: a number or "1/n") of the target regimes.
@@ -175,9 +175,9 @@ README_MARKERS = (
 def readme_block(df: pd.DataFrame, meta: dict) -> str:
     """The README's text for a stored run: one sentence of totals and a table of the
     target regimes, every number and verdict read from the records."""
-    budget = meta["budget_seconds"]
+    budget, commit = meta["budget_seconds"], short_commit(str(meta["git_commit"]))
     lines = [
-        f"Run of {meta['date']} (git {str(meta['git_commit'])[:10]}, `{meta['command']}`, one "
+        f"Run of {meta['date']} (git {commit}, `{meta['command']}`, one "
         f"BLAS thread, load average {meta['loadavg_start'][0]:.1f} on {meta['cpu_count']} "
         f"cores at the start; CPU seconds, budget {budget:g} s, target relative gap "
         f"{meta['target_rel_gap']:g}):"
@@ -215,18 +215,9 @@ def readme_block(df: pd.DataFrame, meta: dict) -> str:
 def update_readme(readme: Path | str, out: Path) -> bool:
     """Rewrite the README's bench-optima block from the run stored in ``out``; True if the
     README changed."""
-    path = Path(readme)
-    text = path.read_text()
-    begin, end = README_MARKERS
-    if begin not in text or end not in text:
-        raise ValueError(f"{path}: the markers of the bench-optima block are missing ({begin})")
     df = pd.read_parquet(out / "optima.parquet")
     meta = json.loads((out / "optima.json").read_text())
-    head, rest = text.split(begin, 1)
-    new = f"{head}{begin}\n{readme_block(df, meta)}\n{end}{rest.split(end, 1)[1]}"
-    if new != text:
-        path.write_text(new)
-    return new != text
+    return rewrite_block(readme, README_MARKERS, readme_block(df, meta))
 
 
 def regimes(targets: list, n_jobs: int, records: list) -> int:

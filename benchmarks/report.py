@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from experiments.reports import rewrite_block, short_commit
+
 from .certify import TARGETS, Bounds
 from .problems import Problem
 
@@ -280,24 +282,15 @@ def update_readme(readme: Path | str, out: Path) -> bool:
     """Rewrite the README's bench block from the stored report in ``out`` (its summary and
     sidecar): the run's date, machine load and the full table, every ratio computed from the
     report. True if the README changed."""
-    path = Path(readme)
-    text = path.read_text()
-    begin, end = README_MARKERS
-    if begin not in text or end not in text:
-        raise ValueError(f"{path}: the markers of the bench block are missing ({begin})")
     summary = pd.read_parquet(out / "peers_summary.parquet")
     meta = json.loads((out / "peers.json").read_text())
     stamp = datetime.fromtimestamp((out / "peers.json").stat().st_mtime).strftime("%Y-%m-%d")
     load = meta.get("loadavg_start", [float("nan")])[0]
     lines = [
-        f"Run of {stamp} (git {str(meta.get('git_commit', '?'))[:10]}, "
+        f"Run of {stamp} (git {short_commit(str(meta.get('git_commit', '?')))}, "
         f"`{meta.get('command', '')}`, "
         f"load average {load:.1f} on {meta.get('cpu_count')} cores at the start):",
         "",
         markdown(summary, meta).rstrip(),
     ]
-    head, rest = text.split(begin, 1)
-    new = f"{head}{begin}\n" + "\n".join(lines) + f"\n{end}{rest.split(end, 1)[1]}"
-    if new != text:
-        path.write_text(new)
-    return new != text
+    return rewrite_block(readme, README_MARKERS, "\n".join(lines))

@@ -282,6 +282,29 @@ def load_sidecar(name: str, root: Path | str | None = None) -> dict:
         raise damaged(path, name, exc, "report sidecar") from exc
 
 
+def short_commit(commit: str) -> str:
+    """A commit as a README states it: ten hex digits, "-dirty" kept (a run of a checkout
+    with uncommitted changes must not pass for the commit's own)."""
+    head, dirty = commit.removesuffix("-dirty"), commit.endswith("-dirty")
+    return head[:10] + ("-dirty" if dirty else "")
+
+
+def rewrite_block(path: Path | str, markers: tuple[str, str], block: str) -> bool:
+    """Replace the text between the two marker lines of ``path`` (a README's generated
+    block) by ``block``; True if the file changed. Missing markers are a ValueError that
+    names them (nothing is appended elsewhere)."""
+    path = Path(path)
+    text = path.read_text()
+    begin, end = markers
+    if begin not in text or end not in text:
+        raise ValueError(f"{path}: the markers of the generated block are missing ({begin})")
+    head, rest = text.split(begin, 1)
+    new = f"{head}{begin}\n{block}\n{end}{rest.split(end, 1)[1]}"
+    if new != text:
+        path.write_text(new)
+    return new != text
+
+
 def git_commit() -> str:
     try:
         commit = subprocess.run(

@@ -33,6 +33,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from experiments import reports
+
 from . import OUTPUTS
 from .common import config_order, load, load_optima, output_dir, with_suboptimality
 from .plots import footnote, save_figure, style_for, write_table
@@ -360,18 +362,9 @@ README_MARKERS = (
 
 def update_readme(readme: Path | str, reports_dir: Path | str | None = None) -> bool:
     """Rewrite the findings block of ``readme`` from the reports; True if it changed."""
-    path = Path(readme)
-    text = path.read_text()
-    begin, end = README_MARKERS
-    if begin not in text or end not in text:
-        raise ValueError(f"{path}: the markers of the λ findings block are missing ({begin})")
     _, optimum, times = tables(reports_dir)
     block = "\n".join(f"- {line}" for line in findings(optimum, times))
-    head, rest = text.split(begin, 1)
-    new = f"{head}{begin}\n{block}\n{end}{rest.split(end, 1)[1]}"
-    if new != text:
-        path.write_text(new)
-    return new != text
+    return reports.rewrite_block(readme, README_MARKERS, block)
 
 
 def draw(spec, out_dir=None, reports_dir=None) -> list[Path]:

@@ -156,11 +156,37 @@ def test_lambda_path_benchmark_compares_warm_and_cold_on_a_tiny_problem(monkeypa
     labels = np.where(y > 0, 1, -1).astype(np.int64)
     datasets.register("tiny-path", lambda: data.Dataset(X, labels, None, None, {"name": "t"}))
     monkeypatch.setitem(bench.DATASETS, "tiny", ("tiny", "tiny-path", {}))
-    table = bench.main(["--datasets", "tiny", "--repeats", "1", "--out", str(tmp_path)])
+    readme = tmp_path / "README.md"
+    readme.write_text("a\n" + "\nSTALE\n".join(bench.README_MARKERS) + "\nb\n")
+    argv = [
+        "--datasets",
+        "tiny",
+        "--repeats",
+        "1",
+        "--out",
+        str(tmp_path),
+        "--readme",
+        str(readme),
+    ]
+    table = bench.main(argv)
     rows = pd.read_parquet(tmp_path / "lambda_path.parquet")
     assert rows["reached"].all() and (rows["rel_gap"] <= 1e-6).all()
     assert set(rows["mode"]) == {"warm", "cold"} and len(rows) == 2 * 2 * 5
     for r in table.itertuples(index=False):
         mine = rows[(rows.config == r.config) & (rows["mode"] == "warm")]
         assert r[2] == pytest.approx(mine.cpu_seconds.sum())
-    assert "warm / cold" in (tmp_path / "lambda_path.md").read_text()
+    stored = (tmp_path / "lambda_path.md").read_text()
+    assert "warm / cold" in stored
+    text = readme.read_text()  # the block holds the stored table, nothing else changed
+    assert text.startswith("a\n") and text.endswith("\nb\n") and "STALE" not in text
+    assert stored.rstrip() in text and "`python benchmarks/lambda_path.py --datasets tiny" in text
+
+
+def test_a_readme_block_names_a_dirty_checkout():
+    """A run of a checkout with uncommitted changes says so where the README names its
+    commit (ten digits would cut the "-dirty" of experiments.reports.git_commit)."""
+    from experiments.reports import short_commit
+
+    assert short_commit("0123456789abcdef-dirty") == "0123456789-dirty"
+    assert short_commit("0123456789abcdef") == "0123456789"
+    assert short_commit("unknown") == "unknown"

@@ -244,6 +244,13 @@ def regimes(targets: list, n_jobs: int, records: list) -> int:
     return missed
 
 
+def describe(dataset: str, options: dict) -> str:
+    """A dataset as a reader names it: ``blood``, ``blood (pca=40)`` (its key is a hash)."""
+    if not options:
+        return dataset
+    return f"{dataset} ({', '.join(f'{k}={v}' for k, v in sorted(options.items()))})"
+
+
 def catalogue(parser, args, records: list) -> int:
     """Solve and print the catalogue's optima, appending their records; returns how many
     are not certified in budget."""
@@ -261,7 +268,7 @@ def catalogue(parser, args, records: list) -> int:
     order = sorted(todo, key=lambda k: -shapes[k][0] * shapes[k][1])
     results = Parallel(n_jobs=args.n_jobs)(delayed(optima.certify)(*todo[k]) for k in order)
     print(
-        f"{'dataset':<20} {'n':>7} {'d':>6} {'λ':>10} {'method':<22} {'rel. gap':>9} "
+        f"{'dataset':<32} {'n':>7} {'d':>6} {'λ':>10} {'method':<22} {'rel. gap':>9} "
         f"{'CPU s':>7}  within {optima.BUDGET_SECONDS:g} s and 1e-10"
     )
     bad = 0
@@ -272,7 +279,8 @@ def catalogue(parser, args, records: list) -> int:
         records.append(
             {
                 "set": "catalogue",
-                "name": rec["dataset_key"],
+                "name": describe(*todo[key][:2]),
+                "dataset_key": rec["dataset_key"],
                 "n": n,
                 "d": d,
                 "nnz": None,
@@ -284,7 +292,7 @@ def catalogue(parser, args, records: list) -> int:
             }
         )
         print(
-            f"{rec['dataset_key']:<20} {n:>7} {d:>6} {rec['lmbd']:>10.4g} {rec['method']:<22} "
+            f"{records[-1]['name']:<32} {n:>7} {d:>6} {rec['lmbd']:>10.4g} {rec['method']:<22} "
             f"{rec['rel_gap']:>9.1e} {rec['cpu_seconds']:>7.2f}  {'yes' if ok else 'NO'}"
         )
     total = sum(r["cpu_seconds"] for r in results)

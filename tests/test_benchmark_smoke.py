@@ -53,6 +53,7 @@ def test_optima_benchmark_certifies_the_simulated_experiment(capsys, monkeypatch
     assert not any(reports.iterdir())
     stored = pd.read_parquet(bench / "optima.parquet")
     assert list(stored["set"]) == ["catalogue"] and bool(stored["certified"].iloc[0])
+    assert stored["name"].iloc[0].startswith("simulated")  # a name, not the key's hash
     assert stored["rel_gap"].iloc[0] <= 1e-10
 
 

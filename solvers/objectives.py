@@ -207,6 +207,21 @@ def row_sq_norms(X: np.ndarray, bias: float = 0.0, out: np.ndarray | None = None
     return out
 
 
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _add_sample(z, yi, c, loss, own, hinge, smooth, errors):
+    """One sample of a training pass, at margin ``z`` and weight ``c``, added to the sums:
+    ``hinge + c·max(0, 1 − z)``, ``smooth + c·φ(z)`` (when ``own``), ``errors + 1`` if
+    misclassified."""
+    u = 1.0 - z
+    if u > 0.0:
+        hinge += c * u
+        if own:
+            smooth += c * losses.value(loss, z)
+    if _misclassified(z, yi):
+        errors += 1
+    return hinge, smooth, errors
+
+
 @njit(cache=True, fastmath=FASTMATH)
 def _train_pass(
     X, y, w, w_out, with_out, dual_coef, bias, loss, own, scale, with_dual, w_alpha, weights
@@ -229,22 +244,14 @@ def _train_pass(
     errors = errors_out = 0
     for i in range(X.shape[0]):
         xi = X[i]
+        c = weight_of(weights, i)
         z = _row_margin(xi, w, wb, y[i])
-        u = 1.0 - z
-        if u > 0.0:
-            c = weight_of(weights, i)
-            hinge += c * u
-            if own:
-                smooth += c * losses.value(loss, z)
-        if _misclassified(z, y[i]):
-            errors += 1
+        hinge, smooth, errors = _add_sample(z, y[i], c, loss, own, hinge, smooth, errors)
         if with_out:
             z = _row_margin(xi, w_out, wb_out, y[i])
-            u = 1.0 - z
-            if u > 0.0:
-                hinge_out += weight_of(weights, i) * u
-            if _misclassified(z, y[i]):
-                errors_out += 1
+            hinge_out, _, errors_out = _add_sample(
+                z, y[i], c, loss, False, hinge_out, 0.0, errors_out
+            )
         if with_dual:
             c = dual_coef[i]
             if c != 0.0:
@@ -286,22 +293,14 @@ def _train_pass_csr(
     errors = errors_out = 0
     for i in range(indptr.shape[0] - 1):
         lo, hi = indptr[i], indptr[i + 1]
+        c = weight_of(weights, i)
         z = _row_margin_csr(data, indices, lo, hi, w, wb, y[i])
-        u = 1.0 - z
-        if u > 0.0:
-            c = weight_of(weights, i)
-            hinge += c * u
-            if own:
-                smooth += c * losses.value(loss, z)
-        if _misclassified(z, y[i]):
-            errors += 1
+        hinge, smooth, errors = _add_sample(z, y[i], c, loss, own, hinge, smooth, errors)
         if with_out:
             z = _row_margin_csr(data, indices, lo, hi, w_out, wb_out, y[i])
-            u = 1.0 - z
-            if u > 0.0:
-                hinge_out += weight_of(weights, i) * u
-            if _misclassified(z, y[i]):
-                errors_out += 1
+            hinge_out, _, errors_out = _add_sample(
+                z, y[i], c, loss, False, hinge_out, 0.0, errors_out
+            )
         if with_dual:
             c = dual_coef[i]
             if c != 0.0:

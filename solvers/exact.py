@@ -137,7 +137,14 @@ from ._base import (
     _caller_stacklevel,
     _layout_key,
 )
-from ._kernels import FASTMATH, _prefetch, kernel_rows, prefetch_csr_row, weight_of
+from ._kernels import (
+    FASTMATH,
+    ROW_AHEAD,
+    _prefetch,
+    kernel_rows,
+    prefetch_csr_row,
+    weight_of,
+)
 from .losses import Loss
 
 __all__ = ["ExactResult", "ExactSVMClassifier", "MethodChoice", "choose_method", "solve_exact"]
@@ -157,8 +164,6 @@ IPM_SHARE = 0.75
 MEMORY_LIMIT = 4 * 2**30
 #: Bytes of the row (or column) blocks the dense products convert and scale at a time.
 BLOCK_BYTES = 2**24
-#: CSR sweeps: prefetch the row this many samples ahead (as SDCA's CSR sweep does).
-_ROW_AHEAD = 8
 
 #: Largest free set whose |F| × |F| block is formed and factored for a Newton step when the
 #: free rows are not dense and narrow (O(|F|³); larger free sets are left to the sweeps).
@@ -394,14 +399,14 @@ def _cd_sweep_primal_csr(rows, w, a, order, inv_lmbd_n, loss, pg_hi, pg_lo, keep
     hi = -np.inf
     lo = np.inf
     for j in range(m):
-        if j + _ROW_AHEAD < m:  # the rows come in random order: request one ahead of time
-            r = order[j + _ROW_AHEAD]
+        if j + ROW_AHEAD < m:  # the rows come in random order: request one ahead of time
+            r = order[j + ROW_AHEAD]
             _prefetch(y, r)
             _prefetch(a, r)
             _prefetch(rows.sq_norms, r)
             prefetch_csr_row(data, cols, indptr, r)
-            if j + 2 * _ROW_AHEAD < m:
-                _prefetch(indptr, order[j + 2 * _ROW_AHEAD])
+            if j + 2 * ROW_AHEAD < m:
+                _prefetch(indptr, order[j + 2 * ROW_AHEAD])
         i = order[j]
         start, stop = indptr[i], indptr[i + 1]
         s = bias * w[d]

@@ -76,6 +76,7 @@ from ._base import BaseLinearSVM, Problem
 from ._kernels import (
     _U1,
     FASTMATH,
+    ROW_AHEAD,
     _csr_dot,
     _gram4,
     _prefetch,
@@ -107,11 +108,10 @@ _LAST, _AVERAGE, _RANDOM = 0, 1, 2
 #: Same iterates either way.
 _FUSE_MIN_BYTES = 24 * 1024
 
-#: CSR sweep: prefetch the row (entries, y, ‖x̃‖², α) this many samples ahead, and the
-#: entries of w that the row ``_W_AHEAD`` samples ahead reads. Measured on a 50,000 ×
-#: 200,000 matrix with 40 nonzeros per row (``make bench``): 8 and 2 are near the best;
-#: 4–32 and 1–3 are within 10 %.
-_ROW_AHEAD = 8
+#: CSR sweep: the entries of w that the row this many samples ahead reads are prefetched
+#: (the row itself ``ROW_AHEAD`` ahead, :data:`solvers._kernels.ROW_AHEAD`). Measured on a
+#: 50,000 × 200,000 matrix with 40 nonzeros per row (``make bench``): 2 is near the best,
+#: 1–3 within 10 %.
 _W_AHEAD = 2
 
 #: Dense short-row sweep: prefetch the samples this many steps ahead (their row's first
@@ -521,7 +521,7 @@ def _sdca_sweep_csr(rows, sweep, params, indices, t_start):
     time, each reading only the row's stored entries (module docstring, *Sparse input*).
 
     The rows come in a random order, so each would wait for memory: the row
-    ``_ROW_AHEAD`` samples ahead (its entries and its y, ‖x̃‖², α) and the entries of w
+    ``ROW_AHEAD`` samples ahead (its entries and its y, ‖x̃‖², α) and the entries of w
     that the row ``_W_AHEAD`` samples ahead will read are prefetched while the current
     sample is computed (:func:`solvers._kernels._prefetch`; no effect on the results).
 
@@ -538,14 +538,14 @@ def _sdca_sweep_csr(rows, sweep, params, indices, t_start):
     pg_max = -np.inf
     pg_min = np.inf
     for j in range(m):
-        if j + _ROW_AHEAD < m:
-            r = indices[j + _ROW_AHEAD]
+        if j + ROW_AHEAD < m:
+            r = indices[j + ROW_AHEAD]
             _prefetch(rows.y, r)
             _prefetch(rows.sq_norms, r)
             _prefetch(dual_coef, r)
             prefetch_csr_row(data, cols, indptr, r)
-            if j + 2 * _ROW_AHEAD < m:
-                _prefetch(indptr, indices[j + 2 * _ROW_AHEAD])
+            if j + 2 * ROW_AHEAD < m:
+                _prefetch(indptr, indices[j + 2 * ROW_AHEAD])
         s = t_start + j  # steps done before this sample
         i = indices[j]
         start, end = np.uint64(indptr[i]), np.uint64(indptr[i + 1])

@@ -119,6 +119,7 @@ from sklearn.utils.validation import validate_data
 
 from . import objectives
 from ._base import BaseLinearSVM, Problem, _canonical
+from ._device import DEVICE_CONSTRAINT, DeviceMixin
 from ._kernels import FASTMATH, _csr_dot, _gram4, weight_of
 from ._sampling import DEPRECATED_SAMPLINGS, distinct_batches, resolve_sampling
 
@@ -586,7 +587,7 @@ class _State:
     t: int = 0  # iterations done (a warm start's included)
 
 
-class PegasosClassifier(BaseLinearSVM):
+class PegasosClassifier(DeviceMixin, BaseLinearSVM):
     r"""Linear SVM by Pegasos, stochastic sub-gradient descent on the primal (mini-batch).
 
     Minimises the hinge primal
@@ -640,6 +641,12 @@ class PegasosClassifier(BaseLinearSVM):
         ``callback(info)`` with an :class:`solvers.EpochInfo` after every epoch, outside the
         timer; ``info.w`` is the current iterate, ``info.output_w()`` the current output.
         Returning ``True`` stops the fit.
+    device : {"cpu", "cuda"}, default="cpu"
+        ``"cuda"``: the iterations run on the GPU (:mod:`solvers.gpu.pegasos`), each batch's
+        margins and sub-gradient in parallel; the same steps, projection and averages, and
+        the same index arrays from ``random_state``. Pays for large ``batch_size`` only (a
+        batch is a few kernel launches). Needs numba-cuda and a GPU; X is copied once per
+        fit. CSR batches are summed with atomics (not bit-deterministic).
 
     Attributes
     ----------
@@ -675,10 +682,12 @@ class PegasosClassifier(BaseLinearSVM):
         "projection": ["boolean"],
         "average": ["boolean", StrOptions({"weighted"})],
         "avg_start": [Interval(Integral, 0, None, closed="left"), None],
+        **DEVICE_CONSTRAINT,
     }
 
     _has_dual = False
     _supports_sparse = True
+    _gpu_driver = "pegasos"
 
     def __init__(
         self,
@@ -695,6 +704,7 @@ class PegasosClassifier(BaseLinearSVM):
         class_weight=None,
         warm_start=False,
         callback=None,
+        device="cpu",
     ):
         self.lmbd = lmbd
         self.batch_size = batch_size
@@ -708,6 +718,7 @@ class PegasosClassifier(BaseLinearSVM):
         self.class_weight = class_weight
         self.warm_start = warm_start
         self.callback = callback
+        self.device = device
 
     def _mode(self) -> int:
         if self.average == "weighted":
@@ -715,7 +726,7 @@ class PegasosClassifier(BaseLinearSVM):
         return _UNIFORM if self.average else _LAST
 
     def _kernel_key(self) -> tuple:
-        return (self.batch_size == 1,)
+        return (self.batch_size == 1, self.device)
 
     def _warm_up_overrides(self) -> dict:
         # any k > 1 calls the batch kernel; 3 also exercises a smaller last batch of 8
@@ -760,7 +771,10 @@ class PegasosClassifier(BaseLinearSVM):
             objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms)
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
-        n = state.problem.n_samples
+        return self._epoch_indices_for(rng, state.problem.n_samples)
+
+    def _epoch_indices_for(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        """One epoch's sample order (the batches are its consecutive runs of k)."""
         if resolve_sampling("PegasosClassifier", self.sampling) == "permutation":
             return rng.permutation(n)
         return distinct_batches(rng, n, int(self.batch_size))

@@ -1,0 +1,56 @@
+r"""SDCA and Pegasos on one CUDA GPU (``device="cuda"`` on :class:`solvers.SDCAClassifier` and
+:class:`solvers.PegasosClassifier`), written in numba-cuda, with the same certificate.
+
+Everything here runs unchanged in Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, set
+before Numba is first imported): that is how the tests run it on machines without a GPU.
+
+- :mod:`solvers.gpu._kernels`: the kernels (one sweep per idea, dense and CSR rows chosen
+  when a kernel is built).
+- :mod:`solvers.gpu.data`: the data on the device (NumPy / SciPy copied once; arrays that
+  expose ``__cuda_array_interface__``, e.g. CuPy, and CuPy CSR matrices taken without a copy).
+- :mod:`solvers.gpu.certificate`: P(w(α)) and D(α) in float64 on the device, with an
+  outward-rounded allowance, as :func:`solvers.objectives.certificate` on the CPU.
+- :mod:`solvers.gpu.sdca`, :mod:`solvers.gpu.pegasos`: the fits.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["available", "require"]
+
+
+def _cuda():
+    try:
+        from numba import cuda
+    except ImportError as exc:  # numba without its CUDA target
+        raise ImportError(
+            "device='cuda' needs the numba-cuda package: pip install 'sdca-pegasos[gpu]' "
+            "(or pip install numba-cuda), or use device='cpu'"
+        ) from exc
+    return cuda
+
+
+def simulated() -> bool:
+    """Whether the kernels run in Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+
+
+def available() -> bool:
+    """Whether ``device="cuda"`` can run here: numba-cuda installed and a GPU (or the
+    simulator) present."""
+    try:
+        return bool(_cuda().is_available())
+    except ImportError:
+        return False
+
+
+def require() -> None:
+    """Raise a clear error when ``device="cuda"`` cannot run here."""
+    cuda = _cuda()
+    if not cuda.is_available():
+        raise RuntimeError(
+            "device='cuda' found no CUDA GPU (numba.cuda.is_available() is False): use "
+            "device='cpu', or set NUMBA_ENABLE_CUDASIM=1 before importing numba to run the "
+            "kernels in Numba's CUDA simulator (slow: for tests only)"
+        )

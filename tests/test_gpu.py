@@ -1,0 +1,286 @@
+"""SDCA and Pegasos on the GPU (``device="cuda"``), run in Numba's CUDA simulator.
+
+``tests/__init__.py`` sets ``NUMBA_ENABLE_CUDASIM=1`` unless the environment already sets
+it: ``NUMBA_ENABLE_CUDASIM=0 pytest tests/test_gpu.py`` runs the same tests on a real GPU
+(benchmarks/gpu.py's device run does). The simulator runs one Python thread per GPU thread,
+so the problems are tiny; the kernels use 4 threads per block there (32 on a GPU).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numba import cuda
+
+import solvers.gpu
+from solvers import ExactSVMClassifier, PegasosClassifier, SDCAClassifier, losses, objectives
+from solvers.gpu import _kernels as K
+from solvers.gpu.certificate import Certifier
+from solvers.gpu.data import to_device
+from solvers.gpu.sdca import cpu_round, line_search_step
+
+pytestmark = pytest.mark.skipif(not solvers.gpu.available(), reason="no GPU and no simulator")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _fast_barriers():
+    """The simulator's barriers wait on the GIL's switch interval (5 ms by default)."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    yield
+    sys.setswitchinterval(old)
+
+
+def _problem(n=48, d=3, seed=0, sparse=False):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    y = np.where(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    if sparse:
+        X[rng.random(X.shape) < 0.4] = 0.0
+        return sp.csr_matrix(X), y
+    return X, y
+
+
+LOSSES = ["hinge", "smooth_hinge", "squared_hinge"]
+
+
+# ---------------------------------------------------------------------------- the round
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("bias", [0.0, 1.5])
+@pytest.mark.parametrize("private", [True, False])
+def test_round_equals_cpu_reference_bit_for_bit(loss, bias, private):
+    """One round of the kernel, dense, equals its NumPy twin (same order of operations),
+    with weights, the bias, σ' > 1, offsets, private or shared block buffers."""
+    rng = np.random.default_rng(1)
+    n, d, lmbd = 40, 5, 0.05
+    X = rng.standard_normal((n, d))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    c = rng.uniform(0.5, 2.0, n)
+    loss_ = losses.make_loss(loss, 0.7)
+    scale = 1.0 / (lmbd * n)
+    q = scale * ((X**2).sum(1) + bias**2)
+    a = rng.uniform(0.0, 1.0, n) * np.minimum(loss_.box(c, n), 3.0)
+    w = scale * np.append(X.T @ (a * y), bias * (a * y).sum())
+    blocks = 4
+    order = rng.permutation(n)
+    starts = (np.arange(blocks + 1) * n) // blocks
+    rot = rng.integers(0, np.diff(starts))
+    sigma = 3.0
+    ref = cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss_, private)
+    a_new, buf = np.zeros(n), np.zeros((blocks if private else 1, d + 1))
+    stats = np.zeros((blocks, 3))
+    sc = np.array([scale, sigma, bias])
+    K.sdca_round_dense[blocks, K.TPB](
+        X, X, X, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss_, stats
+    )
+    np.testing.assert_array_equal(a_new, ref[0])
+    np.testing.assert_array_equal(buf, ref[1])
+    np.testing.assert_array_equal(stats, ref[2])
+    # the blocks' buffers are X̃ᵀ(Δa·y)/(λn): what the line search combines
+    delta = a_new - a
+    np.testing.assert_allclose(
+        buf.sum(0), scale * np.append(X.T @ (delta * y), bias * (delta * y).sum()), atol=1e-12
+    )
+
+
+def test_csr_round_equals_dense_round_on_a_full_matrix():
+    """The CSR kernel is the same sweep: on a CSR matrix with every entry stored (same
+    columns in the same order) it gives the dense kernel's bits."""
+    rng = np.random.default_rng(2)
+    n, d, lmbd = 32, 4, 0.1
+    X = rng.uniform(0.5, 1.5, (n, d)) * np.where(rng.random((n, d)) < 0.5, 1, -1)
+    Xs = sp.csr_matrix(X)
+    assert Xs.nnz == n * d
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    c, a = np.ones(n), np.zeros(n)
+    q = ((X**2).sum(1)) / (lmbd * n)
+    w = np.zeros(d + 1)
+    order, starts, rot = rng.permutation(n), np.array([0, 16, 32]), np.array([3, 5])
+    sc = np.array([1.0 / (lmbd * n), 1.0, 0.0])
+    hinge = losses.make_loss("hinge")
+    out = []
+    for rows in [(X, X, X), (Xs.data, Xs.indices, Xs.indptr)]:
+        a_new, buf, stats = np.zeros(n), np.zeros((2, d + 1)), np.zeros((2, 3))
+        kernel = K.sdca_round_dense if rows[0].ndim == 2 else K.sdca_round_csr
+        kernel[2, K.TPB](*rows, y, c, q, a, a_new, w, buf, order, starts, rot, sc, hinge, stats)
+        out.append((a_new, buf))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    np.testing.assert_array_equal(out[0][1], out[1][1])
+
+
+def test_line_search_step():
+    stats = np.array([[2.0, 0.5, 1.0], [1.0, 0.5, 1.0]])  # Σδ = 3, Σκaδ/c = 1, Σκδ²/c = 2
+    n, lmbd = 10, 0.5
+    # slope = (3 - 1)/10 - 0.5·w·dw ; curvature = 2/10 + 0.5·dw·dw
+    assert line_search_step(stats, 0.0, 0.2, lmbd, n) == pytest.approx(0.2 / 0.3)
+    assert line_search_step(stats, 0.0, 0.0, lmbd, n) == 1.0  # slope/curvature = 1
+    assert line_search_step(stats, 0.4, 0.2, lmbd, n) == 0.0  # slope 0: no ascent, no step
+    assert line_search_step(stats, -10.0, 0.0, lmbd, n) == 1.0  # clipped to the box
+    linear = np.array([[1.0, 0.0, 0.0]])
+    assert line_search_step(linear, 0.0, 0.0, lmbd, n) == 1.0  # no curvature at all
+
+
+# ---------------------------------------------------------------------------- certificate
+def _exact_pair_values(X, y, w, a, lmbd, bias, loss, c):
+    """P(w) and D(α) of the pair in exact rational arithmetic (hinge / smoothed hinge)."""
+    n, d = X.shape
+    F = Fraction
+    lm = F(lmbd)
+    kappa, upper = F(loss.kappa), F(loss.upper)
+    sq_w = sum(F(v) * F(v) for v in w)
+    total = F(0)
+    for i in range(n):
+        z = F(y[i]) * (sum(F(X[i, k]) * F(w[k]) for k in range(d)) + F(bias) * F(w[d]))
+        u = 1 - z
+        if u > 0:
+            if kappa == 0:
+                val = upper * u
+            elif u >= kappa * upper:
+                val = upper * u - kappa * upper * upper / 2
+            else:
+                val = u * u / (2 * kappa)
+            total += F(c[i]) * val
+    primal = lm / 2 * sq_w + total / n
+    scale = 1 / (lm * n)
+    wa = [scale * sum(F(a[i]) * F(y[i]) * F(X[i, k]) for i in range(n)) for k in range(d)]
+    wa.append(scale * F(bias) * sum(F(a[i]) * F(y[i]) for i in range(n)))
+    terms = sum(F(a[i]) - kappa * F(a[i]) ** 2 / (2 * F(c[i])) for i in range(n))
+    dual = terms / n - lm / 2 * sum(v * v for v in wa)
+    return primal, dual
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("loss", ["hinge", "smooth_hinge"])
+def test_certificate_brackets_exact_values(sparse, loss):
+    """The device's bounds hold as real numbers (checked in rational arithmetic) and are
+    tight: within 1e-12 of P(w) and D(α), and of objectives.certificate's own bounds."""
+    X, y = _problem(n=24, d=3, seed=3, sparse=sparse)
+    Xd = X.toarray() if sparse else X
+    rng = np.random.default_rng(4)
+    n, lmbd, bias = X.shape[0], 0.03, 1.0
+    c = rng.uniform(0.5, 1.5, n)
+    loss_ = losses.make_loss(loss, 0.5)
+    a = rng.uniform(0.0, 1.0, n) * c
+    data = to_device(X)
+    cert = Certifier(data, cuda.to_device(y), cuda.to_device(c), lmbd, bias, loss_)
+    got = cert(cuda.to_device(a))
+    primal, dual = _exact_pair_values(Xd, y, got["w"], a, lmbd, bias, loss_, c)
+    assert Fraction(got["primal"]) >= primal
+    assert Fraction(got["dual"]) <= dual
+    assert float(Fraction(got["primal"]) - primal) <= 1e-12 * abs(float(primal))
+    assert float(dual - Fraction(got["dual"])) <= 1e-12 * abs(float(dual))
+    cpu = objectives.certificate(X, y, got["w"], y * a, lmbd, loss_, bias, c)
+    assert got["primal"] == pytest.approx(cpu["primal"], rel=1e-12)
+    assert got["dual"] == pytest.approx(cpu["dual"], rel=1e-12)
+
+
+# ---------------------------------------------------------------------------- SDCA fits
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_sdca_gpu_reaches_the_exact_optimum(loss, sparse):
+    """Every loss, dense and CSR, weighted, with an intercept: the GPU fit stops on its
+    certified gap, and the exact engine's certified optimum lies inside its bounds."""
+    X, y = _problem(n=48, d=3, seed=5, sparse=sparse)
+    weights = np.random.default_rng(6).uniform(0.5, 2.0, X.shape[0])
+    params = {"lmbd": 0.1, "loss": loss, "gamma": 0.5, "bias_multiplier": 1.0}
+    gpu = SDCAClassifier(**params, tol=1e-8, max_epochs=400, random_state=0, device="cuda")
+    gpu.fit(X, y, sample_weight=weights)
+    exact = ExactSVMClassifier(**params, tol=1e-12).fit(X, y, sample_weight=weights)
+    assert gpu.converged_ and gpu.duality_gap_ <= 1e-8
+    assert gpu.dual_ <= exact.primal_ and exact.dual_ <= gpu.primal_
+    np.testing.assert_allclose(gpu.coef_, exact.coef_, atol=1e-3)
+    # the fitted attributes are the certified pair's: recomputed on the CPU
+    w = np.append(gpu.coef_[0], gpu.intercept_[0] / 1.0)
+    cpu = objectives.certificate(X, y, w, gpu.dual_coef_, 0.1, gpu.loss_function, 1.0, weights)
+    assert cpu["gap"] <= 1e-8 + 1e-12
+    assert gpu.epoch_times_.shape == (gpu.n_epochs_,)
+
+
+def test_sdca_gpu_dense_is_deterministic_and_warm_starts():
+    X, y = _problem(n=40, d=3, seed=7)
+    fits = [
+        SDCAClassifier(lmbd=0.1, tol=0, max_epochs=3, random_state=4, device="cuda").fit(X, y)
+        for _ in range(2)
+    ]
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    np.testing.assert_array_equal(fits[0].dual_coef_, fits[1].dual_coef_)
+    warm = SDCAClassifier(lmbd=0.1, tol=1e-8, max_epochs=300, random_state=0, device="cuda")
+    warm.set_params(warm_start=True).fit(X, y)
+    first = warm.n_epochs_
+    warm.fit(X, y)  # restarts at the optimum: one round certifies it
+    assert warm.converged_ and warm.n_epochs_ == 1 < first
+
+
+def test_sdca_gpu_one_vs_rest_matches_cpu_optimum():
+    rng = np.random.default_rng(8)
+    X = rng.standard_normal((45, 3))
+    y = np.argmax(X @ rng.standard_normal((3, 3)), axis=1)
+    gpu = SDCAClassifier(lmbd=0.2, tol=1e-9, max_epochs=500, random_state=0, device="cuda")
+    cpu = SDCAClassifier(lmbd=0.2, tol=1e-11, max_epochs=5000, random_state=0)
+    gpu.fit(X, y)
+    cpu.fit(X, y)
+    np.testing.assert_allclose(gpu.coef_, cpu.coef_, atol=1e-4)
+    assert np.all(gpu.duality_gap_ <= 1e-9)
+
+
+def test_device_errors_are_clear(monkeypatch):
+    X, y = _problem()
+    for bad in ({"sampling": "iid"}, {"average": True}, {"shrinking": True}, {"sgd_init": True}):
+        with pytest.raises(ValueError, match=r"does not support .*use device='cpu'"):
+            SDCAClassifier(device="cuda", **bad).fit(X, y)
+    with pytest.raises(ValueError, match="device"):
+        SDCAClassifier(device="gpu").fit(X, y)
+    monkeypatch.setattr(cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match=r"found no CUDA GPU.*device='cpu'"):
+        SDCAClassifier(device="cuda").fit(X, y)
+    with pytest.raises(RuntimeError, match="found no CUDA GPU"):
+        PegasosClassifier(device="cuda").fit(X, y)
+
+
+# ---------------------------------------------------------------------------- Pegasos
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"sampling": "permutation", "projection": True, "average": True},
+        {"sampling": "iid", "projection": False, "average": "weighted"},
+    ],
+)
+def test_pegasos_gpu_equals_cpu(sparse, options):
+    """The same index arrays (same seed), the same steps: the GPU's iterates are the CPU
+    solver's up to the order of the additions."""
+    X, y = _problem(n=30, d=4, seed=9, sparse=sparse)
+    weights = np.random.default_rng(10).uniform(0.5, 2.0, X.shape[0])
+    params = {"lmbd": 0.05, "batch_size": 7, "max_epochs": 3, "bias_multiplier": 1.0}
+    params.update(options, random_state=3)
+    gpu = PegasosClassifier(**params, device="cuda").fit(X, y, sample_weight=weights)
+    cpu = PegasosClassifier(**params).fit(X, y, sample_weight=weights)
+    np.testing.assert_allclose(gpu.coef_, cpu.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gpu.intercept_, cpu.intercept_, rtol=1e-10, atol=1e-12)
+    assert gpu.t_ == cpu.t_
+
+
+# ---------------------------------------------------------------------------- benchmark
+def test_benchmark_runs_end_to_end_on_the_simulator(tmp_path):
+    """benchmarks/gpu.py, the script run whole on a GPU machine, at a tiny size: every
+    (problem, λ) has GPU checks whose certified duals bound its primal values from below,
+    a CPU baseline, and the README table renders from the record."""
+    from benchmarks import gpu as bench
+
+    bench.main(
+        ["--out", str(tmp_path), "--scale", "0.00001", "--cpu-cap", "0.2", "--gpu-cap", "3"]
+    )
+    record = json.loads((tmp_path / "gpu.json").read_text())
+    assert record["meta"]["simulated"] is True
+    assert set(record["results"]) == {"dense_1n", "dense_1e-6", "csr_1n", "csr_1e-6"}
+    for res in record["results"].values():
+        assert res["checks"], "no certified check recorded"
+        assert all(ch["dual"] <= res["d_best"] <= ch["primal"] for ch in res["checks"])
+        assert res["cpu"]["records"] and res["cpu"]["capped"]
+    table = bench.table(record)
+    assert table.count("\n| dense") + table.count("\n| csr") == 4

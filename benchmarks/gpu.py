@@ -232,6 +232,43 @@ def pegasos_epoch(X, y, lmbd: float) -> dict:
     return {"epoch_ms": [1e3 * t for t in est.epoch_times_], "batch_size": batch}
 
 
+def smoke() -> dict:
+    """Compile every kernel on small problems before anything is timed, and check the
+    device's certificate against :func:`solvers.objectives.certificate` on the CPU (the
+    same pair, dense and CSR): a real-GPU check of what the simulator tests."""
+    from solvers import SDCAClassifier, objectives
+    from solvers.gpu._kernels import SIMULATED
+
+    n = 40 if SIMULATED else 4000
+    out = {}
+    for kind in ("dense", "csr"):
+        if kind == "dense":
+            X, y = dense_problem(n, 20, seed=1)
+        else:
+            X, y = csr_problem(n, 2000, 10, seed=1)
+        est = SDCAClassifier(
+            1e-3,
+            tol=0.0 if SIMULATED else 1e-9,  # the simulator: 5 epochs, no stopping test
+            max_epochs=5 if SIMULATED else 3000,
+            random_state=0,
+            bias_multiplier=1.0,
+            device="cuda",
+        ).fit(X, y)
+        w = np.append(est.coef_[0], est.intercept_[0])
+        cpu = objectives.certificate(X, y, w, est.dual_coef_, 1e-3, est.loss_function, 1.0)
+        out[kind] = {
+            "epochs": int(est.n_epochs_),
+            "gpu_primal": est.primal_,
+            "gpu_dual": est.dual_,
+            "cpu_primal": cpu["primal"],
+            "cpu_dual": cpu["dual"],
+            "rel_diff_primal": abs(est.primal_ - cpu["primal"]) / abs(cpu["primal"]),
+            "rel_diff_dual": abs(est.dual_ - cpu["dual"]) / abs(cpu["dual"]),
+        }
+        print(f"smoke {kind}: {out[kind]}")
+    return out
+
+
 def time_to(trace: list[dict], clock: str, d_best: float) -> dict:
     """First time at which (P − D_best)/|D_best| <= ε, for each ε (None: not reached)."""
     out = {}
@@ -271,6 +308,7 @@ def run(args) -> dict:
             todo.append({"key": f"{name}_{lname.replace('/', '')}", "kind": kind,
                          "params": params, "lmbd": lmbd, "cap": args.cpu_cap,
                          "problem": name, "lmbd_name": lname})  # fmt: skip
+    meta["smoke"] = smoke()  # fails fast, before the CPU baselines are started
     procs = start_baselines(todo, folder) if args.cpu_cap > 0 else []
 
     bw_bytes = (4 << 30) if not meta["simulated"] else (1 << 12)
@@ -281,9 +319,8 @@ def run(args) -> dict:
     for name, (kind, params) in problems(args.scale).items():
         t = time.perf_counter()
         X, y = make(kind, params)
-        from solvers.gpu.data import to_device
-
-        x_bytes = to_device(X).nbytes
+        parts = (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
+        x_bytes = int(sum(p.nbytes for p in parts))
         print(f"{name}: drawn in {time.perf_counter() - t:.1f} s; X is {x_bytes / 1e9:.2f} GB")
         for lname, lmbd in lambdas(params["n"]).items():
             key = f"{name}_{lname.replace('/', '')}"

@@ -22,7 +22,14 @@ from __future__ import annotations
 import os
 import types
 
-from numba import cuda, float64
+import numpy as np
+
+# numba-cuda 0.30 registers an overload of np.row_stack, which NumPy 2.5 removed (its
+# first kernel compile then fails with an AttributeError): the alias it had until then.
+if not hasattr(np, "row_stack"):
+    np.row_stack = np.vstack
+
+from numba import cuda, float64  # noqa: E402
 
 from .. import losses as _losses
 

@@ -56,7 +56,15 @@ def _device_losses():
     return types.SimpleNamespace(**out)
 
 
-L = _device_losses()
+_L = _device_losses()
+# module globals (a kernel resolves a global function, not a namespace's attribute)
+_value = _L.value
+_dual_term = _L.dual_term
+_dual_target = _L.dual_target
+_gradient = _L.gradient
+_curvature = _L.curvature
+_upper_bound = _L.upper_bound
+_coordinate_step = _L.coordinate_step
 
 
 # ---------------------------------------------------------------------------- row access
@@ -158,9 +166,9 @@ def _round_kernel(row_dot, row_axpy):
             z *= yi
             ci = c[i]
             ai = a[i]
-            g = L.gradient(loss, z, ai, ci)
-            h = L.curvature(loss, sigma * q[i], ci)
-            an = L.coordinate_step(loss, ai, g, h, ci)
+            g = _gradient(loss, z, ai, ci)
+            h = _curvature(loss, sigma * q[i], ci)
+            an = _coordinate_step(loss, ai, g, h, ci)
             delta = an - ai
             if delta != 0.0:
                 coef = delta * yi * scale
@@ -329,7 +337,7 @@ def combine(a, a_new, step, c, loss):
             a[i] = a_new[i]
         else:
             v = a[i] + step * (a_new[i] - a[i])
-            a[i] = min(max(v, 0.0), L.upper_bound(loss, c[i]))
+            a[i] = min(max(v, 0.0), _upper_bound(loss, c[i]))
 
 
 @cuda.jit
@@ -396,14 +404,14 @@ def certificate_terms(z, mag, y, c, a, loss, gamma_d, out):
         ci = c[i]
         delta = 2.0 * (gamma_d * mag[i] + 2.0 * u * abs(zi))
         if zi - delta < 1.0 and ci > 0.0:
-            phi = L.value(loss, zi)
+            phi = _value(loss, zi)
             s_loss += ci * phi
             if loss.upper < 1e308:
                 slope = loss.upper
             else:
                 slope = (max(0.0, 1.0 - zi) + delta) / loss.kappa
             s_err += ci * (slope * delta + 8.0 * u * phi)
-        dt = L.dual_term(loss, a[i], ci)
+        dt = _dual_term(loss, a[i], ci)
         s_dual += dt
         s_dabs += abs(dt)
     s_loss = _block_sum(red, t, s_loss)
@@ -440,7 +448,7 @@ def pegasos_coef(z, rows, start, count, y, c, v_scale, step, loss, coef):
     for r in range(cuda.grid(1), count, cuda.gridsize(1)):
         i = rows[start + r]
         zi = y[i] * v_scale * z[r]
-        coef[r] = step * c[i] * y[i] * L.dual_target(loss, zi)
+        coef[r] = step * c[i] * y[i] * _dual_target(loss, zi)
 
 
 @cuda.jit

@@ -4,8 +4,9 @@ once for a CSR row, and the reductions they share.
 Every kernel runs with blocks of :data:`TPB` threads that cooperate through shared memory and
 ``syncthreads`` only (no warp shuffles), so that Numba's CUDA simulator
 (``NUMBA_ENABLE_CUDASIM=1``) runs them unchanged on a machine without a GPU: the tests do.
-A block reduces a row's products by a fixed tree (:func:`_block_sum`): the result does not
-depend on scheduling. Atomics appear only where the docstring says so; those sums are not
+A block reduces a row's products in a fixed order (:func:`_block_sum`: a shared-memory tree
+in the simulator, a butterfly of warp shuffles on a GPU): the result does not depend on
+scheduling. Atomics appear only where the docstring says so; those sums are not
 bit-deterministic (their order is the hardware's).
 
 The losses are :mod:`solvers.losses`' own functions, compiled for the device from the same
@@ -69,8 +70,9 @@ _coordinate_step = _L.coordinate_step
 
 # ---------------------------------------------------------------------------- row access
 @cuda.jit(device=True)
-def _block_sum(red, t, v):
-    """Sum of ``v`` over the block's TPB threads by a fixed tree; every thread gets it."""
+def _tree_sum(red, t, v):
+    """Sum of ``v`` over the block's TPB threads by a fixed tree in shared memory; every
+    thread gets it (the simulator's reduction: it has no warp shuffles)."""
     red[t] = v
     cuda.syncthreads()
     s = TPB // 2
@@ -82,6 +84,24 @@ def _block_sum(red, t, v):
     total = red[0]
     cuda.syncthreads()  # everyone has read red[0] before the next call writes it
     return total
+
+
+@cuda.jit(device=True)
+def _warp_sum(red, t, v):
+    """The same sum on a GPU, where a block is one warp (TPB = 32): a butterfly of shuffles
+    (fixed pairs: deterministic), no shared memory and no barrier."""
+    v += cuda.shfl_xor_sync(0xFFFFFFFF, v, 16)
+    v += cuda.shfl_xor_sync(0xFFFFFFFF, v, 8)
+    v += cuda.shfl_xor_sync(0xFFFFFFFF, v, 4)
+    v += cuda.shfl_xor_sync(0xFFFFFFFF, v, 2)
+    v += cuda.shfl_xor_sync(0xFFFFFFFF, v, 1)
+    return v
+
+
+#: A row's products summed over the block: the tree in the simulator, shuffles on a GPU (so
+#: the simulator's bits equal the NumPy twin's, :func:`solvers.gpu.sdca.cpu_round`; on a GPU
+#: the same sums are added in another fixed order).
+_block_sum = _tree_sum if SIMULATED else _warp_sum
 
 
 @cuda.jit(device=True)

@@ -28,9 +28,9 @@ import numpy as np
 # numba-cuda 0.30 registers an overload of np.row_stack, which NumPy 2.5 removed (its
 # first kernel compile then fails with an AttributeError): the alias it had until then.
 if not hasattr(np, "row_stack"):
-    np.row_stack = np.vstack
+    np.vstack = np.vstack
 
-from numba import cuda, float64  # noqa: E402
+from numba import cuda, float64
 
 from .. import losses as _losses
 

@@ -8,15 +8,20 @@ Ma et al. 2015; Smith et al. 2018): margins at :math:`w + \sigma' v_k`, curvatur
 :math:`\sigma'\|\tilde x_i\|^2/(\lambda n) + \kappa/c_i`, where :math:`v_k` gathers the
 block's own changes :math:`\Delta a_i y_i\tilde x_i/(\lambda n)` of the round.
 
-- **Shared buffer** (the default, dense and CSR): the blocks share one v through atomics
-  (asynchronous SDCA, TPA-SCD / PASSCoDe style: a sample sees every update made before it,
-  from any block), σ' starts at 1. The order of the atomic additions is the hardware's, so a
-  fit is **not bit-deterministic** on a GPU (the certificate is what the tests check; the
-  simulator runs blocks one after another and is deterministic).
-- **Private buffers** (``DENSE_PRIVATE``, dense only): every block has its own
-  :math:`v_k` (K × (d+1) float64), no atomics, bit-deterministic; σ' starts at K, CoCoA+'s
-  safe value for *adding* the blocks' updates. Off by default: on an H200 it stalled on
-  dense 10,000,000 × 100 (benchmarks/records/gpu_dense_private.json).
+- **Private buffers** (dense X, ``DENSE_PRIVATE``): every block has its own
+  :math:`v_k` (K × (d+1) float64), no atomics: the fit is bit-deterministic for a seed.
+  σ' starts at K, CoCoA+'s safe value for *adding* the blocks' updates.
+- **Shared buffer** (CSR X): the blocks share one v through atomics (asynchronous SDCA,
+  TPA-SCD / PASSCoDe style: a sample sees every update made before it, from any block), σ'
+  starts at 1. Rows share few columns, so the delay costs little (on the H200 record the
+  rounds track CPU SDCA's epochs to four digits). The order of the atomic additions is the
+  hardware's, so a CSR fit is **not bit-deterministic** on a GPU (its certificate is exact
+  all the same; the simulator runs blocks one after another and is deterministic).
+
+**Known limit (issue 33 stays open for it):** on dense data with many rows per feature and
+a small λ, neither scheme converges in useful time at GPU scale (``DENSE_PRIVATE``'s comment
+has the measurements): the blocks' local solutions disagree and the line search keeps σ'
+near K. Dense GPU fits are certified like any other, but slow.
 
 After the round, the proposed :math:`\Delta a` and :math:`\Delta w = \sum_k v_k` are combined
 as :math:`a + t\Delta a`, :math:`w + t\Delta w` with the step :math:`t \in [0, 1]` that
@@ -59,11 +64,13 @@ from .data import GRID, DeviceData, row_sq_norms, zeros
 #: H100/H200), and at least this many rows per block.
 MAX_BLOCKS = 4 if K.SIMULATED else 132 * 32
 MIN_ROWS_PER_BLOCK = 8
-#: Whether dense rounds give each block its own buffer (CoCoA+; deterministic) instead of
-#: the shared one of CSR (asynchronous). Off: measured on an H200 (benchmarks/records/), the
-#: private rounds stalled on dense 10,000,000 × 100 (relative gap ~1 after 1,261 rounds at
-#: λ = 1/n, σ' held near K by the line search), where the shared buffer follows SDCA.
-DENSE_PRIVATE = False
+#: Whether dense rounds give each block its own buffer (CoCoA+; bit-deterministic) instead of
+#: sharing one through atomics as CSR rounds do. Measured on an H200 (benchmarks/records/),
+#: dense 10,000,000 × 100 at λ = 1/n, neither converges: private P = 3.20, D = 0.0044 after
+#: 1,261 rounds (17 ms each); shared P = 4.84, D = 0.263 after 244 rounds (104 ms each: the
+#: atomics on 101 addresses); our CPU estimator's P after 120 s: 0.505. On 4,000 × 20 at
+#: λ = 1e-3: private reached a gap of 2.1e-6 in 3,000 rounds, shared 1.59. Private it is.
+DENSE_PRIVATE = True
 #: Largest K × (d + 1) float64 of private block buffers (dense); beyond it blocks share one.
 MAX_PRIVATE_BYTES = 1 << 30
 
@@ -115,9 +122,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
         w.copy_to_device(certify.weights_of(a)[0])
 
     blocks = n_blocks(n)
-    private = (
-        DENSE_PRIVATE and not data.sparse and blocks * (d + 1) * 8 <= MAX_PRIVATE_BYTES
-    )
+    private = DENSE_PRIVATE and not data.sparse and blocks * (d + 1) * 8 <= MAX_PRIVATE_BYTES
     buf = zeros((blocks if private else 1, d + 1))
     dw = buf[0] if not private else cuda.device_array(d + 1, dtype=np.float64)
     order_host = rng.permutation(n).astype(data.all_rows.dtype)

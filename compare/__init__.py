@@ -14,8 +14,9 @@ training rows, an intercept), checks everything before writing anything, then, i
 3. the figures and SUMMARY.md (:mod:`compare.outputs`): the claims rows of the scorecard
    (:data:`figures.scorecard.ANY_DATA`), judged by its evaluator, with the runs' spread.
 
-Every problem is one line and exit status 2, before anything is written; Ctrl-C says how
-many runs are stored (exit status 130) and the same command resumes.
+Every problem is one line naming the fix and exit status 2, before anything is written
+(:mod:`compare.folder`: DIR holds one input, recorded in its manifest); Ctrl-C says what it
+interrupted and what DIR holds (exit status 130), and the same command resumes.
 """
 
 from .app import Plan, Settings, compare, execute, prepare

@@ -19,7 +19,18 @@ Every problem is one line naming the fix and exit status 2, before anything is w
 interrupted and what DIR holds (exit status 130), and the same command resumes.
 """
 
-from .app import Plan, Settings, compare, execute, prepare
-from .inputs import BadInput
+from importlib import import_module
 
-__all__ = ["BadInput", "Plan", "Settings", "compare", "execute", "prepare"]
+#: The package's names -> the module that defines them, imported on first use, so that
+#: ``python -m compare`` reaches its ``__main__`` (which says how to install a missing
+#: dependency) before anything imports numpy or pandas.
+_HOME = {"BadInput": "inputs", "Plan": "app", "Settings": "app", "compare": "app",
+         "execute": "app", "prepare": "app"}  # fmt: skip
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        return getattr(import_module(f".{_HOME[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

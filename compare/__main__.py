@@ -6,14 +6,35 @@ import argparse
 import sys
 from pathlib import Path
 
-from cmdline import fraction, positive_float, positive_int
-from experiments import optima
-from experiments.catalogue import MAIN_VARIANTS
+#: The project's own packages: a missing one is not a missing dependency.
+PROJECT = ("cmdline", "solvers", "data", "experiments", "figures", "compare")
 
-from .app import Settings, execute, interrupted, prepare
-from .inputs import BadInput
-from .problem import SCALES
-from .progress import Console
+
+def _missing_dependency(exc: ModuleNotFoundError) -> str:
+    """The one line for a Python that lacks compare's dependencies, with how to install."""
+    return (
+        f"python -m compare: this Python ({sys.executable}) lacks {exc.name}, which compare "
+        "needs: run `make venv`, then `.venv/bin/python -m compare FILE --out DIR` (or "
+        "`pip install -e .` into the environment of this Python)"
+    )
+
+
+try:
+    from cmdline import fraction, positive_float, positive_int
+    from experiments import optima
+    from experiments.catalogue import MAIN_VARIANTS
+
+    from .app import Settings, execute, interrupted, prepare
+    from .inputs import BadInput
+    from .problem import SCALES
+    from .progress import Console
+except ModuleNotFoundError as exc:
+    if exc.name is None or exc.name.split(".")[0] in PROJECT:
+        raise
+    if __name__ != "__main__":  # imported (by a test, a script): the error is theirs to see
+        raise
+    print(_missing_dependency(exc), file=sys.stderr)
+    raise SystemExit(1) from None
 
 DESCRIPTION = (
     "Run the studies' main solvers on FILE (a binary classification problem: svmlight/libsvm, "

@@ -7,8 +7,8 @@ nothing written), the problem stated (intercept, scaling), every sentence about 
 its record (a budget too small to certify never yields the word "certified"), Ctrl-C, the
 summary's tables and plurals. A new user's first hour (issue 29): too few samples for a
 mini-batch, Ctrl-C while certifying, a folder that holds one input, more than two labels,
-text columns, a file that is not UTF-8. The verdict rules
-have their own tests (``tests/test_compare_verdicts.py``).
+text columns, a file that is not UTF-8, a Python without the dependencies. The verdict
+rules have their own tests (``tests/test_compare_verdicts.py``).
 """
 
 from __future__ import annotations
@@ -819,3 +819,24 @@ def test_a_file_that_is_not_utf8_suggests_its_encoding(tmp_path, capsys):
                            (dict(encode=("1",)), "--encode")]:  # fmt: skip
         with pytest.raises(inputs.BadInput, match=f"{option} applies to CSV files"):
             inputs.read(svm, **kwargs)
+
+
+def test_a_python_without_the_dependencies_says_how_to_install(tmp_path):
+    """``python -m compare`` under a Python lacking pandas: one line saying how to install
+    (make venv, or pip install -e .), not a ModuleNotFoundError traceback."""
+    import subprocess
+    import sys
+
+    code = ("import runpy, sys; sys.modules['pandas'] = None; "
+            "runpy.run_module('compare', run_name='__main__', alter_sys=True)")  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code, "x.csv", "--out", str(tmp_path / "o")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    assert "lacks pandas" in lines[0] and "make venv" in lines[0]
+    assert (
+        ".venv/bin/python -m compare FILE --out DIR" in lines[0] and "pip install -e ." in lines[0]
+    )
+    assert not (tmp_path / "o").exists()

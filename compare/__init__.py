@@ -14,11 +14,23 @@ training rows, an intercept), checks everything before writing anything, then, i
 3. the figures and SUMMARY.md (:mod:`compare.outputs`): the claims rows of the scorecard
    (:data:`figures.scorecard.ANY_DATA`), judged by its evaluator, with the runs' spread.
 
-Every problem is one line and exit status 2, before anything is written; Ctrl-C says how
-many runs are stored (exit status 130) and the same command resumes.
+Every problem is one line naming the fix and exit status 2, before anything is written
+(:mod:`compare.folder`: DIR holds one input, recorded in its manifest); Ctrl-C says what it
+interrupted and what DIR holds (exit status 130), and the same command resumes.
 """
 
-from .app import Plan, Settings, compare, execute, prepare
-from .inputs import BadInput
+from importlib import import_module
 
-__all__ = ["BadInput", "Plan", "Settings", "compare", "execute", "prepare"]
+#: The package's names -> the module that defines them, imported on first use, so that
+#: ``python -m compare`` reaches its ``__main__`` (which says how to install a missing
+#: dependency) before anything imports numpy or pandas.
+_HOME = {"BadInput": "inputs", "Plan": "app", "Settings": "app", "compare": "app",
+         "execute": "app", "prepare": "app"}  # fmt: skip
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        return getattr(import_module(f".{_HOME[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

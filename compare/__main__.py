@@ -6,14 +6,35 @@ import argparse
 import sys
 from pathlib import Path
 
-from cmdline import fraction, positive_float, positive_int
-from experiments import optima
-from experiments.catalogue import MAIN_VARIANTS
+#: The project's own packages: a missing one is not a missing dependency.
+PROJECT = ("cmdline", "solvers", "data", "experiments", "figures", "compare")
 
-from .app import Settings, execute, prepare
-from .inputs import BadInput
-from .problem import SCALES
-from .progress import Console
+
+def _missing_dependency(exc: ModuleNotFoundError) -> str:
+    """The one line for a Python that lacks compare's dependencies, with how to install."""
+    return (
+        f"python -m compare: this Python ({sys.executable}) lacks {exc.name}, which compare "
+        "needs: run `make venv`, then `.venv/bin/python -m compare FILE --out DIR` (or "
+        "`pip install -e .` into the environment of this Python)"
+    )
+
+
+try:
+    from cmdline import fraction, positive_float, positive_int
+    from experiments import optima
+    from experiments.catalogue import MAIN_VARIANTS
+
+    from .app import Settings, execute, interrupted, prepare
+    from .inputs import BadInput
+    from .problem import SCALES
+    from .progress import Console
+except ModuleNotFoundError as exc:
+    if exc.name is None or exc.name.split(".")[0] in PROJECT:
+        raise
+    if __name__ != "__main__":  # imported (by a test, a script): the error is theirs to see
+        raise
+    print(_missing_dependency(exc), file=sys.stderr)
+    raise SystemExit(1) from None
 
 DESCRIPTION = (
     "Run the studies' main solvers on FILE (a binary classification problem: svmlight/libsvm, "
@@ -64,6 +85,31 @@ def parser() -> argparse.ArgumentParser:
         help="CSV: the label column, by header name or index (0 the first column of the "
         "file, -1 the last; default: the last)",
     )  # fmt: skip
+    labels = p.add_mutually_exclusive_group()
+    labels.add_argument(
+        "--classes", nargs=2, default=None, metavar=("A", "B"),
+        help="more than two labels: keep the samples labelled A or B (A is -1, B +1) and "
+        "leave the others out",
+    )  # fmt: skip
+    labels.add_argument(
+        "--positive", default=None, metavar="A",
+        help="more than two labels: A against the rest (A is +1, every other label -1)",
+    )  # fmt: skip
+    p.add_argument(
+        "--drop-cols", nargs="+", default=(), metavar="NAME|INDEX",
+        help="CSV: columns to leave out (by header name or index, as --label-col), e.g. an id "
+        "or a text column",
+    )  # fmt: skip
+    p.add_argument(
+        "--encode", nargs="+", default=(), metavar="NAME|INDEX",
+        help="CSV: columns of categories (text) to one-hot encode: one 0/1 feature per value, "
+        "the values those of every row (the encoding reads no label, so the split cannot leak)",
+    )  # fmt: skip
+    p.add_argument(
+        "--encoding", default=None, metavar="NAME",
+        help="CSV: the file's text encoding (default utf-8; e.g. latin-1 or cp1252 for a "
+        "file saved by Excel on Windows)",
+    )  # fmt: skip
     p.add_argument(
         "--zero-based", choices=("auto", "yes", "no"), default="auto",
         help="svmlight: whether column indices start at 0 (yes: scikit-learn's "
@@ -87,6 +133,11 @@ def parser() -> argparse.ArgumentParser:
         help="CPU seconds the exact engine may spend on P* per λ (default "
         f"{optima.BUDGET_SECONDS:g}); past it, P* is reported not certified, with its bounds",
     )  # fmt: skip
+    p.add_argument(
+        "--overwrite", action="store_true",
+        help="DIR holds compare's outputs of another file or other options: remove them (only "
+        "compare's own files) and start again (without it, such a DIR is refused)",
+    )  # fmt: skip
     p.add_argument("--quiet", action="store_true", help="no progress lines (warnings stay)")
     return p
 
@@ -106,6 +157,11 @@ def settings_of(args: argparse.Namespace) -> Settings:
         intercept=args.intercept,
         scale=args.scale,
         certify_budget=args.certify_budget,
+        classes=tuple(args.classes) if args.classes else None,
+        positive=args.positive,
+        drop_cols=tuple(dict.fromkeys(args.drop_cols)),
+        encode=tuple(dict.fromkeys(args.encode)),
+        encoding=args.encoding,
     )
 
 
@@ -118,21 +174,13 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(quiet=args.quiet)
     plan = None
     try:
-        plan = prepare(settings, console)
+        plan = prepare(settings, console, overwrite=args.overwrite)
         paths = execute(plan, console)
     except BadInput as exc:
         print(f"compare: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        if plan is None or not settings.out.exists():
-            print("\ncompare: interrupted before anything was written", file=sys.stderr)
-        else:
-            done, total = plan.runs_done()
-            print(
-                f"\ncompare: interrupted after {done} of {total} runs; run the same command "
-                "again to resume",
-                file=sys.stderr,
-            )
+        print(f"\ncompare: {interrupted(plan)}", file=sys.stderr)
         return 130
     except OSError as exc:  # a full disk, a folder removed under us: not a traceback
         print(f"compare: {exc.strerror or exc}: {exc.filename or settings.out}", file=sys.stderr)

@@ -1,14 +1,16 @@
 """The comparison, stage by stage: check everything, then optima, runs, figures, summary.
 
-:func:`prepare` reads and checks the options and the file and builds the plan without
-writing anything; :func:`execute` creates the output folder and does the rest, saying what
-it does on the :class:`~compare.progress.Console`. The reports folder of the engine is the
-output folder itself, passed down to :mod:`experiments.runner` and
-:mod:`experiments.optima` as their ``root``.
+:func:`prepare` reads and checks the options, the file and the output folder (whose input
+it holds: :mod:`compare.folder`) and builds the plan without writing anything;
+:func:`execute` creates the output folder and its manifest and does the rest, saying what
+it does on the :class:`~compare.progress.Console` and keeping :attr:`Plan.stage` up to
+date for :func:`interrupted`. The reports folder of the engine is the output folder itself,
+passed down to :mod:`experiments.runner` and :mod:`experiments.optima` as their ``root``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import shlex
@@ -24,7 +26,7 @@ from experiments import datasets, optima, reports, runner
 from experiments.catalogue import MAIN_VARIANTS
 from experiments.spec import Config, Experiment
 
-from . import inputs, outputs
+from . import folder, inputs, outputs
 from . import problem as problems
 from .inputs import BadInput
 from .progress import Console
@@ -50,11 +52,16 @@ class Settings:
     intercept: bool = True
     scale: str = "auto"
     certify_budget: float = optima.BUDGET_SECONDS
+    classes: tuple[str, str] | None = None
+    positive: str | None = None
+    drop_cols: tuple[str, ...] = ()
+    encode: tuple[str, ...] = ()
+    encoding: str | None = None
 
     def command(self) -> str:
         """The command line that makes these settings: FILE, --out DIR and every option
         that differs from its default (SUMMARY.md quotes it: run again, it resumes or
-        rebuilds the same folder)."""
+        rebuilds the same folder; ``--overwrite`` and ``--quiet`` are not settings)."""
         default = Settings(self.file, self.out)
         words = [
             "python -m compare",
@@ -72,6 +79,8 @@ class Settings:
             ("--zero-based", "zero_based"),
             ("--scale", "scale"),
             ("--certify-budget", "certify_budget"),
+            ("--positive", "positive"),
+            ("--encoding", "encoding"),
         ):
             value = getattr(self, field_name)
             if value != getattr(default, field_name):
@@ -81,9 +90,27 @@ class Settings:
                 ]
         if self.solvers != default.solvers:
             words += ["--solvers", *self.solvers]
+        for flag, values in (
+            ("--classes", self.classes),
+            ("--drop-cols", self.drop_cols),
+            ("--encode", self.encode),
+        ):
+            if values:
+                words += [flag, *(shlex.quote(v) for v in values)]
         if not self.intercept:
             words.append("--no-intercept")
         return " ".join(words)
+
+    def identity(self) -> dict:
+        """Every setting that changes what DIR holds: all but FILE's path (its content is
+        identified by its SHA-256), --out and --certify-budget (a larger budget re-solves P*
+        in the same folder). A folder made with other values is refused
+        (:func:`compare.folder.check`)."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if f.name not in ("file", "out", "certify_budget")
+        }
 
 
 @dataclass
@@ -95,10 +122,22 @@ class Plan:
     dataset: str
     experiments: list[Experiment]
     notes: list[str] = field(default_factory=list)
+    #: What :data:`compare.folder.MANIFEST` will record.
+    manifest: dict = field(default_factory=dict)
+    #: The manifest of the outputs ``--overwrite`` removes first (None: nothing to remove).
+    previous: dict | None = None
+    #: What :func:`execute` is doing, once it has created DIR (None before).
+    stage: str | None = None
 
     @property
     def root(self) -> Path:
         return self.settings.out
+
+    def optima_done(self) -> tuple[int, int]:
+        """(optima stored in the output folder, optima needed)."""
+        needed = [t for exp in self.experiments for t in optima.needed(exp)]
+        done = sum(optima.optimum_path(*t, root=self.root).is_file() for t in needed)
+        return done, len(needed)
 
     def runs_done(self) -> tuple[int, int]:
         """(runs stored in the output folder, runs planned)."""
@@ -123,11 +162,12 @@ def check_out(out: Path) -> None:
 
 
 def file_digest(path: Path) -> str:
+    """The SHA-256 of the file, in hex."""
     h = hashlib.sha256()
     with path.open("rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
-    return h.hexdigest()[:12]
+    return h.hexdigest()
 
 
 def data_digest(ds) -> str:
@@ -147,8 +187,10 @@ def data_digest(ds) -> str:
     return h.hexdigest()[:12]
 
 
-def prepare(settings: Settings, console: Console) -> Plan:
-    """Check the options and the file and build the plan; writes nothing.
+def prepare(settings: Settings, console: Console, overwrite: bool = False) -> Plan:
+    """Check the options, the file and the output folder, and build the plan; writes
+    nothing. ``overwrite``: a folder of compare's outputs of another input will be cleared
+    of them (:func:`compare.folder.check`).
 
     Raises
     ------
@@ -162,16 +204,21 @@ def prepare(settings: Settings, console: Console) -> Plan:
     check_out(s.out)
     path = s.file
     with console.stage(f"reading {path}"):
-        table = inputs.read(path, s.label_col, s.zero_based)
-        X, y, classes = inputs.binary(path, table)
+        table = inputs.read(path, s.label_col, s.zero_based, s.drop_cols, s.encode, s.encoding)
+        X, y, classes = inputs.binary(path, table, s.classes, s.positive)
     meta = {"title": f"{path.name} (your data)", "file": str(path), "sparse": sp.issparse(X)}
     with console.stage("splitting and scaling"):
         problem = problems.make(path, X, y, s.test_size, s.scale, s.intercept, meta)
     ds = problem.dataset
     lmbds = list(s.lmbds) if s.lmbds else [1.0 / ds.n_train]
     problems.check_lmbds(path, problem, lmbds)
+    batches = {name: int(c.params.get("batch_size", 1)) for name, c in MAIN_VARIANTS.items()}
+    problems.check_batches(path, problem, batches, s.solvers, s.test_size)
+    sha256 = file_digest(path)
+    manifest = folder.manifest_of(path, sha256, s.identity(), s.command())
+    previous = folder.check(s.out, manifest, overwrite)
     configs = tuple(_with_bias(MAIN_VARIANTS[name], problem.bias) for name in s.solvers)
-    name = f"file-{file_digest(path)}"
+    name = f"file-{sha256[:12]}"
     datasets.register(name, lambda **_options: ds)  # this process only: nothing is written
     options = {"test_size": s.test_size, "scale": problem.scale, "data": data_digest(ds)}
     experiments = [
@@ -189,7 +236,7 @@ def prepare(settings: Settings, console: Console) -> Plan:
         for lmbd in dict.fromkeys(lmbds)
     ]
     notes = [*table.notes, classes[:1].upper() + classes[1:]]
-    return Plan(s, problem, name, experiments, notes)
+    return Plan(s, problem, name, experiments, notes, manifest, previous)
 
 
 def _with_bias(config: Config, bias: float) -> Config:
@@ -212,7 +259,19 @@ def execute(plan: Plan, console: Console) -> list[Path]:
         + f". {plan.problem.words}"
     )
     out.mkdir(parents=True, exist_ok=True)
-    records = [certify(exp, out, s.certify_budget, console) for exp in plan.experiments]
+    if plan.previous is not None:
+        plan.stage = "removing the previous outputs (--overwrite)"
+        removed = folder.remove_own(out)
+        console.warn(
+            f"--overwrite: removed compare's {removed} file{'s' if removed != 1 else ''} from "
+            f"{out} (made by `{plan.previous['command']}`)"
+        )
+    folder.write_manifest(out, plan.manifest)
+    records = []
+    for exp in plan.experiments:
+        plan.stage = f"computing P* at {_where(exp)}"
+        records.append(certify(exp, out, s.certify_budget, console))
+    plan.stage = "running the solvers"
     frames = []
     for exp in plan.experiments:
         frames.append(runner.run_experiment(exp, n_jobs=1, progress=not console.quiet, root=out))
@@ -223,16 +282,35 @@ def execute(plan: Plan, console: Console) -> list[Path]:
     report = out / REPORT
     reports.atomic_write_parquet(frame, report)
     opt = pd.DataFrame.from_records(records)
+    plan.stage = "drawing the figures"
     with console.stage("figures"):
         paths = outputs.figures(frame, opt, out, plan.problem.words)
+    plan.stage = f"writing {SUMMARY}"
     text = outputs.summary(frame, opt, plan, [p for p in paths if p.suffix == ".png"])
     reports.atomic_write_text(text, out / SUMMARY)
     return [report, *paths, out / SUMMARY]
 
 
+def interrupted(plan: Plan | None) -> str:
+    """What Ctrl-C leaves behind, in one line: nothing, or a folder that the same command
+    resumes (every stored optimum and run is reused)."""
+    if plan is None or plan.stage is None:
+        return "interrupted before anything was written"
+    p_done, p_total = plan.optima_done()
+    r_done, r_total = plan.runs_done()
+    return (
+        f"interrupted while {plan.stage}: {plan.root} holds P* at {p_done} of {p_total} λ "
+        f"and {r_done} of {r_total} runs; run the same command again to resume"
+    )
+
+
+def _where(exp: Experiment) -> str:
+    return outputs.lmbd_words(exp.lmbd, datasets.load(exp.dataset, exp.dataset_options))
+
+
 def certify(exp: Experiment, out: Path, budget: float, console: Console) -> dict:
     """The optimum record of ``exp`` (computed once; stored under ``out/optima``)."""
-    where = outputs.lmbd_words(exp.lmbd, datasets.load(exp.dataset, exp.dataset_options))
+    where = _where(exp)
     start = time.process_time()
 
     def detail(_elapsed: float) -> str:
@@ -251,7 +329,9 @@ def certify(exp: Experiment, out: Path, budget: float, console: Console) -> dict
     return record
 
 
-def compare(settings: Settings, console: Console | None = None) -> list[Path]:
+def compare(
+    settings: Settings, console: Console | None = None, overwrite: bool = False
+) -> list[Path]:
     """:func:`prepare`, then :func:`execute`; returns the paths written."""
     console = console or Console(quiet=True)
-    return execute(prepare(settings, console), console)
+    return execute(prepare(settings, console, overwrite), console)

@@ -10,7 +10,11 @@ own line and column numbers): :class:`BadInput`.
   the default). A first line with a word where the other lines hold numbers is a header. A
   first column with an empty name holding distinct integers is the index pandas'
   ``DataFrame.to_csv`` writes by default: dropped, with a note. Labels may be numbers or
-  strings.
+  strings. Text in a feature column is refused, naming the columns and both fixes:
+  ``drop_cols`` leaves columns out, ``encode`` one-hot encodes them (one 0/1 feature per
+  value; the values are those of every row, the test rows' included: the encoding reads no
+  label, so nothing of the split leaks). ``encoding`` (default UTF-8): a file that does not
+  decode is refused with the line, and ``--encoding latin-1`` suggested.
 - **.npz**: arrays ``X`` (dense) and ``y`` (or ``labels``), or a sparse matrix saved by
   :func:`scipy.sparse.save_npz` with a ``y`` in the same archive. Nothing pickled is loaded.
 - anything else: **svmlight/libsvm**, read as CSR. ``zero_based``: ``"yes"`` (the first
@@ -22,7 +26,9 @@ own line and column numbers): :class:`BadInput`.
 
 from __future__ import annotations
 
+import codecs
 import re
+import shlex
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,19 +71,35 @@ def kind_of(path: Path) -> str:
     return {".csv": "CSV", ".npz": ".npz"}.get(path.suffix.lower(), "svmlight")
 
 
-def read(path: Path, label_col: str | None = None, zero_based: str = "auto") -> Table:
+def read(
+    path: Path,
+    label_col: str | None = None,
+    zero_based: str = "auto",
+    drop_cols: tuple[str, ...] = (),
+    encode: tuple[str, ...] = (),
+    encoding: str | None = None,
+) -> Table:
     """Read ``path`` (see the module docstring); :class:`BadInput` on any problem."""
     kind = kind_of(path)
-    if label_col is not None and kind != "CSV":
-        raise BadInput(f"--label-col applies to CSV files; {path} is read as {kind}")
+    for option, given in (("--label-col", label_col is not None), ("--drop-cols", drop_cols),
+                          ("--encode", encode), ("--encoding", encoding is not None)):  # fmt: skip
+        if given and kind != "CSV":
+            raise BadInput(f"{option} applies to CSV files; {path} is read as {kind}")
     if zero_based != "auto" and kind != "svmlight":
         raise BadInput(f"--zero-based applies to svmlight files; {path} is read as {kind}")
+    if encoding is not None:
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise BadInput(
+                f"--encoding {encoding}: no such text encoding (e.g. utf-8, latin-1, cp1252)"
+            ) from None
     if not path.is_file():
         raise BadInput(f"{path}: no such file" + (" (it is a folder)" if path.is_dir() else ""))
     if path.stat().st_size == 0:
         raise BadInput(f"{path}: the file is empty")
     if kind == "CSV":
-        return _csv(path, label_col)
+        return _csv(path, label_col, drop_cols, encode, encoding or "utf-8")
     if kind == ".npz":
         return _npz(path)
     return _svmlight(path, zero_based)
@@ -155,15 +177,21 @@ def _npz(path: Path) -> Table:
 
 
 # ------------------------------------------------------------------------------- CSV
-def _csv(path: Path, label_col: str | None) -> Table:
+def _csv(
+    path: Path,
+    label_col: str | None,
+    drop_cols: tuple[str, ...],
+    encode: tuple[str, ...],
+    encoding: str,
+) -> Table:
     notes = []
     try:
         head = pd.read_csv(
             path, header=None, dtype=str, keep_default_na=False, nrows=SNIFF_LINES,
-            skip_blank_lines=True, skipinitialspace=True,
+            skip_blank_lines=True, skipinitialspace=True, encoding=encoding,
         )  # fmt: skip
     except UnicodeDecodeError:
-        raise BadInput(f"{path}: not a text file, so not a CSV") from None
+        raise _undecodable(path, encoding) from None
     except Exception as exc:
         raise BadInput(f"{path}: not readable as a CSV file ({_first_line(exc)})") from None
     if head.shape[1] < 2:
@@ -194,7 +222,9 @@ def _csv(path: Path, label_col: str | None) -> Table:
             "CSV: the first column has no name and holds distinct integers: the row index "
             "pandas' to_csv writes; dropped (not a feature)."
         )
-    label = _label_column(path, label_col, names, width)
+    label = (
+        width - 1 if label_col is None else _column(path, "--label-col", label_col, names, width)
+    )
     if label == index_col:
         raise BadInput(f"{path}: --label-col {label_col} names the index column pandas wrote")
     label_name = f" ({names[label]!r})" if names else ""
@@ -202,13 +232,25 @@ def _csv(path: Path, label_col: str | None) -> Table:
         f"CSV: labels in column {label + 1} of {width}{label_name}"
         + (" (the last: --label-col to choose another)." if label_col is None else ".")
     )
+    dropped = _columns(path, "--drop-cols", drop_cols, names, width, label, index_col)
+    encoded = _columns(path, "--encode", encode, names, width, label, index_col)
+    both = sorted(set(dropped) & set(encoded))
+    if both:
+        raise BadInput(f"{path}: {_name(both[0], names)} is named by --drop-cols and --encode")
+    if dropped:
+        notes.append(
+            f"CSV: left out (--drop-cols): {', '.join(_name(c, names) for c in dropped)}."
+        )
 
     try:
         frame = pd.read_csv(
-            path, header=None, skiprows=1 if header else 0, dtype={label: str},
-            keep_default_na=False, na_values=[""], skip_blank_lines=False,
-            skipinitialspace=True, low_memory=False,
+            path, header=None, skiprows=1 if header else 0,
+            dtype={label: str, **dict.fromkeys(encoded, str)}, keep_default_na=False,
+            na_values=[""], skip_blank_lines=False, skipinitialspace=True, low_memory=False,
+            encoding=encoding,
         )  # fmt: skip
+    except UnicodeDecodeError:
+        raise _undecodable(path, encoding) from None
     except Exception as exc:
         raise BadInput(f"{path}: not readable as a CSV file ({_first_line(exc)})") from None
     first_line = 2 if header else 1  # the file's line of the first row read
@@ -223,22 +265,41 @@ def _csv(path: Path, label_col: str | None) -> Table:
             f"{path}: {frame.shape[1]} columns, but its first lines have {width}; every "
             "line needs the same number of fields"
         )
-    features = [c for c in range(width) if c not in (label, index_col)]
-    values = np.empty((len(frame), len(features)), dtype=np.float64)
-    for j, col in enumerate(features):
+    features = [c for c in range(width) if c not in (label, index_col, *dropped)]
+    blocks, text = [], []  # text: (column, line, cell) of each feature column holding text
+    for col in features:
         column = frame[col]
+        empty = column.isna().to_numpy()
+        if empty.any():
+            i = int(np.argmax(empty))
+            raise BadInput(
+                f"{path}: line {lines[i]}, {_shown(col, names)} is empty: every feature needs "
+                f"a value (fill it in, or leave the column out with --drop-cols "
+                f"{_ref(col, names)})"
+            )
+        if col in encoded:
+            block, note = _one_hot(column, col, names)
+            blocks.append(block)
+            notes.append(note)
+            continue
         parsed = pd.to_numeric(column, errors="coerce")
-        bad = parsed.isna().to_numpy() | ~np.isfinite(parsed.to_numpy(dtype=float))
+        words = parsed.isna().to_numpy()  # cells that do not read as a number (or read as NaN)
+        if 2 * words.sum() > len(column):  # mostly words: a column of text, not a typo
+            i = int(np.argmax(words))
+            text.append((col, lines[i], column.iloc[i]))
+            continue
+        bad = words | ~np.isfinite(parsed.to_numpy(dtype=float))
         if bad.any():
             i = int(np.argmax(bad))
-            cell = column.iloc[i]
-            what = "is empty" if cell is None or cell != cell else f"is {cell!r}"
-            name = f" ({names[col]!r})" if names else ""
             raise BadInput(
-                f"{path}: line {lines[i]}, column {col + 1}{name} {what}: every feature must "
-                "be a finite number"
+                f"{path}: line {lines[i]}, {_shown(col, names)} is {column.iloc[i]!r}: every "
+                f"feature must be a finite number; fix that line, or leave the column out "
+                f"with --drop-cols {_ref(col, names)}"
             )
-        values[:, j] = parsed.to_numpy(dtype=np.float64)
+        blocks.append(parsed.to_numpy(dtype=np.float64)[:, None])
+    if text:
+        raise _text_columns(path, text, names)
+    values = np.hstack(blocks) if blocks else np.empty((len(frame), 0))
     raw = frame[label].astype(object)
     missing = raw.isna().to_numpy() | (raw.astype(str).str.strip() == "").to_numpy()
     if missing.any():
@@ -250,34 +311,132 @@ def _csv(path: Path, label_col: str | None) -> Table:
     return Table(values, labels, "CSV", notes)
 
 
-def _label_column(path: Path, label_col: str | None, names: list[str] | None, width: int):
-    """The label column's position in the file (see the module docstring)."""
-    if label_col is None:
-        return width - 1
-    if names is not None and label_col in names:
-        return names.index(label_col)
+def _column(path: Path, option: str, value: str, names: list[str] | None, width: int) -> int:
+    """The position in the file of the column ``value`` names: a header name, or an index
+    (0 the first column, -1 the last)."""
+    if names is not None and value in names:
+        return names.index(value)
     try:
-        index = int(label_col)
+        index = int(value)
     except ValueError:
         if names is None:
             raise BadInput(
-                f"{path}: --label-col {label_col!r}: the file has no header line, so columns "
+                f"{path}: {option} {value!r}: the file has no header line, so columns "
                 f"have no names; give an index (0 the first column, -1 the last)"
             ) from None
         shown = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
-        raise BadInput(f"{path}: --label-col {label_col!r}: no such column ({shown})") from None
+        raise BadInput(f"{path}: {option} {value!r}: no such column ({shown})") from None
     if not -width <= index < width:
         raise BadInput(
-            f"{path}: --label-col {index}: the file has {width} columns (0 to {width - 1}, "
+            f"{path}: {option} {index}: the file has {width} columns (0 to {width - 1}, "
             "or -1 for the last)"
         )
     return index % width
 
 
+def _columns(path, option: str, values, names, width: int, label: int, index_col) -> list[int]:
+    """The feature columns ``values`` name (``--drop-cols``, ``--encode``), in file order."""
+    out = []
+    for value in values:
+        col = _column(path, option, value, names, width)
+        if col == label:
+            raise BadInput(f"{path}: {option} {value}: that is the label column")
+        if col == index_col:
+            raise BadInput(f"{path}: {option} {value}: the index column pandas wrote is dropped")
+        out.append(col)
+    return sorted(set(out))
+
+
+def _name(col: int, names: list[str] | None) -> str:
+    return repr(names[col]) if names else f"column {col + 1}"
+
+
+def _shown(col: int, names: list[str] | None) -> str:
+    """``column 2 ('b')``, or ``column 2`` in a file without a header."""
+    return f"column {col + 1}" + (f" ({names[col]!r})" if names else "")
+
+
+def _ref(col: int, names: list[str] | None) -> str:
+    """How an option names column ``col``: its header name, or its index (0 the first)."""
+    return shlex.quote(names[col]) if names else str(col)
+
+
+def _text_columns(path: Path, text: list, names: list[str] | None) -> BadInput:
+    """The refusal of feature columns holding text, with both fixes spelled out."""
+    col, line, cell = text[0]
+    others = ""
+    if len(text) > 1:
+        more = len(text) - 1
+        others = (
+            f", and {more} other column{'s' if more > 1 else ''} hold{'' if more > 1 else 's'} "
+            f"text too ({', '.join(_shown(c, names) for c, _, _ in text[1:])})"
+        )
+    them = "it" if len(text) == 1 else "them"
+    refs = " ".join(_ref(c, names) for c, _, _ in text)
+    by_index = "" if names else " (by index, 0 the first column)"
+    return BadInput(
+        f"{path}: line {line}, {_shown(col, names)} is {cell!r}{others}: every feature must be "
+        f"a number; leave {them} out with --drop-cols {refs}, or one-hot encode {them} with "
+        f"--encode {refs}{by_index}"
+    )
+
+
+def _one_hot(column: pd.Series, col: int, names: list[str] | None) -> tuple[np.ndarray, str]:
+    """One 0/1 feature per distinct value of ``column`` (sorted), and the note saying so."""
+    values = column.astype(str).str.strip()
+    levels = sorted(values.unique())
+    block = (values.to_numpy()[:, None] == np.array(levels)[None, :]).astype(np.float64)
+    name = names[col] if names else f"column {col + 1}"
+    shown = ", ".join(f"{name}={v}" for v in levels[:6]) + (", ..." if len(levels) > 6 else "")
+    note = (
+        f"CSV: --encode {name}: one-hot, {len(levels)} features ({shown}); the values are "
+        "those of every row, the test rows' included (the encoding reads no label, so the "
+        "split's labels cannot leak), then scaled like the other features."
+    )
+    return block, note
+
+
+def _undecodable(path: Path, encoding: str) -> BadInput:
+    """The refusal of a file that is not ``encoding`` text: binary, or which line and byte
+    fail, and the fix."""
+    with path.open("rb") as f:
+        start = f.read(1 << 13)
+    if b"\x00" in start:
+        return BadInput(f"{path}: not a text file (it holds NUL bytes), so not a CSV")
+    decoder = codecs.getincrementaldecoder(encoding)()
+    line, where = 1, ""
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            try:
+                decoder.decode(chunk)
+            except UnicodeDecodeError as exc:
+                at = min(exc.start, len(chunk) - 1)
+                line += chunk[:at].count(b"\n")
+                where = f"line {line} (byte 0x{chunk[at]:02x}) "
+                break
+            line += chunk.count(b"\n")
+    if codecs.lookup(encoding).name == "utf-8":
+        fix = (
+            "a file saved by Excel or another Windows program is often Latin-1: try "
+            "--encoding latin-1 (or cp1252, or the file's own encoding)"
+        )
+    else:
+        fix = "name the file's own encoding with --encoding"
+    return BadInput(f"{path}: {where}is not {encoding} text; {fix}")
+
+
 # ------------------------------------------------------------------------------- labels
-def binary(path: Path, table: Table) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray, str]:
+def binary(
+    path: Path,
+    table: Table,
+    classes: tuple[str, str] | None = None,
+    positive: str | None = None,
+) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray, str]:
     """The checks every format shares; returns ``(X, y in ±1, sentence on the classes)``.
 
+    Two labels: the larger (sorted) is +1. More: refused, unless ``classes`` names two of
+    them (their rows are kept; the first is −1, the second +1) or ``positive`` names one
+    (+1, every other label −1). A label is named as written (``3``, ``3.0`` or ``cat``).
     X comes back as C-contiguous float64, or canonical float64 CSR (sorted, unique indices).
     """
     X, y = table.X, np.asarray(table.labels).ravel()
@@ -295,24 +454,81 @@ def binary(path: Path, table: Table) -> tuple[np.ndarray | sp.csr_matrix, np.nda
         raise BadInput(f"{path}: the labels contain NaN or infinite values")
     if not (np.issubdtype(y.dtype, np.number) or y.dtype.kind in "USb"):
         raise BadInput(f"{path}: labels of dtype {y.dtype}; expected numbers or strings")
-    classes, counts = np.unique(y, return_counts=True)
-    if classes.shape[0] == 1:
-        raise BadInput(f"{path}: one class only (every label is {_label(classes[0])}); need two")
-    if classes.shape[0] > 2:
-        shown = ", ".join(_label(c) for c in classes[:5]) + (", ..." if len(classes) > 5 else "")
-        raise BadInput(
-            f"{path}: labels are not two-valued: {classes.shape[0]} distinct labels ({shown})"
+    found, counts = np.unique(y, return_counts=True)
+    kept = ""
+    if classes is not None:
+        negative, plus = (_find_label(path, "--classes", name, found) for name in classes)
+        if negative == plus:
+            raise BadInput(f"--classes {' '.join(classes)}: name two different labels")
+        keep = (y == negative) | (y == plus)
+        X, y = X[keep], y[keep]
+        kept = f"; --classes: the other {n - int(keep.sum())} samples left out"
+    elif positive is not None:
+        plus = _find_label(path, "--positive", positive, found)
+        rest = found[found != plus]
+        if rest.size == 0:
+            raise BadInput(f"{path}: one class only (every label is {_label(plus)}); need two")
+        n_plus = int(counts[found == plus][0])
+        sentence = (
+            f"labels: {_label(plus)} → +1 ({n_plus} samples), the {rest.size} other"
+            f"{'s' if rest.size > 1 else ''} ({_labels(rest)}) → −1 ({n - n_plus} samples; "
+            "--positive)."
         )
+        return _canonical(X), np.where(y == plus, 1, -1).astype(np.int64), sentence
+    elif found.shape[0] == 1:
+        raise BadInput(f"{path}: one class only (every label is {_label(found[0])}); need two")
+    elif found.shape[0] > 2:
+        a, b = (shlex.quote(_typed(c)) for c in found[:2])
+        raise BadInput(
+            f"{path}: labels are not two-valued: {found.shape[0]} distinct labels "
+            f"({_labels(found)}); keep the rows of two of them with --classes A B (e.g. "
+            f"--classes {a} {b}), or judge one against the rest with --positive A (e.g. "
+            f"--positive {a})"
+        )
+    else:
+        negative, plus = found
+    n_neg, n_plus = int((y == negative).sum()), int((y == plus).sum())
+    sentence = (
+        f"labels: {_label(negative)} → −1 ({n_neg} samples), {_label(plus)} → +1 "
+        f"({n_plus} samples){kept}."
+    )
+    return _canonical(X), np.where(y == plus, 1, -1).astype(np.int64), sentence
+
+
+def _canonical(X):
+    """C-contiguous float64, or canonical float64 CSR (sorted, unique indices), as the
+    solvers read it."""
     if sp.issparse(X):
         X = sp.csr_matrix(X, dtype=np.float64)
-        X.sum_duplicates()  # canonical (sorted, unique indices), as the solvers read it
+        X.sum_duplicates()
+        return X
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def _find_label(path: Path, option: str, typed: str, found: np.ndarray):
+    """The label of ``found`` that ``typed`` names (``3`` names 3.0; ``cat`` names 'cat')."""
+    if np.issubdtype(found.dtype, np.number):
+        try:
+            value = float(typed)
+        except ValueError:
+            value = None
+        matches = found[found == value] if value is not None else found[:0]
     else:
-        X = np.ascontiguousarray(X, dtype=np.float64)
-    sentence = (
-        f"labels: {_label(classes[0])} → −1 ({counts[0]} samples), {_label(classes[1])} → +1 "
-        f"({counts[1]} samples)."
-    )
-    return X, np.where(y == classes[1], 1, -1).astype(np.int64), sentence
+        matches = found[found == typed]
+    if matches.size == 0:
+        raise BadInput(f"{path}: {option} {typed}: no such label; the labels are {_labels(found)}")
+    return matches[0]
+
+
+def _labels(values, most: int = 20) -> str:
+    """Labels as a list for a sentence, the first ``most`` of them."""
+    shown = ", ".join(_label(v) for v in values[:most])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > most else "")
+
+
+def _typed(value) -> str:
+    """A label as typed on the command line."""
+    return str(value) if isinstance(value, str | np.str_) else f"{float(value):g}"
 
 
 def _label(value) -> str:

@@ -25,6 +25,8 @@ from figures import common as fc
 #: Files of the output folder, described in SUMMARY.md (and README.md, "Your own data").
 FILES = {
     "SUMMARY.md": "this summary",
+    "manifest.json": "the input this folder belongs to (the file's SHA-256, the options that "
+    "change what it holds, the command): another input is refused here",
     "compare.parquet": "every run's every epoch at every λ, long format (one row per run and "
     "epoch: objective, duality gap, errors, CPU time; the scaling and bias multiplier used)",
     "compare_lmbd<λ>.parquet, .json": "the same per λ, with a sidecar (versions, machine, timing)",

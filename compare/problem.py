@@ -119,6 +119,39 @@ def check_lmbds(path, problem: Problem, lmbds: list[float]) -> None:
             raise BadInput(f"--lmbd {lmbd:g} is too small for these data. {exc}") from None
 
 
+def check_batches(
+    path, problem: Problem, batches: dict[str, int], chosen: tuple[str, ...], test_size: float
+) -> None:
+    """Refuse the ``chosen`` solvers whose mini-batch is larger than the training set (the
+    estimators refuse it at fit time, after DIR is written), naming them and the fixes:
+    ``--solvers`` without them, or a smaller ``--test-size`` where one leaves enough rows.
+
+    ``batches``: every solver's short name (``--solvers``) -> its batch size.
+    """
+    ds = problem.dataset
+    n_train = ds.n_train
+    n = n_train + (0 if ds.X_test is None else ds.X_test.shape[0])
+    large = [name for name in chosen if batches[name] > n_train]
+    if not large:
+        return
+    k = max(batches[name] for name in large)
+    fits = [name for name in chosen if name not in large]
+    fits = fits or [name for name, size in batches.items() if size <= n_train]
+    them = "it" if len(large) == 1 else "them"
+    fixes = [f"leave {them} out: --solvers {' '.join(fits)}"]
+    if test_size > 0 and n >= k:
+        smaller = math.floor(100 * (n - k) / n) / 100
+        if math.ceil(smaller * n) >= 2:  # a test split of at least 2 samples
+            fixes.append(f"hold out fewer samples: --test-size {smaller:g} or less")
+        else:
+            fixes.append(f"train on all {n} samples: --test-size 0 (no test set)")
+    which = " and ".join(f"{name} ({batches[name]})" for name in large)
+    raise BadInput(
+        f"{path}: {n_train} training samples, fewer than the mini-batch of {which}; "
+        + ", or ".join(fixes)
+    )
+
+
 def _split(path, X, y, test_size: float):
     from sklearn.model_selection import train_test_split
 

@@ -5,8 +5,10 @@ svmlight, wine through pandas' ``to_csv`` with and without its index, a hashed t
 a dense npz, broken files), small for CI. Each input rule, each refusal (one line, status 2,
 nothing written), the problem stated (intercept, scaling), every sentence about P* read from
 its record (a budget too small to certify never yields the word "certified"), Ctrl-C, the
-summary's tables and plurals. The verdict rules have their own tests
-(``tests/test_compare_verdicts.py``).
+summary's tables and plurals. A new user's first hour (issue 29): too few samples for a
+mini-batch, Ctrl-C while certifying, a folder that holds one input, more than two labels,
+text columns, a file that is not UTF-8, a Python without the dependencies. The verdict
+rules have their own tests (``tests/test_compare_verdicts.py``).
 """
 
 from __future__ import annotations
@@ -422,7 +424,8 @@ def test_ctrl_c_says_how_far_and_the_same_command_resumes(svmlight_file, tmp_pat
     code, stdout, stderr = run(capsys, *argv)
     assert code == 130 and not stdout
     assert stderr.strip().splitlines()[-1] == (
-        "compare: interrupted after 3 of 10 runs; run the same command again to resume"
+        f"compare: interrupted while running the solvers: {out} holds P* at 1 of 1 λ and 3 of "
+        "10 runs; run the same command again to resume"
     )
     assert "Traceback" not in stderr
     calls.clear()
@@ -547,6 +550,19 @@ def test_the_smallest_lmbd_compare_suggests_is_the_estimators_own():
         ["--lmbd", "0.05", "1e-3", "--max-epochs", "7", "--solvers", "pegasos", "sdca-perm"],
         ["--test-size", "0", "--label-col", "my label", "--scale", "none", "--no-intercept"],
         ["--zero-based", "yes", "--certify-budget", "2.5", "--test-size", "0.3"],
+        [
+            "--classes",
+            "a b",
+            "c",
+            "--drop-cols",
+            "id",
+            "my col",
+            "--encode",
+            "colour",
+            "--encoding",
+            "latin-1",
+        ],
+        ["--positive", "3", "--encode", "0"],
     ],
 )
 def test_the_command_summary_quotes_makes_the_same_settings(options, tmp_path):
@@ -559,3 +575,268 @@ def test_the_command_summary_quotes_makes_the_same_settings(options, tmp_path):
     words = shlex.split(settings.command())
     assert words[:3] == ["python", "-m", "compare"]
     assert settings_of(parser().parse_args(words[3:])) == settings
+
+
+# ------------------------------------------------------------------ a new user's first hour
+# (issue 29): every check before DIR is written, a folder that holds one input, labels and
+# columns a new user brings, and the fix in every message.
+def _csv(path: Path, rows: int, labels=(0, 1), extra: dict | None = None, seed=0) -> Path:
+    """A CSV of ``rows`` samples: features a, b (a noisy linear teacher), the columns of
+    ``extra`` (name -> one value per row), labels cycling through ``labels`` last."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.standard_normal((rows, 2)), columns=["a", "b"])
+    for name, values in (extra or {}).items():
+        frame[name] = values
+    frame["label"] = [labels[i % len(labels)] for i in range(rows)]
+    frame.to_csv(path, index=False)
+    return path
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` and its bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_too_few_samples_for_a_mini_batch_is_refused_before_writing(tmp_path, capsys):
+    """The issue's 8-row CSV: 6 training rows, fewer than the mini-batch of 8 of Pegasos k=8
+    and ASDCA. Was a ValueError traceback (exit 1) after optima/ and 15 runs were written;
+    now one line naming both solvers and the fixes, status 2, nothing written; the fix it
+    names runs."""
+    path = _csv(tmp_path / "eight.csv", 8)
+    out = tmp_path / "out"
+    cases = [
+        ([], "leave them out: --solvers sdca-perm sdca-sgd pegasos, or train on all 8 "
+             "samples: --test-size 0 (no test set)"),
+        (["--solvers", "pegasos-batch"], "leave it out: --solvers sdca-perm sdca-sgd pegasos"),
+    ]  # fmt: skip
+    for args, fix in cases:
+        code, stdout, stderr = run(capsys, path, "--out", out, *args)
+        lines = stderr.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and not stdout, stderr
+        assert "6 training samples, fewer than the mini-batch of" in lines[0]
+        assert fix in lines[0], lines[0]
+        assert not out.exists()
+    assert "pegasos-batch (8) and asdca (8)" in run(capsys, path, "--out", out)[2]
+    six = _csv(tmp_path / "six.csv", 6)
+    code, _, stderr = run(capsys, six, "--out", out, "--test-size", "0")
+    assert code == 2 and "6 training samples" in stderr and "--test-size" not in stderr
+    assert not out.exists()
+    larger = _csv(tmp_path / "forty.csv", 40)  # 30 training rows: a smaller test set is a fix
+    code, _, stderr = run(capsys, larger, "--out", out, "--solvers", "asdca", "--test-size",
+                          "0.9")  # fmt: skip
+    assert code == 2 and "--test-size 0.8 or less" in stderr, stderr
+    code, _, stderr = run(capsys, path, "--out", out, "--solvers", "sdca-perm", "sdca-sgd",
+                          "pegasos", "--seeds", 1, "--max-epochs", 2, "--quiet")  # fmt: skip
+    assert code == 0 and (out / "SUMMARY.md").is_file(), stderr
+
+
+def test_ctrl_c_while_certifying_says_what_dir_holds(svmlight_file, tmp_path, capsys,
+                                                    monkeypatch, figures_seen):  # fmt: skip
+    """Ctrl-C during the exact engine: DIR holds its manifest only (resumable: it says
+    whose it is), the message says so and that the same command resumes, and it does. Was
+    "interrupted after 0 of 2 runs" beside an empty DIR."""
+    from experiments import optima
+
+    out = tmp_path / "out"
+    argv = [svmlight_file, "--out", out, "--seeds", 1, "--max-epochs", 2, "--quiet",
+            "--solvers", "sdca-perm", "pegasos"]  # fmt: skip
+    real = optima.ensure
+
+    def interrupted(*args, **kwargs):
+        monkeypatch.setattr(optima, "ensure", real)  # once
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(optima, "ensure", interrupted)
+    code, stdout, stderr = run(capsys, *argv)
+    assert code == 130 and not stdout and "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1] == (
+        f"compare: interrupted while computing P* at λ = 1/n = 0.022: {out} holds P* at 0 of "
+        "1 λ and 0 of 2 runs; run the same command again to resume"
+    )
+    assert sorted(_tree(out)) == ["manifest.json"]
+    code, _, stderr = run(capsys, *argv)
+    assert code == 0 and (out / "SUMMARY.md").is_file(), stderr
+
+
+def test_a_folder_holds_one_input(svmlight_file, tmp_path, capsys, figures_seen):
+    """DIR made for one file is refused for another, and for other options (one line naming
+    --out NEW and --overwrite, status 2, DIR unchanged); --overwrite removes compare's own
+    files only (said in one line) so nothing of the old file stays beside the new summary;
+    a non-empty folder compare did not make is refused, --overwrite or not. Before, a
+    reused DIR kept the old file's figures, reports and optima beside the new summary."""
+    out = tmp_path / "out"
+    quick = ["--seeds", 1, "--max-epochs", 2, "--solvers", "sdca-perm", "pegasos", "--quiet"]
+    assert run(capsys, svmlight_file, "--out", out, *quick, "--lmbd", 0.1)[0] == 0
+    (out / "my notes.txt").write_text("mine")
+    before = _tree(out)
+    other = compare_files.digits_svmlight(tmp_path, small=True)
+    for argv, what in [
+        ([other, "--out", out, *quick, "--lmbd", 0.1], "holds compare's outputs of another file"),
+        ([svmlight_file, "--out", out, *quick, "--lmbd", 0.05],
+         "holds compare's outputs of other options (`python -m compare"),
+    ]:  # fmt: skip
+        code, stdout, stderr = run(capsys, *argv)
+        lines = stderr.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and not stdout, stderr
+        assert what in lines[0] and "--out NEW" in lines[0] and "--overwrite" in lines[0]
+        assert _tree(out) == before
+    code, _, stderr = run(capsys, other, "--out", out, *quick, "--lmbd", 0.05, "--overwrite")
+    assert code == 0, stderr
+    removed = [line for line in stderr.splitlines() if "--overwrite" in line]
+    assert len(removed) == 1 and "removed compare's" in removed[0], stderr
+    assert (out / "my notes.txt").read_text() == "mine"  # not compare's: kept
+    left = _tree(out)
+    assert not [name for name in left if "lmbd0.1" in name], left  # nothing of the old run
+    assert len([name for name in left if name.startswith("optima/")]) == 1
+    assert "digits38.svm" in (out / "SUMMARY.md").read_text()
+    # the same command again resumes (the manifest is the new one's)
+    assert run(capsys, other, "--out", out, *quick, "--lmbd", 0.05)[0] == 0
+    foreign = tmp_path / "photos"
+    foreign.mkdir()
+    (foreign / "cat.jpg").write_bytes(b"\xff\xd8")
+    for extra in ([], ["--overwrite"]):
+        code, _, stderr = run(capsys, svmlight_file, "--out", foreign, *quick, *extra)
+        assert code == 2 and "not empty, and no manifest.json says compare made it" in stderr
+        assert _tree(foreign) == {"cat.jpg": b"\xff\xd8"}
+
+
+def test_more_than_two_labels(tmp_path, capsys, figures_seen):
+    """Three labels: refused with the labels found and both options, spelled with the file's
+    own labels; --classes A B keeps two (A −1, B +1), --positive A takes one against the
+    rest, and a label the file lacks is named with the labels it has. Was "labels are not
+    two-valued" with no way on."""
+    path = compare_files.broken(tmp_path)["three_labels.csv"]
+    code, _, stderr = run(capsys, path, "--out", tmp_path / "o")
+    assert code == 2 and not (tmp_path / "o").exists()
+    assert (
+        "3 distinct labels (0, 1, 2); keep the rows of two of them with --classes A B " in stderr
+    )
+    assert "(e.g. --classes 0 1)" in stderr and "--positive A (e.g. --positive 0)" in stderr
+    table = inputs.read(path)
+    X, y, sentence = inputs.binary(path, table, classes=("2", "0"))
+    keep = np.isin(table.labels, (0, 2))
+    np.testing.assert_array_equal(X, table.X[keep])
+    np.testing.assert_array_equal(y, np.where(table.labels[keep] == 0, 1, -1))
+    assert sentence == (
+        "labels: 2 → −1 (4 samples), 0 → +1 (4 samples); --classes: the other 4 samples left out."
+    )
+    X, y, sentence = inputs.binary(path, table, positive="1.0")
+    np.testing.assert_array_equal(y, np.where(table.labels == 1, 1, -1))
+    assert X.shape == table.X.shape
+    assert (
+        sentence == "labels: 1 → +1 (4 samples), the 2 others (0, 2) → −1 (8 samples; --positive)."
+    )
+    for kwargs, message in [
+        (dict(classes=("0", "5")), "--classes 5: no such label; the labels are 0, 1, 2"),
+        (dict(positive="cat"), "--positive cat: no such label; the labels are 0, 1, 2"),
+        (dict(classes=("1", "1.0")), "--classes 1 1.0: name two different labels"),
+    ]:
+        with pytest.raises(inputs.BadInput, match=re.escape(message)):
+            inputs.binary(path, table, **kwargs)
+    wine = _csv(tmp_path / "kinds.csv", 45, labels=("red", "rosé", "white"))
+    out = tmp_path / "out"
+    argv = [wine, "--out", out, "--positive", "rosé", "--seeds", 1, "--max-epochs", 1]
+    code, _, stderr = run(capsys, *argv, "--solvers", "sdca-perm", "pegasos")
+    assert code == 0, stderr
+    assert (
+        "'rosé' → +1 (15 samples), the 2 others ('red', 'white') → −1"
+        in (out / "SUMMARY.md").read_text()
+    )
+
+
+def test_text_columns_are_named_with_both_fixes(tmp_path, capsys):
+    """Feature columns of words: one line naming them and both fixes (--drop-cols, --encode,
+    by name; by index in a file without a header). --drop-cols leaves them out; --encode
+    one-hots them over every row (said: it reads no label, so the split cannot leak). Was
+    "every feature must be a finite number" about the first text cell only."""
+    colours = ["red", "green", "blue"] * 4
+    path = _csv(tmp_path / "shop.csv", 12, extra={"colour": colours, "city": ["Oslo"] * 12})
+    code, _, stderr = run(capsys, path, "--out", tmp_path / "o")
+    lines = stderr.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and not (tmp_path / "o").exists()
+    assert (
+        "line 2, column 3 ('colour') is 'red', and 1 other column holds text too (column 4 "
+        in lines[0]
+    )
+    assert lines[0].endswith(
+        "every feature must be a number; leave them out with --drop-cols colour city, or "
+        "one-hot encode them with --encode colour city"
+    )
+    dropped = inputs.read(path, drop_cols=("colour", "city"))
+    assert (
+        dropped.X.shape == (12, 2)
+        and "left out (--drop-cols): 'colour', 'city'." in dropped.notes[-1]
+    )
+    encoded = inputs.read(path, drop_cols=("city",), encode=("colour",))
+    assert encoded.X.shape == (12, 5)
+    np.testing.assert_array_equal(  # colour=blue, colour=green, colour=red
+        encoded.X[:3, 2:], [[0, 0, 1], [0, 1, 0], [1, 0, 0]]
+    )
+    note = next(n for n in encoded.notes if "--encode" in n)
+    assert "one-hot, 3 features (colour=blue, colour=green, colour=red)" in note
+    assert "the test rows' included" in note and "cannot leak" in note
+    headerless = tmp_path / "plain.csv"
+    headerless.write_text("".join(f"{i},{c},{i % 2}\n" for i, c in enumerate(colours)))
+    with pytest.raises(inputs.BadInput, match=r"--drop-cols 1, or one-hot encode it with "
+                       r"--encode 1 \(by index, 0 the first column\)"):  # fmt: skip
+        inputs.read(headerless)
+    assert inputs.read(headerless, encode=("1",)).X.shape == (12, 4)
+    for kwargs, message in [
+        (dict(drop_cols=("label",)), "--drop-cols label: that is the label column"),
+        (dict(drop_cols=("colour",), encode=("colour",)), "named by --drop-cols and --encode"),
+        (dict(encode=("size",)), "--encode 'size': no such column"),
+    ]:
+        with pytest.raises(inputs.BadInput, match=re.escape(message)):
+            inputs.read(path, **kwargs)
+
+
+def test_a_file_that_is_not_utf8_suggests_its_encoding(tmp_path, capsys):
+    """A Latin-1 CSV (Excel on Windows): one line naming the line and byte, suggesting
+    --encoding latin-1, which reads it. Was "not a text file". A binary file is still not
+    a text file; an unknown encoding and --encoding on a non-CSV file are refused."""
+    path = tmp_path / "latin.csv"
+    rows = ["température,pluie,ville"] + [f"{i},{i % 3},{'Orléans' if i % 2 else 'Metz'}"
+                                          for i in range(10)]  # fmt: skip
+    path.write_bytes("\n".join(rows).encode("latin-1") + b"\n")
+    code, _, stderr = run(capsys, path, "--out", tmp_path / "o")
+    lines = stderr.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and not (tmp_path / "o").exists()
+    assert "latin.csv: line 1 (byte 0xe9) is not utf-8 text" in lines[0]
+    assert "try --encoding latin-1" in lines[0]
+    table = inputs.read(path, encoding="latin-1")
+    assert sorted(set(table.labels)) == ["Metz", "Orléans"]
+    assert any("header (température, pluie, ville)" in n for n in table.notes)
+    binary = tmp_path / "image.csv"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(inputs.BadInput, match="not a text file"):
+        inputs.read(binary)
+    with pytest.raises(inputs.BadInput, match="--encoding klingon: no such text encoding"):
+        inputs.read(path, encoding="klingon")
+    svm = tmp_path / "a.svm"
+    svm.write_text("1 1:2\n-1 1:3\n")
+    for kwargs, option in [(dict(encoding="latin-1"), "--encoding"),
+                           (dict(drop_cols=("1",)), "--drop-cols"),
+                           (dict(encode=("1",)), "--encode")]:  # fmt: skip
+        with pytest.raises(inputs.BadInput, match=f"{option} applies to CSV files"):
+            inputs.read(svm, **kwargs)
+
+
+def test_a_python_without_the_dependencies_says_how_to_install(tmp_path):
+    """``python -m compare`` under a Python lacking pandas: one line saying how to install
+    (make venv, or pip install -e .), not a ModuleNotFoundError traceback."""
+    import subprocess
+    import sys
+
+    code = ("import runpy, sys; sys.modules['pandas'] = None; "
+            "runpy.run_module('compare', run_name='__main__', alter_sys=True)")  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", code, "x.csv", "--out", str(tmp_path / "o")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 1 and len(lines) == 1, done.stderr
+    assert "lacks pandas" in lines[0] and "make venv" in lines[0]
+    assert (
+        ".venv/bin/python -m compare FILE --out DIR" in lines[0] and "pip install -e ." in lines[0]
+    )
+    assert not (tmp_path / "o").exists()

@@ -29,10 +29,14 @@ from .test_compare_verdicts import NAME, reaching, write
 
 
 class NoReports:
-    """The Query ``evaluate`` hands to ``read``; the replaced ``read`` never uses it."""
+    """The Query ``evaluate`` hands to ``read``; the replaced ``read`` never uses it. Its
+    optimum is certified (a claim that needs P* is judged)."""
 
     def on(self, name: str) -> NoReports:
         return self
+
+    def certified(self) -> bool:
+        return True
 
 
 def judge(claim, values: dict) -> str:
@@ -230,7 +234,9 @@ def test_compare_table_says_the_evaluators_verdict(tmp_path):
 
 def test_compare_table_holds_and_differs_for_every_claim(tmp_path):
     """Every ANY_DATA claim through compare's table, on the values of ``CASES`` (its read
-    replaced): the table says what the evaluator says, on both sides."""
+    replaced): the table says what the evaluator says, on both sides (a report with a
+    certified optimum is there, for the claims that need P*)."""
+    write(tmp_path, {"sdca-perm": {"primal": reaching([2, 2])}}, 8)
     for claim in scorecard.ANY_DATA:
         meets, crossed = CASES[claim.id]
         for values, expected in ((meets, "holds"), (crossed[0], "differs")):

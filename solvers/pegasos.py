@@ -739,17 +739,24 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         if self.batch_size > problem.n_samples:
             raise ValueError(f"batch_size={self.batch_size} exceeds n_samples={problem.n_samples}")
 
+    def _iteration_counts(self, problem: Problem) -> tuple[int, int]:
+        """(iterations before this fit, the first averaged iteration T_0), both counted
+        since the first fit of a warm-started sequence (``avg_start``'s meaning)."""
+        iters = -(-problem.n_samples // int(self.batch_size))
+        total = problem.epochs * iters
+        if self.avg_start is not None:
+            t0 = min(int(self.avg_start), total)
+        else:
+            t0 = 1 if self._mode() == _WEIGHTED else total // 2
+        start = 0 if problem.init is None else problem.init.iterations
+        return start, start + t0
+
     def _init_state(self, problem: Problem, rng: np.random.Generator) -> _State:
         n, d = problem.n_samples, problem.n_features
         k = int(self.batch_size)
         mode = self._mode()
         iters = -(-n // k)
-        total = problem.epochs * iters
-        if self.avg_start is not None:
-            t0 = min(int(self.avg_start), total)
-        else:
-            t0 = 1 if mode == _WEIGHTED else total // 2
-        start = 0 if problem.init is None else problem.init.iterations
+        start, t0_abs = self._iteration_counts(problem)
         it = Iterate(
             v=np.zeros(d + 1) if problem.init is None else problem.init.w.copy(),
             acc=np.zeros(d + 1),  # full length even unused: see Iterate
@@ -760,7 +767,7 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         )
         it.scal[1] = it.v @ it.v
         params = Params(
-            problem.lmbd, mode == _WEIGHTED, bool(self.projection), mode, start + t0, _S_MIN, k
+            problem.lmbd, mode == _WEIGHTED, bool(self.projection), mode, t0_abs, _S_MIN, k
         )
         rows = problem.rows(np.empty(n if (self.projection and k == 1) else 0))
         return _State(problem, rows, it, params, np.zeros(d + 1), iters, start)

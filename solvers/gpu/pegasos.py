@@ -23,9 +23,9 @@ import time
 import numpy as np
 from numba import cuda
 
-from .._base import BinaryFit, EpochInfo, Problem, _stops
+from .._base import BinaryFit, Problem
 from . import _kernels as K
-from .data import GRID, DeviceData, RowCombiner, margins, zeros
+from .data import GRID, DeviceData, RowCombiner, epoch_callback, margins, zeros
 
 
 def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
@@ -36,14 +36,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     lmbd, bias = problem.lmbd, problem.bias
     k = int(est.batch_size)
     mode = est._mode()
-    iters = -(-n // k)
-    total = problem.epochs * iters
-    if est.avg_start is not None:
-        t0 = min(int(est.avg_start), total)
-    else:
-        t0 = 1 if mode == _WEIGHTED else total // 2
-    start_t = 0 if problem.init is None else problem.init.iterations
-    t0 += start_t
+    start_t, t0 = est._iteration_counts(problem)
     rng = np.random.default_rng(est.random_state)
 
     t_wall = time.perf_counter()
@@ -99,27 +92,8 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
             def output(w_host=w_host, averaged=bool(mode and t >= t0)):
                 return avg.copy_to_host() if averaged else w_host
 
-            if _stops(
-                est.callback(
-                    EpochInfo(
-                        output=output,
-                        epoch=epoch,
-                        cpu_time=gpu_times[-1],
-                        wall_time=wall_times[-1],
-                        setup_time=setup_wall,
-                        setup_wall_time=setup_wall,
-                        w=w_host,
-                        dual_coef=None,
-                        gap=None,
-                        primal=None,
-                        dual=None,
-                        bias=bias,
-                        positive_class=problem.positive_class,
-                        n_samples_seen=epoch * n,
-                        n_active=None,
-                    )
-                )
-            ):
+            times = (gpu_times[-1], wall_times[-1], setup_wall)
+            if epoch_callback(est, problem, epoch, times, w_host, output):
                 stopped = True
                 break
 

@@ -55,10 +55,10 @@ import numpy as np
 from numba import cuda
 from sklearn.exceptions import ConvergenceWarning
 
-from .._base import BinaryFit, EpochInfo, Problem, _caller_stacklevel, _stops
+from .._base import BinaryFit, Problem, _caller_stacklevel
 from . import _kernels as K
 from .certificate import Certifier
-from .data import GRID, DeviceData, row_sq_norms, zeros
+from .data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros
 
 #: Blocks of a round: at most this many (32 resident 32-thread blocks on each of 132 SMs of an
 #: H100/H200), and at least this many rows per block.
@@ -181,26 +181,8 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
             converged = result["gap"] <= tol
         if est.callback is not None:
             w_host = w.copy_to_host() if result is None else result["w"]
-            stop = est.callback(
-                EpochInfo(
-                    output=lambda w_host=w_host: w_host,
-                    epoch=epoch,
-                    cpu_time=gpu_times[-1],
-                    wall_time=wall_times[-1],
-                    setup_time=setup_wall,
-                    setup_wall_time=setup_wall,
-                    w=w_host,
-                    dual_coef=None,
-                    gap=None if result is None else result["gap"],
-                    primal=None if result is None else result["primal"],
-                    dual=None if result is None else result["dual"],
-                    bias=bias,
-                    positive_class=problem.positive_class,
-                    n_samples_seen=epoch * n,
-                    n_active=n,
-                )
-            )
-            if _stops(stop):
+            times = (gpu_times[-1], wall_times[-1], setup_wall)
+            if epoch_callback(est, problem, epoch, times, w_host, lambda w=w_host: w, result):
                 stopped = True
                 break
         if converged:

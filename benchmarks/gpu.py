@@ -159,8 +159,7 @@ def _total(x, out):
 
 def read_bandwidth(n_bytes: int = 4 << 30, repeats: int = 5) -> float:
     """GB/s of a float32 sum over n_bytes (bytes read / median event time)."""
-    from solvers.gpu._kernels import TPB
-    from solvers.gpu.data import GRID
+    from solvers.gpu.data import GRID, TPB
 
     n = n_bytes // 4
     x = cuda.device_array(n, dtype=np.float32)
@@ -237,7 +236,7 @@ def smoke() -> dict:
     device's certificate against :func:`solvers.objectives.certificate` on the CPU (the
     same pair, dense and CSR): a real-GPU check of what the simulator tests."""
     from solvers import SDCAClassifier, objectives
-    from solvers.gpu._kernels import SIMULATED
+    from solvers.gpu.data import SIMULATED
 
     n = 40 if SIMULATED else 4000
     out = {}

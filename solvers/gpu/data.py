@@ -10,6 +10,9 @@ import scipy.sparse as sp
 from numba import cuda
 
 from . import _kernels as K
+from ._kernels import SIMULATED, TPB
+
+__all__ = ["GRID", "ROW_BLOCKS", "SIMULATED", "TPB", "DeviceData", "RowCombiner", "to_device"]
 
 #: Blocks of a grid-stride launch (elementwise kernels and reductions); 2 in the simulator.
 GRID = 2 if K.SIMULATED else 1024

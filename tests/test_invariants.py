@@ -37,7 +37,7 @@ from .test_optima import tiny_dataset  # noqa: F401  (fixture)
 
 # ---------------------------------------------------------------------------- certified flags
 class TickClock:
-    """A process clock that advances ``step`` seconds per reading: a solve cut by
+    """A thread CPU clock that advances ``step`` seconds per reading: a solve cut by
     ``max_cpu=k * step`` stops after the same work every time (CD sweeps read the clock once
     each), so a cut gap is a measured, reproducible number rather than a race with the
     machine."""
@@ -45,7 +45,7 @@ class TickClock:
     def __init__(self, step: float = 1.0):
         self._ticks, self.step = itertools.count(), step
 
-    def process_time(self) -> float:
+    def thread_time(self) -> float:  # the engine's clock (solvers.exact._cpu_clock)
         return next(self._ticks) * self.step
 
     def perf_counter(self) -> float:

@@ -1332,8 +1332,11 @@ class ExactSVMClassifier(BaseLinearSVM):
 
     Parameters
     ----------
-    lmbd : float, default=1e-3
-        Regularisation λ > 0 (``LinearSVC``'s ``C = 1/(λ n)``).
+    lmbd : float or "auto", default="auto"
+        Regularisation λ > 0 (``LinearSVC``'s ``C = 1/(λ n)``). ``"auto"`` (the default):
+        λ = 1/n, n the number of rows of X, resolved at ``fit`` (``lmbd_``): ``LinearSVC``'s
+        default ``C = 1`` (with sample weights n still counts the rows: each weight
+        multiplies its sample's loss, as in ``LinearSVC(C=1)``).
     loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
     gamma : float, default=1.0
         Smoothing γ > 0 of ``"smooth_hinge"`` (ignored by the other losses).
@@ -1350,9 +1353,10 @@ class ExactSVMClassifier(BaseLinearSVM):
         ``certified_`` is False and a ``ConvergenceWarning`` says the gap reached.
     method : {"auto", "ipm", "primal", "gram"}, default="auto"
         :func:`solve_exact`'s ``method`` (``"auto"``: :func:`choose_method`).
-    bias_multiplier : float, default=0.0
+    bias_multiplier : float, default=1.0
         The constant feature B appended to every sample (regularised like the others); the
-        intercept is ``B * w_b``. 0: no intercept, as in the studies.
+        intercept is ``B * w_b``. The default 1.0 is ``LinearSVC``'s intercept
+        (``intercept_scaling=1``, regularised too); 0: no intercept, as in the studies.
     class_weight : dict, "balanced" or None, default=None
         scikit-learn's meaning; multiplies ``sample_weight``.
     random_state : int or None, default=None
@@ -1376,6 +1380,8 @@ class ExactSVMClassifier(BaseLinearSVM):
     cpu_seconds_ : float or ndarray of shape (n_classes,)
         CPU seconds of each solve (also ``epoch_times_``; ``n_epochs_`` is 1: one solve).
     ipm_iterations_, cd_epochs_, newton_steps_ : int or ndarray of shape (n_classes,)
+    lmbd_ : float
+        The λ of the fit (``1/n_samples`` when ``lmbd="auto"``).
     classes_, n_features_in_
 
     Examples
@@ -1383,13 +1389,13 @@ class ExactSVMClassifier(BaseLinearSVM):
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.preprocessing import StandardScaler
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = ExactSVMClassifier(lmbd=1 / X.shape[0]).fit(StandardScaler().fit_transform(X), y)
-    >>> bool(clf.certified_), bool(clf.rel_gap_ <= 1e-10)
-    (True, True)
+    >>> clf = ExactSVMClassifier().fit(StandardScaler().fit_transform(X), y)  # λ = 1/n, intercept
+    >>> bool(clf.certified_), bool(clf.rel_gap_ <= 1e-10), clf.lmbd_ == 1 / X.shape[0]
+    (True, True, True)
     """
 
     _parameter_constraints: dict = {
-        "lmbd": [Interval(Real, 0, None, closed="neither")],
+        "lmbd": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "loss": [StrOptions(set(losses.LOSSES))],
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="neither")],
@@ -1411,14 +1417,14 @@ class ExactSVMClassifier(BaseLinearSVM):
 
     def __init__(
         self,
-        lmbd=1e-3,
+        lmbd="auto",
         *,
         loss="hinge",
         gamma=1.0,
         tol=1e-10,
         max_cpu=60.0,
         method="auto",
-        bias_multiplier=0.0,
+        bias_multiplier=1.0,
         class_weight=None,
         random_state=None,
     ):

@@ -34,7 +34,8 @@ BY_DESIGN = {
     # equals repetition at a fixed C = 1/(λn) (lmbd scaled by n/n'), not at the fixed lmbd
     # these checks compare (test_exact.py::test_weight_zero_is_a_dropped_sample and
     # tests/test_weights.py check the identity); at lmbd = 1e-3 the check's problem has the
-    # same optimum either way, at 1e-2 it does not
+    # same optimum either way, at 1e-2 it does not; lmbd="auto" (λ = 1/n: C = 1 whatever n)
+    # passes them, as LinearSVC
     "check_sample_weight_equivalence_on_dense_data": "weights equal repetition at a fixed "
     "C = 1/(lmbd n), not a fixed lmbd",
     "check_sample_weight_equivalence_on_sparse_data": "weights equal repetition at a fixed "
@@ -48,7 +49,7 @@ BY_DESIGN = {
 def expected_failures(estimator) -> dict:
     """The checks of ``BY_DESIGN`` that ``estimator`` fails (measured)."""
     names = set()
-    if estimator.lmbd != 1e-3:
+    if estimator.lmbd not in (1e-3, "auto"):
         names |= {n for n in BY_DESIGN if n.startswith("check_sample_weight_equivalence")}
     if estimator.bias_multiplier == 0.0:
         names.add("check_class_weight_classifiers")
@@ -57,7 +58,8 @@ def expected_failures(estimator) -> dict:
 
 @parametrize_with_checks(
     [
-        ExactSVMClassifier(),
+        ExactSVMClassifier(),  # LinearSVC's defaults: λ = 1/n (C = 1) and an intercept
+        ExactSVMClassifier(lmbd=1e-3, bias_multiplier=0.0),  # the defaults before issue 29
         ExactSVMClassifier(
             loss="squared_hinge", class_weight="balanced", bias_multiplier=1.0, lmbd=1e-2
         ),
@@ -97,8 +99,9 @@ def test_fit_is_the_engines_certified_optimum(loss, kind):
 
 def test_dense_csr_and_float32_reach_the_same_optimum():
     X, y = gaussian_problem(n=300, d=40, seed=3)
-    fits = [ExactSVMClassifier(lmbd=1 / 300).fit(_as(k, X), y) for k in ("float64", "csr")]
-    fits.append(ExactSVMClassifier(lmbd=1 / 300).fit(_as("float32", X), y))
+    params = {"lmbd": 1 / 300, "bias_multiplier": 0.0}
+    fits = [ExactSVMClassifier(**params).fit(_as(k, X), y) for k in ("float64", "csr")]
+    fits.append(ExactSVMClassifier(**params).fit(_as("float32", X), y))
     assert all(f.certified_ for f in fits)
     assert_allclose(fits[0].coef_, fits[1].coef_, rtol=0, atol=1e-8)
     # float32 is another problem (its rounded values), certified on its own bits

@@ -145,7 +145,7 @@ def test_shrinking_runs_record_the_active_set_they_swept(reports_dir):
         seen = []
         solvers.SDCAClassifier(
             lmbd=lmbd, sampling="permutation", shrinking=True, tol=0, max_epochs=30,
-            random_state=int(seed),
+            bias_multiplier=0.0, random_state=int(seed),
             callback=lambda info, seen=seen: seen.append((
                 info.n_active, info.n_samples_seen,
                 objectives.primal(split.X_train, split.y_train, info.w, lmbd),
@@ -598,6 +598,8 @@ def test_every_catalogue_estimator_gets_the_studies_settings_explicitly():
             est = runner_module.make_estimator(runner_module.RunTask(exp, cfg, 0), 0.25)
             assert est.lmbd == 0.25, (exp.name, cfg.label)
             assert est.bias_multiplier == cfg.params.get("bias_multiplier", 0.0) == 0.0
+            # explicit: not the estimator's own default, which is an intercept
+            assert est.get_params()["bias_multiplier"] != type(est)().bias_multiplier
     with_bias = Config("SDCA B=1", "sdca", {"bias_multiplier": 1.0})
     exp = tiny(configs=(with_bias,))
     est = runner_module.make_estimator(runner_module.RunTask(exp, with_bias, 0), 0.25)

@@ -51,7 +51,13 @@ def cancer() -> tuple[np.ndarray, np.ndarray]:
 
 def certified_dual(X, y, lmbd, gamma) -> float:
     est = SDCAClassifier(
-        lmbd=lmbd, loss="smooth_hinge", gamma=gamma, tol=1e-10, max_epochs=10**6, random_state=0
+        lmbd=lmbd,
+        loss="smooth_hinge",
+        gamma=gamma,
+        tol=1e-10,
+        max_epochs=10**6,
+        bias_multiplier=0.0,  # the objectives here have no intercept
+        random_state=0,
     ).fit(X, y)
     assert est.converged_ and est.duality_gap_ <= 1e-10
     return objectives.dual(X, y, est.dual_coef_, lmbd, gamma)
@@ -149,6 +155,7 @@ def _asdca(lmbd, gamma, m, theta, seed):
             theta=theta,
             max_epochs=max_epochs,
             tol=0,
+            bias_multiplier=0.0,
             random_state=seed,
             callback=callback,
         )
@@ -164,6 +171,7 @@ def _sdca(lmbd, gamma, seed):
             gamma=gamma,
             max_epochs=max_epochs,
             tol=0,
+            bias_multiplier=0.0,
             random_state=seed,
             callback=callback,
         )

@@ -100,7 +100,12 @@ def our_solvers() -> list[Solver]:
     def sdca(**params) -> FitFn:
         def fit(X, y, lmbd, max_iter, tol, max_cpu):
             est = SDCAClassifier(
-                lmbd=lmbd, tol=tol, max_epochs=int(max_iter), random_state=0, **params
+                lmbd=lmbd,
+                tol=tol,
+                max_epochs=int(max_iter),
+                bias_multiplier=0.0,  # no intercept, as every contender here
+                random_state=0,
+                **params,
             )
             result = timed_fit(est, X, y)
             result.dual_coef = est.dual_coef_
@@ -109,7 +114,9 @@ def our_solvers() -> list[Solver]:
         return fit
 
     def exact(X, y, lmbd, max_iter, tol, max_cpu):
-        est = ExactSVMClassifier(lmbd=lmbd, tol=tol, max_cpu=max_cpu, random_state=0)
+        est = ExactSVMClassifier(
+            lmbd=lmbd, tol=tol, max_cpu=max_cpu, bias_multiplier=0.0, random_state=0
+        )
         result = timed_fit(est, X, y)
         result.dual_coef = est.dual_coef_
         return result

@@ -131,7 +131,7 @@ def own_rows(X, y, lmbd, epochs: int, table: list[tuple]) -> list[Row]:
     for name, cls, params, target, note in table:
 
         def make(cls=cls, params=params):
-            return cls(lmbd=lmbd, random_state=0, **params)
+            return cls(lmbd=lmbd, bias_multiplier=0.0, random_state=0, **params)
 
         rows.append(Row(name, own_epoch(make, X, y, epochs), target, note))
     return rows
@@ -228,7 +228,11 @@ def sparse_section(args) -> tuple[float, list[Row]]:
         bound = min(cpu(lambda: X @ v) for _ in range(max(args.repeats, 3)))
         rows = sparse_rows(X, y, lmbd, args)
         peak = peak_fit_bytes(
-            lambda: SDCAClassifier(lmbd=lmbd, max_epochs=2, tol=0, random_state=0), X, y
+            lambda: SDCAClassifier(
+                lmbd=lmbd, max_epochs=2, tol=0, bias_multiplier=0.0, random_state=0
+            ),
+            X,
+            y,
         )
     mb = (X.data.nbytes + X.indices.nbytes + X.indptr.nbytes) / 1e6
     print(

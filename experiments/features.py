@@ -81,7 +81,8 @@ def path_rows(
     lmbds = [datasets.resolve_lmbd(lmbd, X.shape[0]) for lmbd in BLOOD_LAMBDAS]
     rows = []
     for config, params in PATH_CONFIGS.items():
-        base = SDCAClassifier(max_epochs=max_epochs, random_state=0, **params)
+        # no intercept, as every experiment (the estimators' default is LinearSVC's intercept)
+        base = SDCAClassifier(max_epochs=max_epochs, bias_multiplier=0.0, random_state=0, **params)
         for repeat in range(repeats):
             for warm in (True, False):
                 points = lambda_path(base, X, y, lmbds, rel_gap=rel_gap, warm=warm)
@@ -121,7 +122,13 @@ def class_weight_rows(X, y, X_test, y_test, seeds: int, epochs: int) -> pd.DataF
     lmbd = 1.0 / X.shape[0]
     lower = {}  # a certified lower bound D ≤ P* of each objective (unweighted, balanced)
     for cw in (None, "balanced"):
-        cert = SDCAClassifier(shrinking=True, max_epochs=100_000, random_state=0, class_weight=cw)
+        cert = SDCAClassifier(
+            shrinking=True,
+            max_epochs=100_000,
+            bias_multiplier=0.0,
+            random_state=0,
+            class_weight=cw,
+        )
         (point,) = lambda_path(cert, X, y, [lmbd], rel_gap=SKIN_CERT_GAP)
         if not point.reached:
             raise RuntimeError(f"skin's optimum (class_weight={cw}) was not certified")
@@ -140,7 +147,14 @@ def class_weight_rows(X, y, X_test, y_test, seeds: int, epochs: int) -> pd.DataF
             def record(info, records=records):
                 records.append((info.epoch, info.cpu_time, info.setup_time, info.w.copy()))
 
-            est = cls(lmbd=lmbd, max_epochs=epochs, random_state=seed, callback=record, **params)
+            est = cls(
+                lmbd=lmbd,
+                max_epochs=epochs,
+                bias_multiplier=0.0,  # the objectives below have no intercept
+                random_state=seed,
+                callback=record,
+                **params,
+            )
             est.fit(X, y)
             cpu = 0.0
             for epoch, epoch_cpu, setup, w in records:

@@ -13,8 +13,9 @@ below its ``gap``; a later call with a larger budget recomputes it.
 A record is keyed by (dataset, loader options, λ, bias multiplier, code digest), like the
 runs: a change to the solvers, loaders or metrics recomputes it, and the record it replaces
 is removed. The bias multiplier B is the configurations' ``bias_multiplier`` (0 unless they
-set it): the optimum is that of the problem the runs solve. Records live under the reports
-folder ``root`` (None: :func:`experiments.reports.reports_dir`'s default).
+set it: :data:`experiments.spec.RUN_DEFAULTS`): the optimum is that of the problem the runs
+solve. Records live under the reports folder ``root`` (None:
+:func:`experiments.reports.reports_dir`'s default).
 """
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def needed(exp: Experiment) -> list[tuple[str, dict, float, float]]:
     problems = {
         (
             datasets.resolve_lmbd(exp.config_lmbd(c), ds.n_train),
-            float(c.params.get("bias_multiplier", 0.0)),
+            float(exp.config_params(c)["bias_multiplier"]),
         )
         for c in exp.configs
     }

@@ -64,12 +64,14 @@ class RunResult:
 
 
 def make_estimator(task: RunTask, lmbd: float):
-    """The configured estimator: its epoch cap, no gap stopping of its own (threshold 0; a
-    stop rule is the callback's, :mod:`experiments.stopping`); the exact solver certifies
-    the config's ``rel_gap`` within its ``cpu_budget``."""
+    """The configured estimator, its settings explicit (``lmbd``, the run defaults of
+    :meth:`experiments.spec.Experiment.config_params`: no intercept unless the config sets
+    one, whatever the estimators' own defaults): its epoch cap, no gap stopping of its own
+    (threshold 0; a stop rule is the callback's, :mod:`experiments.stopping`); the exact
+    solver certifies the config's ``rel_gap`` within its ``cpu_budget``."""
     cfg = task.config
     cls = getattr(solvers, SOLVER_CLASSES[cfg.solver])
-    est = cls(**{**cfg.params, "lmbd": lmbd})
+    est = cls(**{**task.experiment.config_params(cfg), "lmbd": lmbd})
     if cfg.solver == "exact":
         return est.set_params(tol=cfg.rel_gap, max_cpu=cfg.cpu_budget, random_state=task.seed)
     fixed = {"max_epochs": task.experiment.config_epochs(cfg), "random_state": task.seed}

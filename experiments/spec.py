@@ -32,6 +32,18 @@ SOLVER_CLASSES = {
 }
 
 
+#: Estimator parameters every run passes unless its configuration's ``params`` set them: the
+#: experiments' settings where the estimators' defaults differ. The estimators default to what
+#: a ``LinearSVC`` user expects (an intercept, λ = 1/n); both studies fit no intercept (λ is
+#: always passed: the experiment's ``lmbd`` or the configuration's).
+RUN_DEFAULTS = {"bias_multiplier": 0.0}
+
+#: What a run key leaves out of the parameters when they hold this value: the keys made
+#: before ``RUN_DEFAULTS`` existed (when 0.0 was the estimators' own default and no
+#: configuration named it) stay valid, and a configuration that names the same value is the
+#: same run.
+_KEYS_IMPLY = {"bias_multiplier": 0.0}
+
 #: Source files whose content determines report rows: a change to any of them invalidates
 #: every stored run (a bug fix in a solver must never be hidden by reused runs).
 _ROWS_DEPEND_ON = (
@@ -94,7 +106,9 @@ class Config:
         one epoch); it needs ``rel_gap`` (its ``tol``) and ``cpu_budget`` (its ``max_cpu``).
     params : dict
         Estimator parameters (``lmbd``, ``max_epochs``, ``tol``, ``random_state`` and
-        ``callback`` are set by the engine; ``lmbd`` here overrides the experiment's).
+        ``callback`` are set by the engine; ``lmbd`` here overrides the experiment's). Those
+        left out of :data:`RUN_DEFAULTS` take its value, not the estimator's default
+        (``bias_multiplier=0.0``: no intercept, as both studies).
     tags : tuple of str
         Groups the figures select on (e.g. ``"algorithms"``, ``"sampling"``).
     rel_gap : float, default=0
@@ -221,6 +235,13 @@ class Experiment:
     def config_lmbd(self, config: Config) -> float | str:
         return config.params.get("lmbd", self.lmbd)
 
+    def config_params(self, config: Config) -> dict:
+        """Every parameter the engine passes to ``config``'s estimator besides those it sets
+        itself (``max_epochs``, ``tol``, ``random_state``, ``callback``, ``max_cpu``):
+        :data:`RUN_DEFAULTS`, then the configuration's ``params``, and ``lmbd`` (as declared:
+        ``"1/n"`` is resolved on the training set by the runner)."""
+        return {**RUN_DEFAULTS, **config.params, "lmbd": self.config_lmbd(config)}
+
     def config_epochs(self, config: Config) -> int:
         """Epoch cap of ``config``'s runs: 1 (one solve) for the exact solver, its own
         ``max_epochs`` if set, else the experiment's ``epochs``."""
@@ -244,7 +265,11 @@ class Experiment:
             "base_seed": self.base_seed,
             "store_coef": self.store_coef,
             "solver": config.solver,
-            "params": {**config.params, "lmbd": self.config_lmbd(config)},
+            "params": {
+                k: v
+                for k, v in self.config_params(config).items()
+                if not (k in _KEYS_IMPLY and v == _KEYS_IMPLY[k])
+            },
             # written into every row (figures select on them): a renamed or retagged
             # configuration is not served from runs stored under its old name
             "display": {"study": self.study, "label": config.label, "tags": list(config.tags)},

@@ -46,7 +46,7 @@ def trace(spec) -> list[str]:
         )
         for c in exp.configs:
             if set(spec.select) <= set(c.tags) and spec.solver in (None, c.solver):
-                params = {"lmbd": exp.config_lmbd(c), **c.params}
+                params = {"lmbd": exp.config_lmbd(c), **exp.config_params(c)}
                 args = ", ".join(f"{k}={v!r}" for k, v in params.items())
                 rule = ""
                 if c.stops_early:  # run to convergence (experiments.spec.Config)

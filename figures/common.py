@@ -149,7 +149,8 @@ def time_to(frame, value: str, threshold: float, by=("config",), time="cpu_time_
 
 def row_bias(frame: pd.DataFrame) -> pd.Series:
     """Per row: the bias multiplier B of its configuration (``param_bias_multiplier``, a JSON
-    number; 0 for configurations that leave it at the estimators' default)."""
+    number; 0 for configurations that leave it out: the runs' default,
+    ``experiments.spec.RUN_DEFAULTS``)."""
     if "param_bias_multiplier" not in frame:
         return pd.Series(0.0, index=frame.index)
     column = frame["param_bias_multiplier"]

@@ -57,6 +57,7 @@ _KERNEL_CONFIGS: list[tuple[type[BaseLinearSVM], dict]] = [
     (PegasosClassifier, {"batch_size": 1, "projection": True, "average": True}),
     (PegasosClassifier, {"batch_size": 2, "projection": True, "average": "weighted"}),
     (ASDCAClassifier, {"tol": 1e-3, "average": True}),
+    (ExactSVMClassifier, {}),  # its warm-up runs the engine by each method
 ]
 
 
@@ -65,11 +66,13 @@ def warm_up(dtypes=(np.float64, np.float32), readonly: bool = True, sparse: bool
 
     With ``sparse``, also the CSR kernels of the solvers that have them, for scipy's
     default int32 indices (int64 indices, used by scipy only beyond 2³¹ entries, compile on
-    their first fit).
+    their first fit). Fits with sample weights compile their own variant on first use.
 
-    Kernels are cached on disk (``cache=True``), so after the first process this costs
-    milliseconds. ``fit`` also warms up its own kernels for its input's exact type, so
-    calling this is an optimisation (e.g. once per worker), never a requirement.
+    On a machine that has never compiled them this takes minutes (245 s on a busy 2-core
+    machine, measured; a single first fit compiles only its own variant, ~20 s). Kernels are
+    cached on disk (``cache=True``), so after the first process this costs milliseconds.
+    ``fit`` also warms up its own kernels for its input's exact type, so calling this is an
+    optimisation (e.g. once per worker, or before a first timed fit), never a requirement.
     """
     rng = np.random.default_rng(0)
     for dtype in dtypes:

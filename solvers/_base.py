@@ -234,7 +234,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
     """Shared driver of the linear SVM solvers (see module docstring for the hooks)."""
 
     _parameter_constraints: dict = {
-        "lmbd": [Interval(Real, 0, None, closed="neither")],
+        "lmbd": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left"), None],
         "bias_multiplier": [Interval(Real, 0, None, closed="left")],
@@ -359,7 +359,8 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             of ``SGDClassifier``; ``LinearSVC(C=1/(λn))`` with the same weights), the dual box
             :math:`[0, c_iU]`. At a fixed ``C = 1/(λn)`` a weight of 0 is the same optimum as
             dropping the sample and an integer weight the same as repeating it (at a fixed
-            ``lmbd``, the data's n changes: use ``lmbd * n / n'``). Multiplied by
+            ``lmbd``, the data's n changes: use ``lmbd * n / n'``; ``lmbd="auto"``, 1/n with n
+            the rows whatever their weights, is C = 1 for any n). Multiplied by
             ``class_weight``.
 
         Returns
@@ -443,7 +444,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                     y_pm,
                     w,
                     alpha,
-                    float(self.lmbd),
+                    float(self.lmbd_),
                     self.loss_function,
                     float(self.bias_multiplier),
                     weights,
@@ -595,11 +596,12 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         """Fit one binary problem per target (labels ``y``, ``classes_`` set) and store the
         fitted attributes."""
         self._set_class_weight_map(y, sample_weight)
+        lmbd = resolve_lmbd(self.lmbd, X.shape[0])
         problems = [
             Problem(
                 X,
                 target,
-                float(self.lmbd),
+                lmbd,
                 float(self.bias_multiplier),
                 self._problem_weights(y, sample_weight, positive),
                 positive,
@@ -618,6 +620,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         self._warm_up_for(X, problems[0].sample_weight is not None)
         fits = [self._fit_binary(problem) for problem in problems]
         self._store(fits)
+        self.lmbd_ = lmbd
 
     def _store(self, fits: list[BinaryFit]) -> None:
         """The fitted attributes: scikit-learn's binary shapes for two classes, one row or
@@ -854,6 +857,24 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             sample_weight=problem.sample_weight,
             big=big,
         )
+
+
+def resolve_lmbd(lmbd, n_samples: int) -> float:
+    r"""The λ of a fit: ``lmbd`` itself, or ``1/n_samples`` for ``"auto"``.
+
+    ``"auto"`` is ``LinearSVC``'s default ``C = 1``: with :math:`C = 1/(\lambda n)` the
+    objective :math:`\frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i c_i\phi_i` is
+    :math:`\frac1n` times liblinear's :math:`\frac12\|\tilde w\|^2 + \sum_i c_i\phi_i`, the
+    same minimiser. ``n_samples`` counts the rows of X, whatever their sample weights (a
+    weight multiplies its sample's loss, as liblinear's per-sample C): so a weight of 0 is
+    the same optimum as dropping the row and an integer weight the same as repeating it,
+    exactly as with ``LinearSVC(C=1)``.
+    """
+    if isinstance(lmbd, str):
+        if lmbd != "auto":
+            raise ValueError(f"lmbd must be a number > 0 or 'auto', got {lmbd!r}")
+        return 1.0 / n_samples
+    return float(lmbd)
 
 
 def check_lmbd(X, lmbd: float, *, bias: float = 0.0, sample_weight=None, big=None) -> None:

@@ -436,8 +436,11 @@ class ASDCAClassifier(BaseLinearSVM):
 
     Parameters
     ----------
-    lmbd : float, default=1e-3
-        Regularisation :math:`\lambda > 0`.
+    lmbd : float or "auto", default="auto"
+        Regularisation :math:`\lambda > 0`. ``"auto"`` (the default): :math:`\lambda = 1/n`,
+        n the number of rows of X, resolved at ``fit`` (``lmbd_``): ``LinearSVC``'s default
+        ``C = 1`` (with sample weights n still counts the rows: each weight multiplies its
+        sample's loss, as in ``LinearSVC(C=1)``).
     gamma : float, default=1.0
         Smoothing :math:`\gamma > 0` of the hinge (the acceleration needs a smooth loss).
     batch_size : int, default=8
@@ -458,8 +461,10 @@ class ASDCAClassifier(BaseLinearSVM):
     tol : float or None, default=1e-5
         Stop when :math:`P_\gamma(w) - D_\gamma(\alpha) \le` ``tol`` (exact, after each epoch,
         outside the timer). 0 or None: run all epochs, compute no gap.
-    bias_multiplier : float, default=0.0
-        :math:`B \ge 0`: intercept :math:`B w_b` through a constant feature :math:`B`.
+    bias_multiplier : float, default=1.0
+        :math:`B \ge 0`: intercept :math:`B w_b` through a constant feature :math:`B`,
+        regularised like the other weights (the default 1.0 is ``LinearSVC``'s
+        ``intercept_scaling=1``). 0: no intercept (the studies' setting).
     random_state : int, numpy Generator or None, default=None
     class_weight : dict, "balanced" or None, default=None
         As in :class:`solvers.SDCAClassifier`.
@@ -488,7 +493,7 @@ class ASDCAClassifier(BaseLinearSVM):
         The hinge primal :math:`P_0` of the returned weights (what the study compares).
     duality_gap_ : float or ndarray of shape (n_classes,)
         :math:`P_\gamma(w) - D_\gamma(\alpha)` of the returned pair when ``tol > 0``, else NaN.
-    classes_, n_epochs_, n_iter_, converged_, epoch_times_, epoch_wall_times_, setup_time_
+    classes_, lmbd_, n_epochs_, n_iter_, converged_, epoch_times_, epoch_wall_times_, setup_time_
         As in :class:`solvers.SDCAClassifier` (``setup_time_``: the :math:`R^2` pass when
         ``theta`` is None, and w(α) of a warm start).
     """
@@ -506,7 +511,7 @@ class ASDCAClassifier(BaseLinearSVM):
 
     def __init__(
         self,
-        lmbd=1e-3,
+        lmbd="auto",
         *,
         gamma=1.0,
         batch_size=8,
@@ -515,7 +520,7 @@ class ASDCAClassifier(BaseLinearSVM):
         avg_start=None,
         max_epochs=100,
         tol=1e-5,
-        bias_multiplier=0.0,
+        bias_multiplier=1.0,
         random_state=None,
         class_weight=None,
         warm_start=False,

@@ -75,7 +75,17 @@ costs what it must and no more:
    bound moved outward by its rounding allowance, so rounding cannot fake a 1e-10 relative
    gap. The run stops once :math:`(P - D)/|P| \le` ``tol``, or when the
    CPU budget ends, in which case the result says ``certified=False`` and carries the gap it
-   reached: never a silent claim.
+   reached: never a silent claim. Its ``w`` is then the point of lowest certified
+   :math:`P` among every point the solve certified (the interior point's last iterate,
+   crossover and CD points, and :math:`w = 0`), and its ``dual_coef`` the one of highest
+   :math:`D`: never worse than :math:`w = 0` unless :math:`w = 0` is the best point found.
+
+The budget is the solve's own: CPU seconds of the calling thread (``time.thread_time``),
+with BLAS pinned to that one thread for the solve (threadpoolctl), so that neither BLAS
+helper threads nor other threads of the process spend it. (Process CPU time with the
+default two BLAS threads on two busy cores counted both threads, and the factorisations
+ran several times slower: a 73,421 × 4,126 CSR solve spent its 60 s in the interior point
+and returned w = 0; on one BLAS thread it certified in 28 s.)
 
 Which method runs where
 -----------------------
@@ -117,6 +127,7 @@ import math
 import time
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -126,6 +137,7 @@ import scipy.sparse as sp
 from numba import njit
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
+from threadpoolctl import ThreadpoolController
 
 from . import losses, objectives
 from ._base import (
@@ -164,6 +176,13 @@ IPM_SHARE = 0.75
 MEMORY_LIMIT = 4 * 2**30
 #: Bytes of the row (or column) blocks the dense products convert and scale at a time.
 BLOCK_BYTES = 2**24
+
+
+def _cpu_clock() -> float:
+    """The engine's clock: CPU seconds of the calling thread, on which BLAS runs alone during
+    a solve (:func:`solve_exact` pins one BLAS thread), so no other thread spends its budget."""
+    return time.thread_time()
+
 
 #: Largest free set whose |F| × |F| block is formed and factored for a Newton step when the
 #: free rows are not dense and narrow (O(|F|³); larger free sets are left to the sweeps).
@@ -286,16 +305,21 @@ class ExactResult:
     Attributes
     ----------
     w : ndarray of shape (n_features + 1,)
-        :math:`\\tilde w(\\alpha)`, last entry the bias weight (see :mod:`solvers.objectives`).
+        Last entry the bias weight (see :mod:`solvers.objectives`). Certified:
+        :math:`\\tilde w(\\alpha)` of ``dual_coef``. Not certified (the budget ended): the
+        point of lowest certified :math:`P` among every point the solve certified, the
+        interior point's last iterate and :math:`w = 0` included.
     dual_coef : ndarray of shape (n_samples,)
-        Signed dual variables :math:`\\alpha_i = y_i a_i` (0 for a sample of weight 0).
+        Signed dual variables :math:`\\alpha_i = y_i a_i` (0 for a sample of weight 0). Not
+        certified: the dual point of highest certified :math:`D` found.
     primal, dual, gap, rel_gap : float
-        :math:`P(\\tilde w)`, :math:`D(\\alpha)`, :math:`P - D \\ge 0` and :math:`(P - D)/|P|`,
+        :math:`P(w)`, :math:`D(\\alpha)`, :math:`P - D \\ge 0` and :math:`(P - D)/|P|`,
         from the independent certificate. ``dual <= P* <= primal`` holds whatever the gap.
     certified : bool
         Exactly ``rel_gap <= tol``.
     cpu_seconds : float
-        Process CPU time of the whole solve (Gram product, sweeps, Newton steps, certificates).
+        CPU time of the whole solve on the calling thread (Gram product, sweeps, Newton
+        steps, certificates), BLAS included: it runs on that thread alone during the solve.
     method : str
         ``"primal-cd+newton"``, ``"gram-cd+newton"``, ``"gram-ipm+crossover"`` or
         ``"primal-ipm+crossover"`` (with ``"+cd+newton"`` when CD had to go on after the
@@ -1019,8 +1043,12 @@ def solve_exact(
     tol : float, default=1e-10
         Target relative gap.
     max_cpu : float, default=60.0
-        CPU-second budget of the whole solve; when it ends the best certified bounds so far
-        are returned with ``certified=False``.
+        CPU-second budget of the whole solve, on the calling thread's clock
+        (``time.thread_time``); BLAS is pinned to one thread, that one, for the solve
+        (threadpoolctl), so neither BLAS helper threads nor other threads of the process
+        spend it. When it ends first: ``certified=False``, ``w`` the lowest-:math:`P` point
+        certified (never worse than :math:`w = 0`), ``dual_coef`` the highest-:math:`D` one,
+        ``primal``, ``dual`` and ``rel_gap`` their bounds.
     method : {"auto", "ipm", "primal", "gram"}, default="auto"
         ``auto``: :func:`choose_method` (the interior point where its factorisations fit
         three quarters of the budget and the memory limit, else coordinate descent).
@@ -1035,7 +1063,22 @@ def solve_exact(
     -------
     ExactResult
     """
-    start = time.process_time()
+    start = _cpu_clock()
+    with _blas_threads().limit(limits=1):
+        return _solve(
+            start, X, y, lmbd, loss, gamma, bias, sample_weight, tol, max_cpu, method, seed
+        )
+
+
+@lru_cache(maxsize=1)
+def _blas_threads() -> ThreadpoolController:
+    """This process's BLAS/OpenMP pools, found once (a search of the loaded libraries costs
+    milliseconds: as much as a whole solve of a small problem)."""
+    return ThreadpoolController()
+
+
+def _solve(start, X, y, lmbd, loss, gamma, bias, sample_weight, tol, max_cpu, method, seed):
+    """The body of :func:`solve_exact` (its clock started at ``start``), on one BLAS thread."""
     X = objectives.as_data(X)
     if sp.issparse(X) and not X.has_canonical_format:
         X = X.copy()
@@ -1065,10 +1108,11 @@ def solve_exact(
         form = method
     rng = np.random.default_rng(seed)
     epochs = newton_steps = ipm_iterations = 0
-    best = None
+    best = None  # (w, α, certificate, a) of the smallest gap: the pair CD goes on from
+    bounds = _Bounds()  # the lowest P and the highest D of every point certified
 
     def cpu() -> float:
-        return time.process_time() - start
+        return _cpu_clock() - start
 
     def certify(a) -> bool:
         """The certificate of ``a`` (the QP's variables), kept if it is the best so far;
@@ -1081,6 +1125,7 @@ def solve_exact(
             alpha[weights > 0.0] = qp.y * a
         w = objectives.exact_dual_weights(X, alpha, lmbd, bias)
         cert = objectives.certificate(X, y, w, alpha, lmbd, loss, bias, weights)
+        bounds.add(w, alpha, cert)
         if best is None or cert["gap"] < best[2]["gap"]:
             best = (w, alpha, cert, a.copy())
         return cert["rel_gap"] <= tol
@@ -1099,6 +1144,7 @@ def solve_exact(
         next_crossover = 1e-6 * (1.0 if qp.weights is None else float(qp.weights.mean()))
         for a_in, z, s, mu, g in _ipm_iterates(rep):
             if cpu() >= max_cpu:
+                certify(a_in)  # the budget ends the interior point: its iterate is a candidate
                 break
             if mu <= next_crossover:
                 next_crossover = mu * 0.1
@@ -1163,14 +1209,46 @@ def solve_exact(
         certify(a)
         eps = max(eps * 0.01, 1e-15)
 
-    return _result(best, tol, cpu(), label, epochs, newton_steps, ipm_iterations, loss)
+    if best[2]["rel_gap"] <= tol:  # certified: the pair itself, w = w̃(α)
+        w, alpha, cert, _ = best
+    else:  # the budget ended: the lowest P and the highest D of every point, w = 0 included
+        zero_w, zero_alpha = np.zeros(d + 1), np.zeros(n)
+        bounds.add(
+            zero_w,
+            zero_alpha,
+            objectives.certificate(X, y, zero_w, zero_alpha, lmbd, loss, bias, weights),
+        )
+        w, alpha, cert = bounds.w, bounds.alpha, bounds.certificate()
+    return _result(w, alpha, cert, tol, cpu(), label, epochs, newton_steps, ipm_iterations, loss)
 
 
-def _result(best, tol, cpu_seconds, label, epochs, newton_steps, ipm_iterations, loss):
-    w, dual_coef, cert, _ = best
+class _Bounds:
+    """The lowest certified primal value P(w) and the highest dual value D(α) over every
+    point certified, each with its point: the bounds D ≤ P* ≤ P of a solve that the budget
+    ends, at least as tight as those of any one pair."""
+
+    def __init__(self):
+        self.primal, self.w = math.inf, None
+        self.dual, self.alpha = -math.inf, None
+
+    def add(self, w, alpha, cert) -> None:
+        if cert["primal"] < self.primal:
+            self.primal, self.w = cert["primal"], w
+        if cert["dual"] > self.dual:
+            self.dual, self.alpha = cert["dual"], alpha
+
+    def certificate(self) -> dict[str, float]:
+        """``primal``, ``dual``, ``gap`` and ``rel_gap`` of the two (as
+        :func:`solvers.objectives.certificate` computes them for one pair)."""
+        gap = self.primal - self.dual
+        rel = gap / abs(self.primal) if self.primal != 0.0 else (0.0 if gap == 0 else np.inf)
+        return {"primal": self.primal, "dual": self.dual, "gap": gap, "rel_gap": rel}
+
+
+def _result(w, alpha, cert, tol, cpu_seconds, label, epochs, newton_steps, ipm_iterations, loss):
     return ExactResult(
         w=w,
-        dual_coef=dual_coef,
+        dual_coef=alpha,
         primal=cert["primal"],
         dual=cert["dual"],
         gap=cert["gap"],
@@ -1254,22 +1332,31 @@ class ExactSVMClassifier(BaseLinearSVM):
 
     Parameters
     ----------
-    lmbd : float, default=1e-3
-        Regularisation λ > 0 (``LinearSVC``'s ``C = 1/(λ n)``).
+    lmbd : float or "auto", default="auto"
+        Regularisation λ > 0 (``LinearSVC``'s ``C = 1/(λ n)``). ``"auto"`` (the default):
+        λ = 1/n, n the number of rows of X, resolved at ``fit`` (``lmbd_``): ``LinearSVC``'s
+        default ``C = 1`` (with sample weights n still counts the rows: each weight
+        multiplies its sample's loss, as in ``LinearSVC(C=1)``).
     loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
     gamma : float, default=1.0
         Smoothing γ > 0 of ``"smooth_hinge"`` (ignored by the other losses).
     tol : float, default=1e-10
         Relative duality gap to certify, (P − D)/|P|.
     max_cpu : float, default=60.0
-        CPU seconds per binary problem. When they end before ``tol`` is certified, the best
-        certified pair so far is kept, ``certified_`` is False and a ``ConvergenceWarning``
-        says the gap reached.
+        CPU seconds per binary problem, the engine's own: measured on the fitting thread
+        (``time.thread_time``), with BLAS pinned to that one thread during the fit
+        (threadpoolctl), so BLAS helper threads and other threads of the process neither
+        spend it nor slow the factorisations down. When they end before ``tol`` is
+        certified, ``coef_`` is the point of lowest certified objective the engine found
+        (never worse than w = 0: its interior-point iterate, crossover and CD points and
+        w = 0 compared), ``primal_`` its objective, ``dual_`` the highest dual bound found,
+        ``certified_`` is False and a ``ConvergenceWarning`` says the gap reached.
     method : {"auto", "ipm", "primal", "gram"}, default="auto"
         :func:`solve_exact`'s ``method`` (``"auto"``: :func:`choose_method`).
-    bias_multiplier : float, default=0.0
+    bias_multiplier : float, default=1.0
         The constant feature B appended to every sample (regularised like the others); the
-        intercept is ``B * w_b``. 0: no intercept, as in the studies.
+        intercept is ``B * w_b``. The default 1.0 is ``LinearSVC``'s intercept
+        (``intercept_scaling=1``, regularised too); 0: no intercept, as in the studies.
     class_weight : dict, "balanced" or None, default=None
         scikit-learn's meaning; multiplies ``sample_weight``.
     random_state : int or None, default=None
@@ -1280,7 +1367,8 @@ class ExactSVMClassifier(BaseLinearSVM):
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     dual_coef_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
-        Signed dual variables α_i = y_i a_i, a_i in [0, c_i U].
+        Signed dual variables α_i = y_i a_i, a_i in [0, c_i U]: certified, the dual point of
+        ``coef_`` (w = w̃(α)); not certified, the dual point of highest D found.
     duality_gap_, rel_gap_ : float or ndarray of shape (n_classes,)
         P − D and (P − D)/|P| of the returned pair, from the certificate.
     primal_, dual_ : float or ndarray of shape (n_classes,)
@@ -1292,6 +1380,8 @@ class ExactSVMClassifier(BaseLinearSVM):
     cpu_seconds_ : float or ndarray of shape (n_classes,)
         CPU seconds of each solve (also ``epoch_times_``; ``n_epochs_`` is 1: one solve).
     ipm_iterations_, cd_epochs_, newton_steps_ : int or ndarray of shape (n_classes,)
+    lmbd_ : float
+        The λ of the fit (``1/n_samples`` when ``lmbd="auto"``).
     classes_, n_features_in_
 
     Examples
@@ -1299,13 +1389,13 @@ class ExactSVMClassifier(BaseLinearSVM):
     >>> from sklearn.datasets import load_breast_cancer
     >>> from sklearn.preprocessing import StandardScaler
     >>> X, y = load_breast_cancer(return_X_y=True)
-    >>> clf = ExactSVMClassifier(lmbd=1 / X.shape[0]).fit(StandardScaler().fit_transform(X), y)
-    >>> bool(clf.certified_), bool(clf.rel_gap_ <= 1e-10)
-    (True, True)
+    >>> clf = ExactSVMClassifier().fit(StandardScaler().fit_transform(X), y)  # λ = 1/n, intercept
+    >>> bool(clf.certified_), bool(clf.rel_gap_ <= 1e-10), clf.lmbd_ == 1 / X.shape[0]
+    (True, True, True)
     """
 
     _parameter_constraints: dict = {
-        "lmbd": [Interval(Real, 0, None, closed="neither")],
+        "lmbd": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "loss": [StrOptions(set(losses.LOSSES))],
         "gamma": [Interval(Real, 0, None, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="neither")],
@@ -1327,14 +1417,14 @@ class ExactSVMClassifier(BaseLinearSVM):
 
     def __init__(
         self,
-        lmbd=1e-3,
+        lmbd="auto",
         *,
         loss="hinge",
         gamma=1.0,
         tol=1e-10,
         max_cpu=60.0,
         method="auto",
-        bias_multiplier=0.0,
+        bias_multiplier=1.0,
         class_weight=None,
         random_state=None,
     ):
@@ -1373,7 +1463,8 @@ class ExactSVMClassifier(BaseLinearSVM):
             warnings.warn(
                 f"{type(self).__name__} did not certify the optimum{which}: relative duality "
                 f"gap {res.rel_gap:.3g} > tol={self.tol:g} when max_cpu={self.max_cpu:g} CPU "
-                f"seconds ended ({res.method}). The best certified pair is kept "
+                f"seconds ended ({res.method}). coef_ is the lowest-objective point found "
+                f"(primal_ = {res.primal:.6g}), dual_ = {res.dual:.6g} the highest dual bound "
                 f"(dual_ <= P* <= primal_, certified_=False); increase max_cpu or tol.",
                 ConvergenceWarning,
                 stacklevel=_caller_stacklevel(),
@@ -1403,9 +1494,11 @@ class ExactSVMClassifier(BaseLinearSVM):
 
     def _warm_up_for(self, X, weighted: bool = False) -> None:
         """Compile the engine's kernels for X's layout (and weights) before the timed solve:
-        a tiny solve by each method (the on-disk cache makes this milliseconds after the
-        first process)."""
-        key = (type(self), _layout_key(X), weighted)
+        a tiny solve by each method, and one sweep in each representation (a budget of 0
+        ends those solves before their first sweep, which then compiled inside the first
+        real solve's budget). The on-disk cache makes this milliseconds after the first
+        process."""
+        key = (type(self), _layout_key(X), weighted, self._kernel_key())
         if key in _WARMED:
             return
         rng = np.random.default_rng(0)
@@ -1418,15 +1511,20 @@ class ExactSVMClassifier(BaseLinearSVM):
             Xt.setflags(write=False)
         yt = np.array([1.0, -1.0] * 4)
         weights = np.linspace(0.5, 1.5, 8) if weighted else None
+        loss, bias = self.loss_function, float(self.bias_multiplier)
         for method in ("ipm", "primal", "gram"):
             solve_exact(
                 Xt,
                 yt,
                 _WARM_UP_LMBD,
-                loss=self.loss_function,
-                bias=float(self.bias_multiplier),
+                loss=loss,
+                bias=bias,
                 sample_weight=weights,
                 method=method,
                 max_cpu=0.0,
             )
+        qp = _make_qp(objectives.as_data(Xt), yt, _WARM_UP_LMBD, loss, bias, weights)
+        for representation in (_Primal, _Gram):
+            keep = np.empty(qp.n, dtype=np.bool_)
+            representation(qp).sweep(np.zeros(qp.n), np.arange(qp.n), np.inf, -np.inf, keep)
         _WARMED.add(key)

@@ -165,7 +165,7 @@ def _certificates(est, X, y, sample_weight, bias: float) -> list[dict]:
         weights = est._problem_weights(y, sample_weight, positive)
         w = objectives.full_weights(est.coef_[k], est.intercept_[k], bias)
         cert = objectives.certificate(
-            X, y_pm, w, duals[k], est.lmbd, est.loss_function, bias, weights
+            X, y_pm, w, duals[k], est.lmbd_, est.loss_function, bias, weights
         )
         out.append(cert)
     return out

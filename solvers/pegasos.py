@@ -600,8 +600,12 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
 
     Parameters
     ----------
-    lmbd : float, default=1e-3
-        Regularisation :math:`\lambda > 0`.
+    lmbd : float or "auto", default="auto"
+        Regularisation :math:`\lambda > 0`. ``"auto"`` (the default): :math:`\lambda = 1/n`,
+        n the number of rows of X, resolved at ``fit`` (``lmbd_``): ``LinearSVC``'s default
+        ``C = 1`` (with sample weights n still counts the rows: each weight multiplies its
+        sample's loss, as in ``LinearSVC(C=1)``). ``partial_fit`` needs a number: it sees
+        one chunk at a time, not the n of the whole stream.
     batch_size : int, default=1
         :math:`k`; 1 is basic Pegasos. Must not exceed ``n_samples``.
     sampling : {"iid", "permutation"}, default="iid"
@@ -627,9 +631,10 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         ``"weighted"``.
     max_epochs : int, default=100
         Pegasos has no stopping certificate: every fit runs all epochs.
-    bias_multiplier : float, default=0.0
+    bias_multiplier : float, default=1.0
         :math:`B \ge 0`: learn an intercept :math:`B w_b` through a constant feature of value
-        :math:`B`, regularised like the other weights (VLFeat, seeds/003).
+        :math:`B`, regularised like the other weights (VLFeat, seeds/003; the default 1.0 is
+        ``LinearSVC``'s ``intercept_scaling=1``). 0: no intercept (the studies' setting).
     random_state : int, numpy Generator or None, default=None
     class_weight : dict, "balanced" or None, default=None
         As in :class:`solvers.SDCAClassifier`: the sampled sample's step is multiplied by
@@ -657,6 +662,8 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
     duality_gap_ : float or ndarray of shape (n_classes,)
         Always NaN.
     classes_ : ndarray of shape (n_classes,)
+    lmbd_ : float
+        The :math:`\lambda` of the fit (``1/n_samples`` when ``lmbd="auto"``).
     n_epochs_ : int or ndarray of shape (n_classes,)
         Epochs run (always ``max_epochs``; 1 per ``partial_fit``); ``n_iter_`` the largest.
     t_ : int or ndarray of shape (n_classes,)
@@ -691,7 +698,7 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
 
     def __init__(
         self,
-        lmbd=1e-3,
+        lmbd="auto",
         *,
         batch_size=1,
         sampling="iid",
@@ -699,7 +706,7 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         average=False,
         avg_start=None,
         max_epochs=100,
-        bias_multiplier=0.0,
+        bias_multiplier=1.0,
         random_state=None,
         class_weight=None,
         warm_start=False,
@@ -836,6 +843,12 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
             )
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
+        if isinstance(self.lmbd, str):
+            raise ValueError(
+                f"partial_fit needs a number for lmbd, not {self.lmbd!r}: 'auto' is 1/n of the "
+                "whole training set, and partial_fit sees one chunk at a time. Pass lmbd, e.g. "
+                "1 / (the number of samples in the stream)."
+            )
         X, y = validate_data(
             self,
             X,

@@ -700,9 +700,12 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
 
     Parameters
     ----------
-    lmbd : float, default=1e-3
+    lmbd : float or "auto", default="auto"
         Regularisation :math:`\lambda > 0` (liblinear's ``C = 1/(λ n)``, see
-        :func:`solvers.objectives.lmbd_to_C`).
+        :func:`solvers.objectives.lmbd_to_C`). ``"auto"`` (the default): :math:`\lambda =
+        1/n`, n the number of rows of X, resolved at ``fit`` (``lmbd_``): ``LinearSVC``'s
+        default ``C = 1`` (with sample weights n still counts the rows: each weight
+        multiplies its sample's loss, as in ``LinearSVC(C=1)``).
     loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
         :mod:`solvers.losses`: the hinge, the :math:`\gamma`-smoothed hinge, or the squared
         hinge :math:`\max(0, 1 - z)^2` (``LinearSVC``'s default, the L2-SVM: its dual box
@@ -747,14 +750,18 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         0.045 s, 1e-6 unreached → 0.097 s). And every experiment, figure and averaged
         output of the studies is defined on epochs that sweep all n samples. Turn it on to
         solve to 1e-4 or better.
-    max_epochs : int, default=100
+    max_epochs : int, default=1000
+        At most this many epochs (``LinearSVC``'s ``max_iter=1000``; at λ = 1/n plain SDCA
+        needs a few hundred to reach ``tol=1e-5`` on standardised data).
     tol : float or None, default=1e-5
         Stop when the exact duality gap :math:`P(w(\alpha)) - D(\alpha) \le` ``tol``,
         checked after each epoch outside the timer. ``0`` or ``None``: run all epochs and
         compute no gap at all (``duality_gap_`` is then NaN; see :meth:`duality_gap`).
-    bias_multiplier : float, default=0.0
+    bias_multiplier : float, default=1.0
         :math:`B \ge 0`: learn an intercept through a constant feature of value :math:`B`
-        (regularised like the other weights, as in VLFeat). 0: no intercept.
+        (regularised like the other weights, as in VLFeat): the default 1.0 is
+        ``LinearSVC``'s intercept (``intercept_scaling=1``, regularised too). 0: no
+        intercept (the studies' setting).
     random_state : int, numpy Generator or None, default=None
         Seed of ``numpy.random.default_rng``, the only source of randomness (each binary
         problem of a one-vs-rest fit starts from it).
@@ -797,6 +804,8 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         weights, :math:`U = 1`, or :math:`\infty` for the squared
         hinge), matching ``coef_``.
     classes_ : ndarray of shape (n_classes,)
+    lmbd_ : float
+        The :math:`\lambda` of the fit (``1/n_samples`` when ``lmbd="auto"``).
     n_epochs_ : int or ndarray of shape (n_classes,)
         Epochs run (``n_iter_``: the largest).
     duality_gap_ : float or ndarray of shape (n_classes,)
@@ -832,7 +841,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
 
     def __init__(
         self,
-        lmbd=1e-3,
+        lmbd="auto",
         *,
         loss="hinge",
         gamma=1.0,
@@ -841,9 +850,9 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         average=False,
         avg_start=None,
         shrinking=False,
-        max_epochs=100,
+        max_epochs=1000,
         tol=1e-5,
-        bias_multiplier=0.0,
+        bias_multiplier=1.0,
         random_state=None,
         class_weight=None,
         warm_start=False,

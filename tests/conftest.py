@@ -121,22 +121,42 @@ _BY_DESIGN = {
     # the objective averages the loss over the n rows, (1/n) Σ c_i φ_i (SGDClassifier's
     # convention, liblinear's C = 1/(λn)): repeating a sample changes n, so an integer weight
     # equals repetition at a fixed C, i.e. with lmbd scaled by n/n' (tests/test_weights.py),
-    # not at the same lmbd as these checks compare
+    # not at the same lmbd as these checks compare; with lmbd="auto" (C = 1 whatever n) the
+    # optima agree, but 20-50 epochs of a stochastic solver are not the optimum
     "check_sample_weight_equivalence_on_dense_data": "weights equal repetition at a fixed "
     "C = 1/(lmbd n), not a fixed lmbd (tests/test_weights.py checks the identity)",
     "check_sample_weight_equivalence_on_sparse_data": "weights equal repetition at a fixed "
     "C = 1/(lmbd n), not a fixed lmbd (tests/test_weights.py checks the identity)",
-    # it needs an intercept (bias_multiplier=0 by default, as in the studies) and a fit
-    # converged under class weights 1000 and 1e-4, which 50 epochs are not; with both,
-    # tests/test_weights.py checks class weights against LinearSVC's at the optimum
+    # it needs an intercept (bias_multiplier > 0) and a fit converged under class weights
+    # 1000 and 1e-4, which 50 epochs are not; with both, tests/test_weights.py checks class
+    # weights against LinearSVC's at the optimum
     "check_class_weight_classifiers": "needs an intercept and convergence under class "
     "weights of 1000 vs 1e-4 (tests/test_weights.py checks class_weight against LinearSVC)",
 }
 
 
+#: scikit-learn's checks that call ``partial_fit`` with the estimator's parameters.
+_PARTIAL_FIT_CHECKS = (
+    "check_estimators_partial_fit_n_features",
+    "check_fit_score_takes_y",
+    "check_n_features_in_after_fitting",
+)
+
+
 def stochastic_expected_failures(estimator) -> dict:
     """``expected_failed_checks`` of the epoch-based estimators (see ``_BY_DESIGN``)."""
     failures = dict(_BY_DESIGN)
+    defaults = estimator.bias_multiplier > 0.0 and estimator.lmbd == "auto"
+    if defaults and type(estimator).__name__ != "SDCAClassifier":
+        # measured: with an intercept and λ = 1/n, Pegasos' 20 and ASDCA's 50 epochs pass;
+        # SDCA's 50 under weights 1000 vs 1e-4 do not, nor Pegasos' 5 at λ = 1e-3
+        del failures["check_class_weight_classifiers"]
+    if hasattr(estimator, "partial_fit") and estimator.lmbd == "auto":
+        for check in _PARTIAL_FIT_CHECKS:
+            failures[check] = (
+                "partial_fit refuses lmbd='auto' (1/n of a stream it sees one chunk at a time) "
+                "by design: tests/test_weights.py::test_partial_fit_rules"
+            )
     if getattr(estimator, "batch_size", 1) > 5:  # the check's problem has 5 samples
         failures["check_class_weight_balanced_linear_classifier"] = (
             "its 5 samples are fewer than batch_size: refused with a ValueError by design"

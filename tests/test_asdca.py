@@ -64,7 +64,7 @@ def test_float32_data_gives_the_float64_iterates(small, record_fit):
     X32 = X.astype(np.float32)
     record = record_fit(ASDCAClassifier)
     est = ASDCAClassifier(
-        lmbd=LMBD, gamma=GAMMA, theta=0.3, max_epochs=3, tol=0, random_state=2
+        lmbd=LMBD, gamma=GAMMA, theta=0.3, max_epochs=3, tol=0, random_state=2, bias_multiplier=0.0
     ).fit(X32, y)
     w_ref, a_ref = asdca_reference(X32.astype(np.float64), y, LMBD, GAMMA, 0.3, record.indices)
     assert est.coef_.dtype == np.float64
@@ -82,10 +82,13 @@ def test_default_theta_is_the_paper_formula_with_gamma_over_R2(small):
     q = GAMMA / r2 * LMBD * n
     expected = 0.25 * min(1, np.sqrt(q / m), q, q ** (2 / 3) / m ** (1 / 3))
     assert est.theta_ == pytest.approx(expected, rel=1e-14)
-    assert ASDCAClassifier(theta=0.3, max_epochs=1, tol=0).fit(X, y).theta_ == 0.3
+    assert (
+        ASDCAClassifier(theta=0.3, max_epochs=1, tol=0, bias_multiplier=0.0).fit(X, y).theta_
+        == 0.3
+    )
     # all rows zero: the loss is constant (R = 0), every smoothness bound holds: θ = 1/4
     Z = np.zeros_like(X)
-    assert ASDCAClassifier(max_epochs=1, tol=0).fit(Z, y).theta_ == 0.25
+    assert ASDCAClassifier(max_epochs=1, tol=0, bias_multiplier=0.0).fit(Z, y).theta_ == 0.25
 
 
 # ------------------------------------------------------------------ 2. certificates
@@ -114,6 +117,7 @@ def test_dual_stays_feasible_and_weak_duality_holds(small):
         tol=1e-12,  # a gap after every epoch; not met in 40 epochs: the fit says so
         random_state=3,
         callback=callback,
+        bias_multiplier=0.0,
     )
     with pytest.warns(ConvergenceWarning, match="did not converge: duality gap") as record:
         est.fit(X, y)
@@ -143,7 +147,14 @@ def test_averaged_output_is_certified_and_falls_back_before_t0(small):
     """w̄ ≠ w(ᾱ) for ASDCA, but ᾱ is feasible: the reported gap is P_γ(w̄) - D_γ(ᾱ) >= 0."""
     X, y = small
     est = ASDCAClassifier(
-        lmbd=LMBD, gamma=GAMMA, theta=0.3, average=True, max_epochs=20, tol=1e-12, random_state=0
+        lmbd=LMBD,
+        gamma=GAMMA,
+        theta=0.3,
+        average=True,
+        max_epochs=20,
+        tol=1e-12,
+        random_state=0,
+        bias_multiplier=0.0,
     )
     with pytest.warns(ConvergenceWarning, match=r"\(last iterate; returned pair "):
         est.fit(X, y)
@@ -155,9 +166,17 @@ def test_averaged_output_is_certified_and_falls_back_before_t0(small):
     assert est.n_epochs_ == 20 and not np.allclose(est.dual_coef_, est.dual_coef_[0])
     # stopped by tol before t0 (half of 10 000 epochs): the last iterate is returned
     early = ASDCAClassifier(
-        lmbd=LMBD, gamma=GAMMA, theta=0.3, average=True, max_epochs=10_000, tol=1e-6
+        lmbd=LMBD,
+        gamma=GAMMA,
+        theta=0.3,
+        average=True,
+        max_epochs=10_000,
+        tol=1e-6,
+        bias_multiplier=0.0,
     ).set_params(random_state=0)
-    plain = ASDCAClassifier(lmbd=LMBD, gamma=GAMMA, theta=0.3, max_epochs=10_000, tol=1e-6)
+    plain = ASDCAClassifier(
+        lmbd=LMBD, gamma=GAMMA, theta=0.3, max_epochs=10_000, tol=1e-6, bias_multiplier=0.0
+    )
     early.fit(X, y)
     plain.set_params(random_state=0).fit(X, y)
     assert early.converged_ and early.n_epochs_ < 5000

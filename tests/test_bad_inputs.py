@@ -37,7 +37,7 @@ def test_max_epochs_before_tol_warns_with_the_gap_reached(small, cls):
     """The issue's case: tol=1e-12, max_epochs=2. The message carries the gap of the last
     iterate, which is the exact P - D recomputed independently, and it is above tol."""
     X, y = small
-    est = cls(lmbd=0.05, tol=1e-12, max_epochs=2, random_state=0)
+    est = cls(lmbd=0.05, tol=1e-12, max_epochs=2, bias_multiplier=0.0, random_state=0)
     with pytest.warns(ConvergenceWarning) as record:
         est.fit(X, y)
     assert len(record) == 1
@@ -144,7 +144,7 @@ def test_extreme_but_representable_scale_is_scale_equivariant(small, cls):
     at c = 1e150 (‖x‖² ~ 1e301, λ = 1e297) is the plain one divided by c."""
     X, y = small
     c = 1e150
-    params = {"max_epochs": 3, "random_state": 0}
+    params = {"max_epochs": 3, "bias_multiplier": 0.0, "random_state": 0}  # B is not scaled
     if cls is not PegasosClassifier:
         params["tol"] = 0
     plain = cls(lmbd=0.05, **params).fit(X, y)
@@ -161,16 +161,20 @@ def test_vanishing_scale_gives_the_exact_optimum(small, scale, lmbd):
     X, y = small
     X = X * scale
     w_star = X.T @ y / (lmbd * X.shape[0])
-    sdca = SDCAClassifier(lmbd=lmbd, tol=0, max_epochs=2, random_state=0).fit(X, y)
-    assert_allclose(sdca.coef_.ravel(), w_star, rtol=1e-12, atol=0)
-    assert_allclose(y * sdca.dual_coef_, 1.0)
-    peg = PegasosClassifier(lmbd=lmbd, sampling="permutation", max_epochs=2, random_state=0).fit(
+    sdca = SDCAClassifier(lmbd=lmbd, tol=0, max_epochs=2, random_state=0, bias_multiplier=0.0).fit(
         X, y
     )
+    assert_allclose(sdca.coef_.ravel(), w_star, rtol=1e-12, atol=0)
+    assert_allclose(y * sdca.dual_coef_, 1.0)
+    peg = PegasosClassifier(
+        lmbd=lmbd, sampling="permutation", max_epochs=2, random_state=0, bias_multiplier=0.0
+    ).fit(X, y)
     assert_allclose(peg.coef_.ravel(), w_star, rtol=1e-12, atol=0)
     # ASDCA: each visit moves a_i a fraction θ = 1/4 towards 1 and e = w - w(α) decays like
     # (3/4)^t: after 200 epochs (1500 iterations, ~200 visits per sample) both are exact
-    asdca = ASDCAClassifier(lmbd=lmbd, tol=0, max_epochs=200, random_state=0).fit(X, y)
+    asdca = ASDCAClassifier(
+        lmbd=lmbd, tol=0, max_epochs=200, random_state=0, bias_multiplier=0.0
+    ).fit(X, y)
     assert asdca.theta_ == 0.25  # R² = 0 (underflow) or γλn/R² huge: the formula's cap
     assert_allclose(asdca.coef_.ravel(), w_star, rtol=1e-12, atol=0)
 
@@ -326,13 +330,13 @@ def test_the_smallest_lmbd_an_error_suggests_is_accepted_by_its_check():
         X = np.random.default_rng(n).standard_normal((n, 4))
         y = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
         with pytest.raises(ValueError, match="too small for float64") as info:
-            SDCAClassifier(lmbd=5e-324).fit(X, y)
+            SDCAClassifier(lmbd=5e-324, bias_multiplier=0.0).fit(X, y)
         smallest = _suggested(str(info.value), "at least")
         assert 1.0 / (smallest * n) <= limit, n  # accepted by the check it failed
         assert smallest <= two_digits_above(1.0 / (limit * n)), n  # the smallest, 2 digits
     X, y = gaussian_problem(n=30, d=4, seed=0)
     r2 = float(np.max(np.einsum("ij,ij->i", X, X)))
     with pytest.raises(ValueError, match="too small for the scale of X") as info:
-        SDCAClassifier(lmbd=1e-300).fit(X, y)
+        SDCAClassifier(lmbd=1e-300, bias_multiplier=0.0).fit(X, y)
     smallest = _suggested(str(info.value), "Use lmbd >=")
     assert r2 / smallest <= limit and smallest <= two_digits_above(r2 / limit)

@@ -69,7 +69,9 @@ def test_pstar_is_certified_and_agrees_with_an_independent_certificate(smoke):
         # our own certificate, computed here: its [D, P] must overlap the benchmark's
         X, y = problems.make_dense(**spec.options)
         lmbd = 1.0 / len(y) if spec.lmbd == "1/n" else spec.lmbd
-        est = SDCAClassifier(lmbd=lmbd, tol=1e-13, max_epochs=200_000, random_state=3)
+        est = SDCAClassifier(
+            lmbd=lmbd, tol=1e-13, max_epochs=200_000, random_state=3, bias_multiplier=0.0
+        )
         est.fit(X, y)
         primal, dual, gap = objectives.duality_gap(
             X, y, np.append(est.coef_.ravel(), 0.0), est.dual_coef_, lmbd
@@ -138,7 +140,9 @@ from solvers import SDCAClassifier, objectives
 
 X, y = problems.make_dense(400, 10, seed=1)
 lmbd = 1.0
-est = SDCAClassifier(lmbd=lmbd, tol=1e-12, max_epochs=10_000, random_state=0).fit(X, y)
+est = SDCAClassifier(
+    lmbd=lmbd, tol=1e-12, max_epochs=10_000, bias_multiplier=0.0, random_state=0
+).fit(X, y)
 w = np.append(est.coef_.ravel(), 0.0)
 _p_star, d_star, _ = objectives.duality_gap(X, y, w, est.dual_coef_, lmbd)
 

@@ -18,7 +18,7 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks.problems import make_sparse_rows
-from solvers import losses, objectives
+from solvers import exact, losses, objectives
 from solvers.exact import choose_method, solve_exact
 
 from .conftest import gaussian_problem, real_problem
@@ -192,6 +192,44 @@ def test_same_seed_same_bits_and_budget_is_honest():
     assert not cut.certified and cut.rel_gap > 1e-10
     # the bounds stay valid whatever the gap: dual <= P* <= primal
     assert cut.dual <= a.primal + 1e-12 and cut.primal >= a.dual - 1e-12
+
+
+@pytest.mark.parametrize("method", ["primal", "gram", "ipm"])
+@pytest.mark.parametrize("steps", [1, 2, 6])
+def test_a_budget_cut_returns_the_lowest_primal_point_found(monkeypatch, method, steps):
+    """Whatever step the budget ends after (a CD sweep, an interior-point factorisation),
+    ``w`` is the point of lowest certified P found, never worse than w = 0; ``primal`` is
+    P(w) raised by its rounding allowance, ``dual`` the D of ``dual_coef``, and they bound
+    the optimum (issue 29: an interior point cut before its first crossover gave w = 0)."""
+    X, y = gaussian_problem(n=80, d=30, seed=2)
+    lmbd = 0.02
+    opt = solve_exact(X, y, lmbd, method=method)
+    clock, made = [0.0], [0]
+
+    def counted(original):
+        def step(self, *args):
+            made[0] += 1
+            if made[0] >= steps:
+                clock[0] = 1e9  # the budget ends after this step, on any machine
+            return original(self, *args)
+
+        return step
+
+    monkeypatch.setattr(exact, "_cpu_clock", lambda: clock[0])
+    for rep in (exact._Primal, exact._Gram):
+        monkeypatch.setattr(rep, "sweep", counted(rep.sweep))
+        monkeypatch.setattr(rep, "barrier_solver", counted(rep.barrier_solver))
+    res = solve_exact(X, y, lmbd, method=method, max_cpu=1.0)
+
+    assert opt.certified and not res.certified and res.rel_gap > 1e-10
+    p = objectives.primal(X, y, res.w, lmbd)
+    assert p <= objectives.primal(X, y, np.zeros(X.shape[1] + 1), lmbd) == 1.0
+    assert res.primal == pytest.approx(p, rel=1e-12) and res.primal >= p
+    assert res.dual == pytest.approx(objectives.dual(X, y, res.dual_coef, lmbd), abs=1e-12)
+    assert res.dual <= opt.primal and opt.dual <= res.primal
+    assert res.gap == res.primal - res.dual and res.rel_gap == res.gap / res.primal
+    if method != "ipm" or steps == 6:  # a CD sweep, or 6 interior-point steps, beat w = 0
+        assert p < 0.5
 
 
 def test_bad_arguments_are_named():

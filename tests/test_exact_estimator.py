@@ -9,6 +9,8 @@ problem, never finds a lower objective; an ended budget is a ConvergenceWarning 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -16,9 +18,12 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_info, threadpool_limits
 
-from solvers import ExactSVMClassifier, objectives
+import solvers
+from solvers import ExactSVMClassifier, exact, objectives
 from solvers.exact import solve_exact
+from solvers.losses import HINGE
 
 from .conftest import gaussian_problem, real_problem
 
@@ -29,7 +34,8 @@ BY_DESIGN = {
     # equals repetition at a fixed C = 1/(λn) (lmbd scaled by n/n'), not at the fixed lmbd
     # these checks compare (test_exact.py::test_weight_zero_is_a_dropped_sample and
     # tests/test_weights.py check the identity); at lmbd = 1e-3 the check's problem has the
-    # same optimum either way, at 1e-2 it does not
+    # same optimum either way, at 1e-2 it does not; lmbd="auto" (λ = 1/n: C = 1 whatever n)
+    # passes them, as LinearSVC
     "check_sample_weight_equivalence_on_dense_data": "weights equal repetition at a fixed "
     "C = 1/(lmbd n), not a fixed lmbd",
     "check_sample_weight_equivalence_on_sparse_data": "weights equal repetition at a fixed "
@@ -43,7 +49,7 @@ BY_DESIGN = {
 def expected_failures(estimator) -> dict:
     """The checks of ``BY_DESIGN`` that ``estimator`` fails (measured)."""
     names = set()
-    if estimator.lmbd != 1e-3:
+    if estimator.lmbd not in (1e-3, "auto"):
         names |= {n for n in BY_DESIGN if n.startswith("check_sample_weight_equivalence")}
     if estimator.bias_multiplier == 0.0:
         names.add("check_class_weight_classifiers")
@@ -52,7 +58,8 @@ def expected_failures(estimator) -> dict:
 
 @parametrize_with_checks(
     [
-        ExactSVMClassifier(),
+        ExactSVMClassifier(),  # LinearSVC's defaults: λ = 1/n (C = 1) and an intercept
+        ExactSVMClassifier(lmbd=1e-3, bias_multiplier=0.0),  # the defaults before issue 29
         ExactSVMClassifier(
             loss="squared_hinge", class_weight="balanced", bias_multiplier=1.0, lmbd=1e-2
         ),
@@ -92,8 +99,9 @@ def test_fit_is_the_engines_certified_optimum(loss, kind):
 
 def test_dense_csr_and_float32_reach_the_same_optimum():
     X, y = gaussian_problem(n=300, d=40, seed=3)
-    fits = [ExactSVMClassifier(lmbd=1 / 300).fit(_as(k, X), y) for k in ("float64", "csr")]
-    fits.append(ExactSVMClassifier(lmbd=1 / 300).fit(_as("float32", X), y))
+    params = {"lmbd": 1 / 300, "bias_multiplier": 0.0}
+    fits = [ExactSVMClassifier(**params).fit(_as(k, X), y) for k in ("float64", "csr")]
+    fits.append(ExactSVMClassifier(**params).fit(_as("float32", X), y))
     assert all(f.certified_ for f in fits)
     assert_allclose(fits[0].coef_, fits[1].coef_, rtol=0, atol=1e-8)
     # float32 is another problem (its rounded values), certified on its own bits
@@ -146,6 +154,119 @@ def test_an_ended_budget_warns_and_says_uncertified():
         clf.fit(X, y)
     assert not clf.certified_ and not clf.converged_ and clf.rel_gap_ > clf.tol
     assert clf.dual_ <= clf.primal_  # the bounds hold whatever the gap
+
+
+def _budget_ends_after(monkeypatch, factorisations: int) -> None:
+    """The engine's clock, faked: 0 until the interior point has made ``factorisations``
+    barrier factorisations (one per iteration), then past any budget. The budget ends after
+    that iteration on every machine, however fast."""
+    clock = [0.0]
+    made = [0]
+    barrier_solver = exact._Primal.barrier_solver
+
+    def counted(self, barrier):
+        made[0] += 1
+        if made[0] >= factorisations:
+            clock[0] = 1e9
+        return barrier_solver(self, barrier)
+
+    monkeypatch.setattr(exact, "_cpu_clock", lambda: clock[0])
+    monkeypatch.setattr(exact._Primal, "barrier_solver", counted)
+
+
+@pytest.mark.parametrize("iterations", [5, 1])
+def test_a_budget_that_ends_the_interior_point_returns_its_best_point(monkeypatch, iterations):
+    """Issue 29: a fit whose budget ended inside the interior point, before any crossover,
+    returned w = 0 (rel_gap_ 1, the majority-class rate). The best point found is returned:
+    here the interior point's last iterate, whose primal part after 5 iterations is far below
+    P(0) = 1, and w = 0 after 1 iteration, where the iterate's P is above 1 (~22): never worse
+    than w = 0. The bounds are those of the points kept, and the warning names the gap."""
+    X, y = gaussian_problem(n=400, d=30, seed=5)
+    lmbd, bias = 1 / 400, 1.0
+    full = ExactSVMClassifier(lmbd=lmbd, bias_multiplier=bias, method="ipm").fit(X, y)
+    assert full.certified_
+    _budget_ends_after(monkeypatch, iterations)
+    clf = ExactSVMClassifier(lmbd=lmbd, bias_multiplier=bias, method="ipm", max_cpu=1.0)
+    with pytest.warns(ConvergenceWarning, match="did not certify the optimum") as record:
+        clf.fit(X, y)
+    assert not clf.certified_ and clf.rel_gap_ > clf.tol and clf.ipm_iterations_ == iterations
+    assert f"relative duality gap {clf.rel_gap_:.3g} > tol" in str(record[0].message)
+
+    w = objectives.full_weights(clf.coef_[0], clf.intercept_[0], bias)
+    p = objectives.primal(X, y, w, lmbd, 0.0, bias)
+    p_zero = objectives.primal(X, y, np.zeros(X.shape[1] + 1), lmbd, 0.0, bias)
+    assert p_zero == 1.0 and p <= p_zero
+    # the interior point's iterate after ``iterations`` steps, as the engine certified it
+    # (one BLAS thread, as the engine runs)
+    with threadpool_limits(limits=1):
+        rep = exact._Primal(exact._make_qp(X, y, lmbd, HINGE, bias, None))
+        a = next(itertools.islice(exact._ipm_iterates(rep), iterations, None))[0]
+        w_ipm = objectives.exact_dual_weights(X, y * a, lmbd, bias)
+    p_ipm = objectives.primal(X, y, w_ipm, lmbd, 0.0, bias)
+    if iterations == 5:
+        assert p_ipm < 0.2 * p_zero
+        assert np.array_equal(w, w_ipm)  # that iterate, bit for bit, not w = 0
+    else:
+        assert p_ipm > p_zero
+        assert not w.any()  # w = 0 is the best point found
+    # certified bounds: primal_ = P(coef_) raised by its rounding allowance, dual_ the
+    # highest dual value found (of dual_coef_), and dual_ <= P* <= primal_
+    assert clf.primal_ == pytest.approx(p, rel=1e-12) and clf.primal_ >= p
+    assert clf.dual_ == pytest.approx(
+        objectives.dual(X, y, clf.dual_coef_, lmbd, 0.0, bias), rel=1e-9, abs=1e-12
+    )
+    assert clf.dual_ <= full.primal_ and full.dual_ <= clf.primal_
+    assert clf.rel_gap_ == pytest.approx((clf.primal_ - clf.dual_) / clf.primal_, rel=1e-15)
+
+
+def test_blas_runs_on_one_thread_during_the_fit(monkeypatch):
+    """Issue 29: the budget counted the CPU of every BLAS thread, and two BLAS threads on
+    two busy cores slowed a 300 x 1000 solve from 0.04 s to 3.5 s. Every solve pins BLAS
+    to one thread (the one its clock measures) and gives the caller's setting back."""
+    seen = []
+    make_qp = exact._make_qp
+
+    def spy(*args):
+        seen.append([p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"])
+        return make_qp(*args)
+
+    monkeypatch.setattr(exact, "_make_qp", spy)
+    X, y = gaussian_problem(n=300, d=1000, seed=1)
+
+    def blas_threads():
+        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        before = blas_threads()
+        clf = ExactSVMClassifier(method="ipm").fit(X, y)
+        after = blas_threads()
+    assert clf.certified_
+    assert before and min(before) == 2 and after == before
+    assert seen and all(threads and set(threads) == {1} for threads in seen)
+
+
+def test_warm_up_compiles_the_engine_before_any_fit():
+    """``solvers.warm_up()`` (the README's first-use advice) covers the exact engine too: a
+    fit of any of its layouts then compiles nothing (its kernels only load from the cache)."""
+    solvers.warm_up()
+    kernels = [
+        exact._cd_sweep_primal,
+        exact._cd_sweep_primal_csr,
+        exact._cd_sweep_gram,
+        objectives._certificate,
+        objectives._certificate_csr,
+    ]
+    before = [len(k.signatures) for k in kernels]
+    X, y = gaussian_problem(n=60, d=5, seed=0)
+    for dtype in (np.float64, np.float32):
+        for writeable in (True, False):
+            Xd = X.astype(dtype)
+            Xd.setflags(write=writeable)
+            for method in ("primal", "gram", "ipm"):
+                ExactSVMClassifier(method=method).fit(Xd, y)
+        for method in ("primal", "ipm"):
+            ExactSVMClassifier(method=method).fit(sp.csr_matrix(X.astype(dtype)), y)
+    assert [len(k.signatures) for k in kernels] == before
 
 
 def test_tol_between_two_gaps_decides_certified():

@@ -22,6 +22,7 @@ from numpy.testing import assert_allclose
 import solvers
 from experiments import CATALOGUE, Config, Experiment, optima, reports, run_experiment
 from experiments import runner as runner_module
+from experiments import spec as spec_module
 from experiments.metrics import METRIC_COLUMNS, Recorder
 from experiments.runner import TIMING_COLUMNS
 from solvers import objectives
@@ -144,7 +145,7 @@ def test_shrinking_runs_record_the_active_set_they_swept(reports_dir):
         seen = []
         solvers.SDCAClassifier(
             lmbd=lmbd, sampling="permutation", shrinking=True, tol=0, max_epochs=30,
-            random_state=int(seed),
+            bias_multiplier=0.0, random_state=int(seed),
             callback=lambda info, seen=seen: seen.append((
                 info.n_active, info.n_samples_seen,
                 objectives.primal(split.X_train, split.y_train, info.w, lmbd),
@@ -572,3 +573,38 @@ def test_optima_of_several_experiments_in_one_pool(reports_dir):
     assert optima.ensure_all([a, b], n_jobs=2) == 2  # (simulated, 0.01) is shared
     assert optima.ensure_all([a, b], n_jobs=2) == 0  # nothing left to do
     assert all(o["certified"] for o in optima.load_all())
+
+
+# ------------------------------------------------------------------ the studies' settings
+def test_every_catalogue_run_key_is_the_one_before_the_estimators_defaults_changed(
+    monkeypatch,
+):
+    """Issue 29 gave the estimators a LinearSVC user's defaults (an intercept, λ = 1/n); the
+    experiments keep the studies' settings and their runs. tests/golden/run_keys.json holds
+    the key of every catalogue configuration computed at 44c8467 (before that change, the
+    code digest pinned): each one is unchanged."""
+    monkeypatch.setattr(spec_module, "code_digest", lambda: "pinned")
+    golden = json.loads((REPO / "tests" / "golden" / "run_keys.json").read_text())
+    now = {name: {c.label: exp.run_key(c) for c in exp.configs} for name, exp in CATALOGUE.items()}
+    assert now == golden
+
+
+def test_every_catalogue_estimator_gets_the_studies_settings_explicitly():
+    """The runner passes λ and the run defaults (no intercept) to every estimator it builds,
+    whatever the estimators' own defaults are; a configuration's bias_multiplier wins."""
+    assert spec_module.RUN_DEFAULTS == {"bias_multiplier": 0.0}
+    for exp in CATALOGUE.values():
+        for cfg in exp.configs:
+            est = runner_module.make_estimator(runner_module.RunTask(exp, cfg, 0), 0.25)
+            assert est.lmbd == 0.25, (exp.name, cfg.label)
+            assert est.bias_multiplier == cfg.params.get("bias_multiplier", 0.0) == 0.0
+            # explicit: not the estimator's own default, which is an intercept
+            assert est.get_params()["bias_multiplier"] != type(est)().bias_multiplier
+    with_bias = Config("SDCA B=1", "sdca", {"bias_multiplier": 1.0})
+    exp = tiny(configs=(with_bias,))
+    est = runner_module.make_estimator(runner_module.RunTask(exp, with_bias, 0), 0.25)
+    assert est.bias_multiplier == 1.0
+    assert exp.run_key(with_bias) != exp.run_key(Config("SDCA B=1", "sdca", {}))
+    # naming the run default changes no key: the same run
+    named = Config("SDCA", "sdca", {"bias_multiplier": 0.0})
+    assert exp.run_key(named) == exp.run_key(Config("SDCA", "sdca", {}))

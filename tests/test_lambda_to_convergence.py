@@ -124,7 +124,9 @@ def test_the_exact_solver_is_one_certified_solve_recorded_as_epoch_one():
     # the same solve outside the engine: its CPU seconds are the epoch's time
     ds = datasets.load("simulated", {})
     lmbd = 1.0 / ds.n_train
-    est = solvers.ExactSVMClassifier(lmbd, tol=1e-7, max_cpu=30.0, random_state=0)
+    est = solvers.ExactSVMClassifier(
+        lmbd, tol=1e-7, max_cpu=30.0, random_state=0, bias_multiplier=0.0
+    )
     est.fit(ds.X_train, ds.y_train)
     assert solve["cpu_time"] == solve["cpu_time_cum"] > 0
     assert_allclose(solve["primal"], est.primal_, rtol=1e-9)
@@ -143,7 +145,9 @@ def test_fixed_epoch_rows_are_those_of_the_plain_recorder():
     rows = run_one(task).rows
     ds = datasets.load("simulated", {})
     lmbd = 1.0 / ds.n_train
-    est = solvers.SDCAClassifier(lmbd, max_epochs=4, tol=0, random_state=task.seed)
+    est = solvers.SDCAClassifier(
+        lmbd, max_epochs=4, tol=0, random_state=task.seed, bias_multiplier=0.0
+    )
     recorder = Recorder(ds, lmbd, est.loss_function, 0.0, True)
     recorder.initial(ds.X_train.shape[1])
     est.set_params(callback=recorder).fit(ds.X_train, ds.y_train)

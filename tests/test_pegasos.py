@@ -93,6 +93,7 @@ def test_averaged_projected_equals_numpy_twin_down_to_tiny_lambda(
         avg_start=avg_start,
         max_epochs=3,
         random_state=7,
+        bias_multiplier=0.0,
     ).fit(X, y)
     w_ref, w_last, _ = pegasos_reference(
         X,
@@ -130,8 +131,11 @@ def test_averaged_projected_output_is_a_sensible_model_at_lambda_1_over_n(averag
         avg_start=0 if average is True else None,
         max_epochs=5,
         random_state=0,
+        bias_multiplier=0.0,
     ).fit(X, y)
-    opt = SDCAClassifier(lmbd=lmbd, tol=1e-8, max_epochs=1000, random_state=0).fit(X, y)
+    opt = SDCAClassifier(
+        lmbd=lmbd, tol=1e-8, max_epochs=1000, random_state=0, bias_multiplier=0.0
+    ).fit(X, y)
     p_star = objectives.primal(X, y, np.append(opt.coef_.ravel(), 0.0), lmbd)
     p = objectives.primal(X, y, np.append(est.coef_.ravel(), 0.0), lmbd)
     assert np.isfinite(p) and p_star <= p + 1e-9
@@ -151,6 +155,7 @@ def test_float32_data_gives_the_float64_iterates(small, record_fit, batch_size):
         average=True,
         max_epochs=3,
         random_state=2,
+        bias_multiplier=0.0,
     ).fit(X32, y)
     w_ref, _, _ = pegasos_reference(
         X32.astype(np.float64),
@@ -185,6 +190,7 @@ def test_scaled_representation_equals_the_plain_update(
         avg_start=40,
         max_epochs=8,
         random_state=4,
+        bias_multiplier=0.0,
     ).fit(X, y)
     state = record.state
     w_ref, w_last, _ = pegasos_reference(
@@ -215,7 +221,12 @@ def test_long_run_renormalises_and_stays_exact(record_fit):
     X, y = gaussian_problem(n=400, d=4, seed=5)
     record = record_fit(PegasosClassifier)
     est = PegasosClassifier(
-        lmbd=0.05, average="weighted", projection=True, max_epochs=25, random_state=0
+        lmbd=0.05,
+        average="weighted",
+        projection=True,
+        max_epochs=25,
+        random_state=0,
+        bias_multiplier=0.0,
     ).fit(X, y)  # T = 10 000 iterations: s would reach 2e-8 without renormalisation
     w_ref, w_last, _ = pegasos_reference(
         X, y, 0.05, record.indices, projection=True, average="weighted"
@@ -494,9 +505,14 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
 @parametrize_with_checks(
     [
         PegasosClassifier(max_epochs=20, random_state=0),
-        # partial_fit refuses averaging and class_weight="balanced" (tested apart)
+        # partial_fit refuses averaging, class_weight="balanced" and lmbd="auto" (tested apart)
         PegasosClassifier(
-            max_epochs=5, batch_size=3, projection=True, bias_multiplier=1.0, random_state=0
+            lmbd=1e-3,
+            max_epochs=5,
+            batch_size=3,
+            projection=True,
+            bias_multiplier=1.0,
+            random_state=0,
         ),
     ],
     expected_failed_checks=stochastic_expected_failures,

@@ -41,7 +41,10 @@ def liblinear(X, y, lmbd):
 
 
 def certified_fit(X, y, lmbd, **params):
-    est = SDCAClassifier(lmbd=lmbd, tol=1e-10, max_epochs=200_000, random_state=0, **params)
+    """SDCA to a gap of 1e-10 on liblinear's problem without an intercept."""
+    est = SDCAClassifier(
+        lmbd=lmbd, tol=1e-10, max_epochs=200_000, bias_multiplier=0.0, random_state=0, **params
+    )
     est.fit(X, y)
     assert est.converged_ and est.duality_gap_ <= 1e-10
     return est
@@ -116,7 +119,13 @@ def test_smoothed_hinge_agrees_with_lbfgs():
     # λ-strong convexity: ‖w - w*‖² <= 2 gap / λ. Coefficients to 1e-5 need gap <= 5e-13,
     # which the (linearly convergent) smoothed dual reaches cheaply.
     ours = SDCAClassifier(
-        lmbd=lmbd, loss="smooth_hinge", gamma=gamma, tol=1e-13, max_epochs=100_000, random_state=0
+        lmbd=lmbd,
+        loss="smooth_hinge",
+        gamma=gamma,
+        tol=1e-13,
+        max_epochs=100_000,
+        random_state=0,
+        bias_multiplier=0.0,
     ).fit(X, y)
     assert ours.converged_ and np.sqrt(2 * ours.duality_gap_ / lmbd) < 1e-5
 
@@ -166,6 +175,7 @@ def test_weak_duality_and_monotone_dual(small, loss, gamma, sampling, sgd_init):
         tol=0,
         random_state=3,
         callback=callback,
+        bias_multiplier=0.0,
     ).fit(X, y)
     P, D = np.array(trace).T
     assert len(P) == 30
@@ -186,7 +196,12 @@ def test_reported_gap_is_an_independent_recomputation(small):
         seen.append((info.gap, ref))
 
     est = SDCAClassifier(
-        lmbd=lmbd, tol=1e-9, max_epochs=10_000, random_state=0, callback=callback
+        lmbd=lmbd,
+        tol=1e-9,
+        max_epochs=10_000,
+        random_state=0,
+        callback=callback,
+        bias_multiplier=0.0,
     ).fit(X, y)
     gaps = np.array(seen)
     assert_allclose(gaps[:, 0], gaps[:, 1], rtol=1e-9, atol=1e-15)
@@ -199,7 +214,13 @@ def test_reported_gap_is_an_independent_recomputation(small):
 def test_gap_goes_to_zero(small, loss, gamma):
     X, y = small
     est = SDCAClassifier(
-        lmbd=0.01, loss=loss, gamma=gamma, tol=1e-10, max_epochs=50_000, random_state=0
+        lmbd=0.01,
+        loss=loss,
+        gamma=gamma,
+        tol=1e-10,
+        max_epochs=50_000,
+        random_state=0,
+        bias_multiplier=0.0,
     ).fit(X, y)
     assert est.converged_
     p = primal_reference(X, y, np.append(est.coef_.ravel(), 0), 0.01, gamma)
@@ -215,7 +236,13 @@ def test_zero_rows_take_their_exact_dual_optimum(loss, gamma, a_zero):
     X, y = gaussian_problem(zero_rows=(3, 17))
     with np.errstate(all="raise"):
         est = SDCAClassifier(
-            lmbd=0.05, loss=loss, gamma=gamma, tol=1e-10, max_epochs=50_000, random_state=0
+            lmbd=0.05,
+            loss=loss,
+            gamma=gamma,
+            tol=1e-10,
+            max_epochs=50_000,
+            random_state=0,
+            bias_multiplier=0.0,
         ).fit(X, y)
     assert est.converged_ and np.all(np.isfinite(est.coef_))
     assert_allclose(y[[3, 17]] * est.dual_coef_[[3, 17]], a_zero, rtol=0, atol=0)
@@ -237,7 +264,9 @@ def test_averaged_output_is_a_consistent_primal_dual_pair(small):
     """w is linear in α, so the mean of the w iterates must equal w(mean of the α iterates)."""
     X, y = small
     lmbd = 0.05
-    est = SDCAClassifier(lmbd=lmbd, average=True, max_epochs=6, tol=1e-12, random_state=0)
+    est = SDCAClassifier(
+        lmbd=lmbd, average=True, max_epochs=6, tol=1e-12, random_state=0, bias_multiplier=0.0
+    )
     # tol > 0 certifies the returned pair; 6 epochs never reach 1e-12 and the fit says so
     with pytest.warns(ConvergenceWarning, match=r"\(last iterate; returned pair ") as record:
         est.fit(X, y)
@@ -358,7 +387,9 @@ def test_float32_data_gives_the_float64_iterates(small, record_fit):
     X, y = small
     X32 = X.astype(np.float32)
     record = record_fit(SDCAClassifier)
-    est = SDCAClassifier(lmbd=0.03, max_epochs=3, tol=0, random_state=2).fit(X32, y)
+    est = SDCAClassifier(lmbd=0.03, max_epochs=3, tol=0, random_state=2, bias_multiplier=0.0).fit(
+        X32, y
+    )
     w_ref, a_ref, _, _ = sdca_reference(X32.astype(np.float64), y, 0.03, record.indices)
     assert est.coef_.dtype == np.float64
     assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)

@@ -154,7 +154,9 @@ def test_sdca_csr_certificate():
     def record(info):
         duals.append(objectives.dual(Xs, y, info.dual_coef, lmbd))
 
-    est = SDCAClassifier(lmbd=lmbd, tol=1e-10, max_epochs=5000, random_state=0, callback=record)
+    est = SDCAClassifier(
+        lmbd=lmbd, tol=1e-10, max_epochs=5000, random_state=0, callback=record, bias_multiplier=0.0
+    )
     est.fit(Xs, y)
     assert est.converged_
     gap = est.duality_gap(Xs, y)
@@ -338,12 +340,16 @@ def test_csr_reaches_liblinear_optimum():
     svc = LinearSVC(loss="hinge", dual=True, fit_intercept=False, C=C, tol=1e-10, max_iter=10**6)
     p_star = objectives.primal(Xs, y, svc.fit(Xs, y).coef_.ravel(), lmbd)
 
-    peg = PegasosClassifier(lmbd=lmbd, average="weighted", max_epochs=300, random_state=0)
+    peg = PegasosClassifier(
+        lmbd=lmbd, average="weighted", max_epochs=300, random_state=0, bias_multiplier=0.0
+    )
     p_peg = objectives.primal(Xs, y, full_w(peg.fit(Xs, y))[:-1], lmbd)
     assert p_star <= p_peg <= p_star * (1 + 1e-3)
 
     gamma = 0.05
-    asd = ASDCAClassifier(lmbd=lmbd, gamma=gamma, tol=1e-9, max_epochs=3000, random_state=0)
+    asd = ASDCAClassifier(
+        lmbd=lmbd, gamma=gamma, tol=1e-9, max_epochs=3000, random_state=0, bias_multiplier=0.0
+    )
     asd.fit(Xs, y)
     assert asd.converged_
     d_gamma = objectives.dual(Xs, y, asd.dual_coef_, lmbd, gamma)

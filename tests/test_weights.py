@@ -63,7 +63,10 @@ def liblinear(X, y, lmbd, sample_weight=None, **params):
 
 
 def tight(**params):
-    return SDCAClassifier(tol=1e-13, max_epochs=200_000, random_state=0, **params)
+    """SDCA to a gap of 1e-13 on liblinear's problem without an intercept."""
+    return SDCAClassifier(
+        tol=1e-13, max_epochs=200_000, bias_multiplier=0.0, random_state=0, **params
+    )
 
 
 def rel(a, b):
@@ -162,7 +165,9 @@ def test_asdca_kernel_equals_twin_with_weights(binary, weights, record_fit):
     X, y = binary
     y_pm = np.where(y == 1, 1.0, -1.0)
     record = record_fit(ASDCAClassifier)
-    est = ASDCAClassifier(0.1, theta=0.3, batch_size=4, max_epochs=2, tol=0, random_state=3)
+    est = ASDCAClassifier(
+        0.1, theta=0.3, batch_size=4, max_epochs=2, tol=0, random_state=3, bias_multiplier=0.0
+    )
     est.fit(X, y, sample_weight=weights)
     w_ref, a_ref = asdca_reference(
         X, y_pm, 0.1, 1.0, 0.3, record.indices, batch_size=4, weights=weights
@@ -174,7 +179,7 @@ def test_asdca_kernel_equals_twin_with_weights(binary, weights, record_fit):
 def test_weighted_certificate_is_the_weighted_objective(binary, weights):
     """The gap the driver certifies is that of Σ c_i φ_i / n, whose dual box is [0, c_i]."""
     X, y = binary
-    est = SDCAClassifier(0.05, tol=1e-9, max_epochs=10_000, random_state=0)
+    est = SDCAClassifier(0.05, tol=1e-9, max_epochs=10_000, random_state=0, bias_multiplier=0.0)
     est.fit(X, y, sample_weight=weights)
     y_pm = np.where(y == 1, 1.0, -1.0)
     cert = objectives.certificate(X, y_pm, est.coef_, est.dual_coef_, 0.05, 0.0, 0.0, weights)
@@ -355,8 +360,16 @@ def test_lambda_path_certifies_every_lmbd(binary):
     """Each λ to the relative gap, warm or cold (their CPU time: benchmarks/lambda_path.py)."""
     X, y = binary
     lmbds = [1.0, 0.3, 0.1, 0.03, 0.01, 1 / 120]
-    warm = lambda_path(SDCAClassifier(max_epochs=50_000, random_state=0), X, y, lmbds)
-    cold = lambda_path(SDCAClassifier(max_epochs=50_000, random_state=0), X, y, lmbds, warm=False)
+    warm = lambda_path(
+        SDCAClassifier(max_epochs=50_000, random_state=0, bias_multiplier=0.0), X, y, lmbds
+    )
+    cold = lambda_path(
+        SDCAClassifier(max_epochs=50_000, random_state=0, bias_multiplier=0.0),
+        X,
+        y,
+        lmbds,
+        warm=False,
+    )
     y_pm = np.where(y == 1, 1.0, -1.0)
     for pw, pc in zip(warm, cold, strict=True):
         assert pw.reached and pc.reached and pw.rel_gap <= 1e-6
@@ -406,7 +419,7 @@ def test_partial_fit_is_one_pegasos_run_over_the_chunks(binary, record_fit):
     X, y = binary
     y_pm = np.where(y == 1, 1.0, -1.0)
     record = record_fit(PegasosClassifier)
-    est = PegasosClassifier(0.1, random_state=0)
+    est = PegasosClassifier(0.1, random_state=0, bias_multiplier=0.0)
     w = None
     t = 0
     for start in range(0, 120, 40):
@@ -424,7 +437,10 @@ def test_partial_fit_rules(binary, iris):
     X, y = binary
     with pytest.raises(ValueError, match="classes must be passed on the first call"):
         PegasosClassifier().partial_fit(X, y)
-    est = PegasosClassifier(random_state=0).partial_fit(X[:10], y[:10], classes=[0, 1])
+    with pytest.raises(ValueError, match="partial_fit needs a number for lmbd, not 'auto'"):
+        PegasosClassifier().partial_fit(X, y, classes=[0, 1])  # 1/n of a stream: unknown
+    est = PegasosClassifier(lmbd=1e-3, random_state=0)
+    est.partial_fit(X[:10], y[:10], classes=[0, 1])
     with pytest.raises(ValueError, match="differs from the first call"):
         est.partial_fit(X[10:20], y[10:20], classes=[0, 1, 2])
     with pytest.raises(ValueError, match=r"outside classes \[0, 1\]"):

@@ -17,6 +17,15 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
+# numba-cuda 0.30 registers an overload of np.row_stack, which NumPy 2.5 removed: on such a
+# machine (the H200 image of 2026-11) its CUDA target fails at its first compile with an
+# AttributeError unless the alias NumPy had until then exists. setattr, not an assignment:
+# ruff's NPY201 fix rewrites `np.row_stack` into `np.vstack`, which undid this once.
+if not hasattr(np, "row_stack"):
+    setattr(np, "row_stack", np.vstack)  # noqa: B010
+
 __all__ = ["available", "require"]
 
 

@@ -23,13 +23,6 @@ from __future__ import annotations
 import os
 import types
 
-import numpy as np
-
-# numba-cuda 0.30 registers an overload of np.row_stack, which NumPy 2.5 removed (its
-# first kernel compile then fails with an AttributeError): the alias it had until then.
-if not hasattr(np, "row_stack"):
-    np.vstack = np.vstack
-
 from numba import cuda, float64
 
 from .. import losses as _losses

@@ -6,8 +6,9 @@ before Numba is first imported): that is how the tests run it on machines withou
 
 - :mod:`solvers.gpu._kernels`: the kernels (one sweep per idea, dense and CSR rows chosen
   when a kernel is built).
-- :mod:`solvers.gpu.data`: the data on the device (NumPy / SciPy copied once; arrays that
-  expose ``__cuda_array_interface__``, e.g. CuPy, and CuPy CSR matrices taken without a copy).
+- :mod:`solvers.gpu.data`: the data on the device (NumPy / SciPy copied once; its
+  ``to_device`` also takes device arrays in place, but the estimators' ``fit`` validates X to
+  NumPy first: CuPy input is not accepted yet).
 - :mod:`solvers.gpu.certificate`: P(w(α)) and D(α) in float64 on the device, with an
   outward-rounded allowance, as :func:`solvers.objectives.certificate` on the CPU.
 - :mod:`solvers.gpu.sdca`, :mod:`solvers.gpu.pegasos`: the fits.

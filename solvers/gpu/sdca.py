@@ -20,8 +20,9 @@ block's own changes :math:`\Delta a_i y_i\tilde x_i/(\lambda n)` of the round.
 
 **Known limit (issue 33 stays open for it):** on dense data with many rows per feature and
 a small λ, neither scheme converges in useful time at GPU scale (``DENSE_PRIVATE``'s comment
-has the measurements): the blocks' local solutions disagree and the line search keeps σ'
-near K. Dense GPU fits are certified like any other, but slow.
+has the measurements): with the private buffers σ' stays in the thousands (the line
+search keeps cutting the rounds short), with the shared one the atomics on few addresses
+make a round slow. Dense GPU fits are certified like any other, but slow.
 
 After the round, the proposed :math:`\Delta a` and :math:`\Delta w = \sum_k v_k` are combined
 as :math:`a + t\Delta a`, :math:`w + t\Delta w` with the step :math:`t \in [0, 1]` that

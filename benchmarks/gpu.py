@@ -279,7 +279,7 @@ def time_to(trace: list[dict], clock: str, d_best: float) -> dict:
 
 # ---------------------------------------------------------------------------- main
 def run(args) -> dict:
-    import solvers.gpu
+    from solvers.gpu.data import SIMULATED
 
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
@@ -298,7 +298,7 @@ def run(args) -> dict:
         "scale": args.scale,
         "cpu_cap_s": args.cpu_cap,
         "gpu_cap_s": args.gpu_cap,
-        "simulated": solvers.gpu.simulated(),
+        "simulated": SIMULATED,
     }
     print("device:", meta["device"], "numba", meta["numba"], "numba-cuda", meta["numba_cuda"])
     todo = []

@@ -297,3 +297,16 @@ def test_row_stack_alias_for_numba_cuda_under_numpy_2_5(monkeypatch):
     importlib.reload(solvers.gpu)
     # getattr: ruff's NPY201 autofix would rewrite the attribute into np.vstack
     assert getattr(np, "row_stack") is np.vstack  # noqa: B009
+
+
+def test_lambda_path_on_the_gpu_stops_on_the_relative_gap():
+    """lambda_path asks for a relative gap (tol·|P|): the GPU fits stop on it, as the CPU's
+    do. With P ≈ 0.2 an absolute tol of 1e-3 would stop at a relative gap up to ~5e-3."""
+    from solvers import lambda_path
+
+    X, y = _problem(n=48, d=3, seed=11)
+    est = SDCAClassifier(bias_multiplier=0.0, max_epochs=400, random_state=0, device="cuda")
+    path = lambda_path(est, X, y, [1.0, 0.3], rel_gap=1e-3)
+    for point in path:
+        assert point.reached and point.rel_gap <= 1e-3
+        assert point.primal < 1.0  # the case where the two readings of tol differ

@@ -16,8 +16,6 @@ before Numba is first imported): that is how the tests run it on machines withou
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 # numba-cuda 0.30 registers an overload of np.row_stack, which NumPy 2.5 removed: on such a
@@ -39,11 +37,6 @@ def _cuda():
             "(or pip install numba-cuda), or use device='cpu'"
         ) from exc
     return cuda
-
-
-def simulated() -> bool:
-    """Whether the kernels run in Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``)."""
-    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 
 
 def available() -> bool:

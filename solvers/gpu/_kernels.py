@@ -355,25 +355,21 @@ def combine(a, a_new, step, c, loss):
 
 @cuda.jit
 def dots(u, v, out):
-    """Per-block partial sums: out[k, 0] = Σ u_j v_j, out[k, 1] = Σ v_j², out[k, 2] = Σ u_j²
-    over the block's grid-stride share (the driver adds the blocks in order)."""
+    """Per-block partial sums: out[k, 0] = Σ u_j v_j, out[k, 1] = Σ v_j² over the block's
+    grid-stride share (the driver adds the blocks in order)."""
     k = cuda.blockIdx.x
     t = cuda.threadIdx.x
     red = cuda.shared.array(TPB, float64)
     s_uv = 0.0
     s_vv = 0.0
-    s_uu = 0.0
     for j in range(cuda.grid(1), v.shape[0], cuda.gridsize(1)):
         s_uv += u[j] * v[j]
         s_vv += v[j] * v[j]
-        s_uu += u[j] * u[j]
     s_uv = _block_sum(red, t, s_uv)
     s_vv = _block_sum(red, t, s_vv)
-    s_uu = _block_sum(red, t, s_uu)
     if t == 0:
         out[k, 0] = s_uv
         out[k, 1] = s_vv
-        out[k, 2] = s_uu
 
 
 @cuda.jit

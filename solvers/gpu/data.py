@@ -20,16 +20,6 @@ GRID = 2 if K.SIMULATED else 1024
 ROW_BLOCKS = 2 if K.SIMULATED else 64 * 1024
 
 
-def is_device_array(X) -> bool:
-    """Whether X lives on the GPU: it exposes ``__cuda_array_interface__`` (a CuPy or Numba
-    device array), or it is a CSR matrix whose arrays do (``cupyx.scipy.sparse``)."""
-    if hasattr(X, "__cuda_array_interface__"):
-        return True
-    return getattr(X, "format", None) == "csr" and hasattr(
-        getattr(X, "data", None), "__cuda_array_interface__"
-    )
-
-
 @dataclass
 class DeviceData:
     """X on the device as the kernels read it: ``rows`` = (X, X, X) for dense, (data, cols,
@@ -41,11 +31,6 @@ class DeviceData:
     n_features: int
     dtype: np.dtype
     all_rows: object  # device arange(n): the row list of whole-data passes
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of X one full read moves (values and, for CSR, column indices and indptr)."""
-        return int(sum(a.nbytes for a in self.rows[: 1 if not self.sparse else 3]))
 
 
 def to_device(X) -> DeviceData:

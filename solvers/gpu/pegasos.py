@@ -30,7 +30,7 @@ from .data import GRID, DeviceData, RowCombiner, epoch_callback, margins, zeros
 
 def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     """Solve one binary problem of ``est`` (a PegasosClassifier with ``device="cuda"``)."""
-    from ..pegasos import _UNIFORM, _WEIGHTED
+    from ..pegasos import _WEIGHTED
 
     n, d = problem.n_samples, problem.n_features
     lmbd, bias = problem.lmbd, problem.bias
@@ -48,7 +48,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     z = cuda.device_array(k, dtype=np.float64)
     mag = cuda.device_array(k, dtype=np.float64)
     coef = cuda.device_array(k, dtype=np.float64)
-    norm_part = cuda.device_array((GRID, 3), dtype=np.float64)
+    norm_part = cuda.device_array((GRID, 2), dtype=np.float64)
     combine = RowCombiner(data, k)
     loss = est.loss_function
     radius2 = 1.0 / lmbd
@@ -59,7 +59,6 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     wall_times: list[float] = []
     t = start_t
     weight_sum = 0.0  # Σ of the weights of the averaged iterates so far
-    stopped = False
     for epoch in range(1, problem.epochs + 1):
         indices = est._epoch_indices_for(rng, n)
         idx = cuda.to_device(indices.astype(data.all_rows.dtype))
@@ -94,18 +93,14 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
 
             times = (gpu_times[-1], wall_times[-1], setup_wall)
             if epoch_callback(est, problem, epoch, times, w_host, output):
-                stopped = True
                 break
 
     w_out = avg.copy_to_host() if mode and t >= t0 else w.copy_to_host()
-    if mode == _UNIFORM and weight_sum == 0.0:
-        w_out = w.copy_to_host()
     if not np.all(np.isfinite(w_out)):
         raise ValueError(
             f"{type(est).__name__}(device='cuda') diverged to non-finite coefficients: scale "
             "the features (e.g. StandardScaler) or increase lmbd; no model was stored."
         )
-    del stopped
     return BinaryFit(
         w=w_out,
         dual_coef=None,

@@ -76,10 +76,9 @@ DENSE_PRIVATE = True
 MAX_PRIVATE_BYTES = 1 << 30
 
 
-def n_blocks(n_samples: int, max_blocks: int | None = None) -> int:
+def n_blocks(n_samples: int) -> int:
     """K: as many blocks as fill the GPU, each with at least MIN_ROWS_PER_BLOCK rows."""
-    top = MAX_BLOCKS if max_blocks is None else max_blocks
-    return max(1, min(top, n_samples // MIN_ROWS_PER_BLOCK))
+    return max(1, min(MAX_BLOCKS, n_samples // MIN_ROWS_PER_BLOCK))
 
 
 def line_search_step(stats: np.ndarray, w_dw: float, dw_dw: float, lmbd: float, n: int):
@@ -95,6 +94,12 @@ def line_search_step(stats: np.ndarray, w_dw: float, dw_dw: float, lmbd: float, 
     if not curvature > 0.0:
         return 1.0
     return min(1.0, slope / curvature)
+
+
+def _target(est, tol: float, result: dict) -> float:
+    """The gap aimed at: ``tol``, or ``tol·|P|`` for a relative tolerance (as the CPU driver,
+    :func:`solvers.lambda_path`)."""
+    return tol * abs(result["primal"]) if est._relative_tol else tol
 
 
 def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
@@ -133,7 +138,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     lengths = np.diff(starts_host)
     rot = cuda.to_device(np.zeros(blocks, dtype=np.int64))
     stats = cuda.device_array((blocks, 3), dtype=np.float64)
-    dot_part = cuda.device_array((GRID, 3), dtype=np.float64)
+    dot_part = cuda.device_array((GRID, 2), dtype=np.float64)
     sigma = float(blocks) if private else 1.0
     sc = cuda.to_device(np.array([1.0 / (lmbd * n), sigma, bias]))
     cuda.synchronize()
@@ -179,7 +184,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
         if tol > 0.0 and (epoch <= 10 or epoch % max(1, epoch // 10) == 0):
             result = certify(a)
             w.copy_to_device(result["w_device"])  # resync: w = w(α) as the certificate has it
-            converged = result["gap"] <= tol
+            converged = result["gap"] <= _target(est, tol, result)
         if est.callback is not None:
             w_host = w.copy_to_host() if result is None else result["w"]
             times = (gpu_times[-1], wall_times[-1], setup_wall)
@@ -191,7 +196,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
 
     if result is None:  # the returned pair is always the certificate's (w(α), α)
         result = certify(a)
-        converged = tol > 0.0 and result["gap"] <= tol
+        converged = tol > 0.0 and result["gap"] <= _target(est, tol, result)
     w_out = result["w"]
     dual_coef = problem.y * a.copy_to_host()
     if not (np.all(np.isfinite(w_out)) and np.all(np.isfinite(dual_coef))):

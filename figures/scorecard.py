@@ -499,7 +499,7 @@ ANY_DATA: list[Claim] = [
           "≈ 3× less CPU time to converge on raw crops (study 000)",
           f"per run, epochs to a relative suboptimality of {ANY_TARGET:g}: fewer for SDCA-Perm "
           "than for Pegasos (level: the means differ by no more than the spread over seeds); "
-          "not judged when P* is not certified",
+          "not judged without a certificate for P*",
           read=_any_converges, needs_p_star=True, level=lambda v: within_spread(v.s, v.p),
           holds=lambda v: v.s < v.p,
           ours=lambda v: f"epochs to {ANY_TARGET:g}: SDCA-Perm {v.s_text}, Pegasos {v.p_text}",

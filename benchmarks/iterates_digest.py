@@ -114,8 +114,10 @@ def digests() -> dict[str, str]:
                     warnings.simplefilter("ignore")
                     est.fit(X, y, sample_weight=c)
                 dual = getattr(est, "dual_coef_", None)
-                out[key] = _h(est.coef_, est.intercept_, dual) + "/" + _h(
-                    np.frombuffer("".join(trace).encode(), dtype=np.uint8)
+                out[key] = (
+                    _h(est.coef_, est.intercept_, dual)
+                    + "/"
+                    + _h(np.frombuffer("".join(trace).encode(), dtype=np.uint8))
                 )
         # the shared passes
         rng = np.random.default_rng(5)
@@ -125,9 +127,7 @@ def digests() -> dict[str, str]:
             ac = a if c is None else a * np.minimum(c, 1.0)  # inside the box [0, c_i]
             cert = objectives.certificate(X, y, w, ac, 0.01, 0.5, bias=1.0, sample_weight=c)
             out[f"certificate{c_name} {storage} {dtype}"] = _h(list(cert.values()))
-            mon = objectives.monitor(
-                X, y, w, 0.01, 0.5, bias=1.0, dual_coef=ac, sample_weight=c
-            )
+            mon = objectives.monitor(X, y, w, 0.01, 0.5, bias=1.0, dual_coef=ac, sample_weight=c)
             out[f"monitor{c_name} {storage} {dtype}"] = _h(
                 [v for v in mon.values() if np.isscalar(v)]
             )

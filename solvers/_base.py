@@ -54,7 +54,7 @@ from ._kernels import kernel_rows
 from .losses import HINGE, Loss
 
 # (estimator class, dtype, writeable, kernel-selecting params) already compiled in this process.
-_WARMED: set[tuple] = set()
+WARMED: set[tuple] = set()
 
 # estimator class -> its parameter names (scikit-learn's ``_get_param_names``)
 _PARAM_NAMES: dict[type, list[str]] = {}
@@ -69,7 +69,7 @@ _INTERNAL = (os.path.dirname(__file__), os.path.dirname(sklearn.__file__))
 
 #: λ used by the warm-up fits: λ is a scalar argument, it selects no kernel, and an extreme
 #: user λ must not overflow the warm-up's tiny problem.
-_WARM_UP_LMBD = 0.1
+WARM_UP_LMBD = 0.1
 
 
 class Init(NamedTuple):
@@ -381,7 +381,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         targets = self._encode_targets(y)
         inits = self._warm_start_inits(X, previous)
         weights = self._sample_weights(X, y, sample_weight)
-        self._fit_targets(_canonical(X), y, targets, weights, int(self.max_epochs), inits)
+        self._fit_targets(canonical(X), y, targets, weights, int(self.max_epochs), inits)
         return self
 
     def _plain_arrays(self, X, y) -> bool:
@@ -722,7 +722,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                         **fields,
                     )
                 )
-                if _stops(stop):  # the caller's budget (scipy's convention): stop here
+                if stops(stop):  # the caller's budget (scipy's convention): stop here
                     stopped = True
                     break
             if converged:
@@ -780,7 +780,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
                 f"tol={tol:g} after max_epochs={problem.epochs} (last iterate{returned}). "
                 f"Increase max_epochs or tol (or pass tol=0 to run a fixed number of epochs).",
                 ConvergenceWarning,
-                stacklevel=_caller_stacklevel(),
+                stacklevel=caller_stacklevel(),
             )
         return BinaryFit(
             w=w_out.copy(),
@@ -817,8 +817,8 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         with the same parameters on an array of the same dtype and flags triggers exactly
         those compilations.
         """
-        key = (type(self), _layout_key(X), weighted, self._kernel_key())
-        if key in _WARMED:
+        key = (type(self), layout_key(X), weighted, self._kernel_key())
+        if key in WARMED:
             return
         rng = np.random.default_rng(0)
         Xt = rng.standard_normal((8, 3)).astype(X.dtype)
@@ -836,13 +836,13 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             Xt.setflags(write=False)
         yt = np.array([1.0, -1.0] * 4)
         tiny = self.__class__(**{**self.get_params(), "callback": None, "warm_start": False})
-        tiny.set_params(random_state=0, lmbd=_WARM_UP_LMBD, **tiny._warm_up_overrides())
+        tiny.set_params(random_state=0, lmbd=WARM_UP_LMBD, **tiny._warm_up_overrides())
         tiny.classes_ = np.array([-1.0, 1.0])
         weights = np.linspace(0.5, 1.5, 8) if weighted else None
-        problem = Problem(Xt, yt, _WARM_UP_LMBD, float(self.bias_multiplier), weights, 1.0, 2)
+        problem = Problem(Xt, yt, WARM_UP_LMBD, float(self.bias_multiplier), weights, 1.0, 2)
         tiny._warn_unconverged = False  # its 2 epochs never meet tol: not the user's fit
         tiny._fit_binary(problem)
-        _WARMED.add(key)
+        WARMED.add(key)
 
     def _warm_up_overrides(self) -> dict:
         """Parameter changes that keep a warm-up fit valid on an 8-sample problem."""
@@ -959,7 +959,7 @@ def _gap_due(statistic, checked, tol: float, epoch: int) -> bool:
     return statistic <= reference * tol / gap
 
 
-def _stops(answer) -> bool:
+def stops(answer) -> bool:
     """Whether a callback's return value stops the fit: ``True`` (a Python or NumPy bool,
     as ``info.gap <= eps * info.primal`` gives) stops, ``None`` or ``False`` continues;
     anything else is refused, since a truthy number or array would be a guess."""
@@ -998,7 +998,7 @@ def _two_numeric_classes(y: np.ndarray) -> np.ndarray | None:
     return classes
 
 
-def _canonical(X):
+def canonical(X):
     """A CSR matrix with sorted, unique indices (one copy only when it is not already so).
 
     The CSR kernels read a row's stored entries as its coordinates: a duplicated column
@@ -1010,14 +1010,14 @@ def _canonical(X):
     return X
 
 
-def _layout_key(X) -> tuple:
+def layout_key(X) -> tuple:
     """What Numba specialises the kernels on: dtypes and writeability of the arrays."""
     if sp.issparse(X):
         return ("csr", *((a.dtype.str, a.flags.writeable) for a in (X.data, X.indices, X.indptr)))
     return ("dense", X.dtype.str, X.flags.writeable)
 
 
-def _caller_stacklevel() -> int:
+def caller_stacklevel() -> int:
     """``stacklevel`` for the first frame outside this package and scikit-learn (the ``fit``
     call in the user's code), whatever the chain of overrides and decorators in between."""
     frame, level = sys._getframe(2), 2  # the frame that calls warnings.warn is level 1

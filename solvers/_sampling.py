@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 from numba import njit
 
-from ._base import _caller_stacklevel
+from ._base import caller_stacklevel
 
 SAMPLINGS = ("iid", "permutation", "cyclic")
 
@@ -58,7 +58,7 @@ def resolve_sampling(owner: str, sampling: str, warn: bool = False) -> str:
             f"{owner}(sampling={sampling!r}) is deprecated and will be removed in the next "
             f"release: use sampling={new!r} (the same draws, the same results).",
             FutureWarning,
-            stacklevel=_caller_stacklevel(),  # the user's line that called fit
+            stacklevel=caller_stacklevel(),  # the user's line that called fit
         )
     return new
 

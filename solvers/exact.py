@@ -141,19 +141,19 @@ from threadpoolctl import ThreadpoolController
 
 from . import losses, objectives
 from ._base import (
-    _WARM_UP_LMBD,
-    _WARMED,
+    WARM_UP_LMBD,
+    WARMED,
     BaseLinearSVM,
     BinaryFit,
     Problem,
-    _caller_stacklevel,
-    _layout_key,
+    caller_stacklevel,
+    layout_key,
 )
 from ._kernels import (
     FASTMATH,
     ROW_AHEAD,
-    _prefetch,
     kernel_rows,
+    prefetch,
     prefetch_csr_row,
     weight_of,
 )
@@ -425,12 +425,12 @@ def _cd_sweep_primal_csr(rows, w, a, order, inv_lmbd_n, loss, pg_hi, pg_lo, keep
     for j in range(m):
         if j + ROW_AHEAD < m:  # the rows come in random order: request one ahead of time
             r = order[j + ROW_AHEAD]
-            _prefetch(y, r)
-            _prefetch(a, r)
-            _prefetch(rows.sq_norms, r)
+            prefetch(y, r)
+            prefetch(a, r)
+            prefetch(rows.sq_norms, r)
             prefetch_csr_row(data, cols, indptr, r)
             if j + 2 * ROW_AHEAD < m:
-                _prefetch(indptr, order[j + 2 * ROW_AHEAD])
+                prefetch(indptr, order[j + 2 * ROW_AHEAD])
         i = order[j]
         start, stop = indptr[i], indptr[i + 1]
         s = bias * w[d]
@@ -1467,7 +1467,7 @@ class ExactSVMClassifier(BaseLinearSVM):
                 f"(primal_ = {res.primal:.6g}), dual_ = {res.dual:.6g} the highest dual bound "
                 f"(dual_ <= P* <= primal_, certified_=False); increase max_cpu or tol.",
                 ConvergenceWarning,
-                stacklevel=_caller_stacklevel(),
+                stacklevel=caller_stacklevel(),
             )
         return BinaryFit(
             w=res.w,
@@ -1498,8 +1498,8 @@ class ExactSVMClassifier(BaseLinearSVM):
         ends those solves before their first sweep, which then compiled inside the first
         real solve's budget). The on-disk cache makes this milliseconds after the first
         process."""
-        key = (type(self), _layout_key(X), weighted, self._kernel_key())
-        if key in _WARMED:
+        key = (type(self), layout_key(X), weighted, self._kernel_key())
+        if key in WARMED:
             return
         rng = np.random.default_rng(0)
         Xt = rng.standard_normal((8, 3)).astype(X.dtype)
@@ -1516,15 +1516,15 @@ class ExactSVMClassifier(BaseLinearSVM):
             solve_exact(
                 Xt,
                 yt,
-                _WARM_UP_LMBD,
+                WARM_UP_LMBD,
                 loss=loss,
                 bias=bias,
                 sample_weight=weights,
                 method=method,
                 max_cpu=0.0,
             )
-        qp = _make_qp(objectives.as_data(Xt), yt, _WARM_UP_LMBD, loss, bias, weights)
+        qp = _make_qp(objectives.as_data(Xt), yt, WARM_UP_LMBD, loss, bias, weights)
         for representation in (_Primal, _Gram):
             keep = np.empty(qp.n, dtype=np.bool_)
             representation(qp).sweep(np.zeros(qp.n), np.arange(qp.n), np.inf, -np.inf, keep)
-        _WARMED.add(key)
+        WARMED.add(key)

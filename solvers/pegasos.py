@@ -118,9 +118,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from . import objectives
-from ._base import BaseLinearSVM, Problem, _canonical
+from ._base import BaseLinearSVM, Problem, canonical
 from ._device import DEVICE_CONSTRAINT, DeviceMixin
-from ._kernels import FASTMATH, _csr_dot, _gram4, weight_of
+from ._kernels import FASTMATH, _csr_dot, gram4, weight_of
 from ._sampling import DEPRECATED_SAMPLINGS, distinct_batches, resolve_sampling
 
 # Output modes shared by the kernels.
@@ -289,7 +289,7 @@ def _pegasos_single_epoch(rows, it, params, indices, t_start):
             s_in, vn2_in, sigma_in = s, vn2, sigma
             i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
             r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
-            g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = _gram4(r0, r1, r2, r3, v)
+            g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = gram4(r0, r1, r2, r3, v)
             vb = bias * v[d]
             q0 = q1 = q2 = q3 = 0.0
             if projection:
@@ -876,7 +876,7 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         targets = [np.where(y == positive, 1.0, -1.0) for positive in self._positive_classes()]
         inits = None if first else self._fitted_inits(X, self.classes_)
         weights = self._sample_weights(X, y, sample_weight)
-        self._fit_targets(_canonical(X), y, targets, weights, 1, inits)
+        self._fit_targets(canonical(X), y, targets, weights, 1, inits)
         return self
 
     def _output(self, state: _State) -> tuple[np.ndarray, None]:

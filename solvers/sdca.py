@@ -79,14 +79,14 @@ from ._kernels import (
     FASTMATH,
     ROW_AHEAD,
     _csr_dot,
-    _gram4,
-    _prefetch,
-    _update_gram4,
+    gram4,
     is_array,
     kernel_rows,
+    prefetch,
     prefetch_csr_row,
     prefetch_optional,
     store,
+    update_gram4,
     weight_of,
 )
 from ._sampling import (
@@ -130,8 +130,8 @@ _PG_ZERO = 1e-12
 
 # Per-block helpers inlined into the sweeps: a call with up to 13 array arguments costs more
 # than the arithmetic on short rows.
-_gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(_gram4.py_func)
-_update_gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(_update_gram4.py_func)
+_gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(gram4.py_func)
+_update_gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(update_gram4.py_func)
 
 
 class Sweep(NamedTuple):
@@ -230,7 +230,7 @@ def _block_steps(i0, i1, i2, i3, scores, wb, b2, rows, sweep, loss, inv):
     """The four coordinate steps of a block, in order, each score corrected by the block's
     earlier steps: x̃_b·w_{after c} = x̃_b·w + Σ_{c<b} Δ_c (x̃_b·x̃_c + B²) / (λn).
 
-    ``scores`` is what :func:`solvers._kernels._gram4` returns for the block's rows against
+    ``scores`` is what :func:`solvers._kernels.gram4` returns for the block's rows against
     the w before the block; ``wb`` = B·w_b. Returns ``(Δ0, Δ1, Δ2, Δ3, max PG, min PG)``.
     """
     g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = scores
@@ -298,10 +298,10 @@ def _single_step(rows, sweep, params, i, inv, s):
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def _prefetch_sample(rows, sweep, i):
     """Ask for sample i's row (its first cache line) and scalars ahead of its step."""
-    _prefetch(rows.X[i], 0)
-    _prefetch(rows.y, i)
-    _prefetch(rows.sq_norms, i)
-    _prefetch(sweep.dual_coef, i)
+    prefetch(rows.X[i], 0)
+    prefetch(rows.y, i)
+    prefetch(rows.sq_norms, i)
+    prefetch(sweep.dual_coef, i)
     prefetch_optional(sweep.grad, i)
 
 
@@ -356,7 +356,7 @@ def _sweep_two_pass(rows, sweep, params, indices, t_start):
 def _sweep_fused(rows, sweep, params, indices, t_start):
     """:func:`_sdca_sweep` for long rows: w's update by a block is made in the same pass
     that computes the next block's scores and products against the updated w
-    (:func:`solvers._kernels._update_gram4`), so that the rows just read are applied from
+    (:func:`solvers._kernels.update_gram4`), so that the rows just read are applied from
     cache while the next four stream in; a row whose step was 0 is not read again."""
     X, bias, w, loss = rows.X, rows.bias, sweep.w, params.loss
     mode, t0, snap = params.mode, params.t0, params.snap
@@ -524,7 +524,7 @@ def _sdca_sweep_csr(rows, sweep, params, indices, t_start):
     The rows come in a random order, so each would wait for memory: the row
     ``ROW_AHEAD`` samples ahead (its entries and its y, ‖x̃‖², α) and the entries of w
     that the row ``_W_AHEAD`` samples ahead will read are prefetched while the current
-    sample is computed (:func:`solvers._kernels._prefetch`; no effect on the results).
+    sample is computed (:func:`solvers._kernels.prefetch`; no effect on the results).
 
     ``rows`` is a :class:`solvers._kernels.CSRRows` (the canonical CSR arrays of X: data
     float32/float64, cols and indptr int32/int64). Other arguments as in
@@ -541,12 +541,12 @@ def _sdca_sweep_csr(rows, sweep, params, indices, t_start):
     for j in range(m):
         if j + ROW_AHEAD < m:
             r = indices[j + ROW_AHEAD]
-            _prefetch(rows.y, r)
-            _prefetch(rows.sq_norms, r)
-            _prefetch(dual_coef, r)
+            prefetch(rows.y, r)
+            prefetch(rows.sq_norms, r)
+            prefetch(dual_coef, r)
             prefetch_csr_row(data, cols, indptr, r)
             if j + 2 * ROW_AHEAD < m:
-                _prefetch(indptr, indices[j + 2 * ROW_AHEAD])
+                prefetch(indptr, indices[j + 2 * ROW_AHEAD])
         s = t_start + j  # steps done before this sample
         i = indices[j]
         start, end = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
@@ -562,7 +562,7 @@ def _sdca_sweep_csr(rows, sweep, params, indices, t_start):
             while p < end:
                 w[np.uint64(cols[p])] += c * np.float64(data[p])
                 if a < b:
-                    _prefetch(w, np.uint64(cols[a]))
+                    prefetch(w, np.uint64(cols[a]))
                     a += _U1
                 p += _U1
             w[d] += c * bias
@@ -576,7 +576,7 @@ def _sdca_sweep_csr(rows, sweep, params, indices, t_start):
                 acc_w[d] += ec * bias
                 acc_a[i] += e * delta
         while a < b:
-            _prefetch(w, np.uint64(cols[a]))
+            prefetch(w, np.uint64(cols[a]))
             a += _U1
         if mode == 2 and s + 1 == snap:  # O(d + n) once per fit
             acc_w[:] = w

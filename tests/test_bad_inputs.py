@@ -87,12 +87,12 @@ def test_pegasos_has_no_criterion_and_never_warns(small):
 )
 def test_warm_up_fits_do_not_warn(small, monkeypatch, cls, params):
     """The warm-up's 2-epoch fit on 8 samples never meets tol=1e-8; the real fit does."""
-    monkeypatch.setattr(base_module, "_WARMED", set())  # force the warm-up fit
+    monkeypatch.setattr(base_module, "WARMED", set())  # force the warm-up fit
     est = cls(lmbd=0.05, tol=1e-8, max_epochs=100_000, random_state=0, **params)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         est.fit(*small)
-    assert base_module._WARMED and est.converged_
+    assert base_module.WARMED and est.converged_
 
 
 # ------------------------------------------------------------------ overflow and underflow

@@ -324,8 +324,8 @@ def test_warm_up_compiles_csr_kernels():
     Xs = sp.csr_matrix(sparse_problem()[0])
     for cls, params in solvers._KERNEL_CONFIGS:
         if cls().supports_sparse:
-            key = (cls, _base._layout_key(Xs), False, cls(**params)._kernel_key())
-            assert key in _base._WARMED
+            key = (cls, _base.layout_key(Xs), False, cls(**params)._kernel_key())
+            assert key in _base.WARMED
 
 
 # ------------------------------------------------------------------------ liblinear

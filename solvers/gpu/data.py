@@ -129,7 +129,7 @@ def epoch_callback(est, problem, epoch: int, times: tuple, w_host, output, resul
     """Call ``est.callback`` with the epoch's :class:`solvers.EpochInfo` (``times``: the
     update's GPU seconds, its wall seconds and the set-up's wall seconds; ``result``: the
     epoch's certificate, if one was computed); True if the callback asks to stop."""
-    from .._base import EpochInfo, _stops
+    from .._base import EpochInfo, stops
 
     gpu_s, wall_s, setup_s = times
     info = EpochInfo(
@@ -149,4 +149,4 @@ def epoch_callback(est, problem, epoch: int, times: tuple, w_host, output, resul
         n_samples_seen=epoch * problem.n_samples,
         n_active=None,
     )
-    return _stops(est.callback(info))
+    return stops(est.callback(info))

@@ -56,7 +56,7 @@ import numpy as np
 from numba import cuda
 from sklearn.exceptions import ConvergenceWarning
 
-from .._base import BinaryFit, Problem, _caller_stacklevel
+from .._base import BinaryFit, Problem, caller_stacklevel
 from . import _kernels as K
 from .certificate import Certifier
 from .data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros
@@ -210,7 +210,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
             f"{result['gap']:.3g} > tol={tol:g} after max_epochs={problem.epochs}. Increase "
             "max_epochs or tol (or pass tol=0 to run a fixed number of epochs).",
             ConvergenceWarning,
-            stacklevel=_caller_stacklevel(),
+            stacklevel=caller_stacklevel(),
         )
     return BinaryFit(
         w=w_out.copy(),

@@ -11,15 +11,22 @@ per-epoch records of :class:`solvers.monitoring.EpochMetrics` and the outputs of
     ... change ...
     python benchmarks/iterates_digest.py --out /tmp/after.json --against /tmp/before.json
 
-``--against`` prints every entry whose digest changed and exits 1 if any did.
+``--against`` prints every entry whose digest changed and exits 1 if any did. Numba's cache
+does not follow a kernel's dependencies in other files: delete the ``*.nbi``/``*.nbc`` files
+under ``solvers/`` before a run that must see every change.
 """
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
+if __name__ == "__main__":  # this checkout's packages, not an installed copy's
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
 import argparse
 import hashlib
 import json
-import sys
 import warnings
 
 import numpy as np

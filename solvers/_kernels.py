@@ -13,7 +13,9 @@ dense or the CSR body from the type of ``rows`` when it compiles the sweep, so t
 compiles to two specialisations with no call or branch left per row (scikit-learn's
 ``SequentialDataset`` makes the same choice with a virtual call per row). The bodies keep the
 arithmetic of the twins they replace: a dense row is summed in its order, one chain (LLVM
-vectorises it under :data:`FASTMATH`); a CSR row in four chains (:func:`_csr_dot`).
+vectorises it under :data:`FASTMATH`); a CSR row in four chains (:func:`_csr_dot`). The
+bodies are compiled as functions with the kernels' flags and inlined by LLVM (see
+``_LAYER_OPTIONS``).
 """
 
 from __future__ import annotations
@@ -283,7 +285,14 @@ def update_gram4(p0, p1, p2, p3, c0, c1, c2, c3, v, r0, r1, r2, r3):
 
 
 # ------------------------------------------------------------------ row-access layer
-def _is_csr(rows) -> bool:
+#: How the layer's bodies compile: as functions of their own with the kernels' flags, which
+#: LLVM inlines into the sweep, not by Numba's IR inlining (``overload(inline="always")``):
+#: with Numba 0.68 an IR-inlined body with a loop gave wrong results inside an SDCA step
+#: (found by ``benchmarks/iterates_digest.py``; ``tests/test_rows.py`` keeps the case).
+_LAYER_OPTIONS = {"fastmath": FASTMATH}
+
+
+def is_csr_rows(rows) -> bool:
     """Whether the Numba type ``rows`` is that of a :class:`CSRRows` (else a DenseRows)."""
     return getattr(rows, "instance_class", None) is CSRRows
 
@@ -292,9 +301,9 @@ def n_rows(rows):
     """Number of samples in ``rows`` (kernels only)."""
 
 
-@overload(n_rows, inline="always")
+@overload(n_rows, jit_options=_LAYER_OPTIONS)
 def _n_rows(rows):
-    if _is_csr(rows):
+    if is_csr_rows(rows):
         return lambda rows: rows.indptr.shape[0] - 1
     return lambda rows: rows.X.shape[0]
 
@@ -304,9 +313,9 @@ def row_dot(rows, i, v, init):
     at ``init``, a CSR row's stored entries in four chains added to ``init``."""
 
 
-@overload(row_dot, inline="always")
+@overload(row_dot, jit_options=_LAYER_OPTIONS)
 def _row_dot(rows, i, v, init):
-    if _is_csr(rows):
+    if is_csr_rows(rows):
 
         def csr(rows, i, v, init):
             lo, hi = np.uint64(rows.indptr[i]), np.uint64(rows.indptr[i + 1])
@@ -328,9 +337,9 @@ def row_dots(rows, i, u, v):
     """``(x_i · u[:d], x_i · v[:d])`` in one pass over the row, float64 (kernels only)."""
 
 
-@overload(row_dots, inline="always")
+@overload(row_dots, jit_options=_LAYER_OPTIONS)
 def _row_dots(rows, i, u, v):
-    if _is_csr(rows):
+    if is_csr_rows(rows):
 
         def csr(rows, i, u, v):
             data, cols = rows.data, rows.cols
@@ -358,9 +367,9 @@ def row_axpy(rows, i, c, v):
     """``v[:d] += c · x_i`` (the bias entry ``v[d]`` is the caller's; kernels only)."""
 
 
-@overload(row_axpy, inline="always")
+@overload(row_axpy, jit_options=_LAYER_OPTIONS)
 def _row_axpy(rows, i, c, v):
-    if _is_csr(rows):
+    if is_csr_rows(rows):
 
         def csr(rows, i, c, v):
             data, cols = rows.data, rows.cols
@@ -381,9 +390,9 @@ def row_sq_norm(rows, i):
     """``‖x_i‖²`` (without the bias feature) in float64, one chain (kernels only)."""
 
 
-@overload(row_sq_norm, inline="always")
+@overload(row_sq_norm, jit_options=_LAYER_OPTIONS)
 def _row_sq_norm(rows, i):
-    if _is_csr(rows):
+    if is_csr_rows(rows):
 
         def csr(rows, i):
             data = rows.data
@@ -411,9 +420,9 @@ def row_nnz(rows, i):
     stored entries of a CSR row (kernels only)."""
 
 
-@overload(row_nnz, inline="always")
+@overload(row_nnz, jit_options=_LAYER_OPTIONS)
 def _row_nnz(rows, i):
-    if _is_csr(rows):
+    if is_csr_rows(rows):
         return lambda rows, i: rows.indptr[i + 1] - rows.indptr[i]
     return lambda rows, i: rows.X.shape[1]
 
@@ -426,9 +435,9 @@ def row_entry(rows, i, p):
     """
 
 
-@overload(row_entry, inline="always")
+@overload(row_entry, jit_options=_LAYER_OPTIONS)
 def _row_entry(rows, i, p):
-    if _is_csr(rows):
+    if is_csr_rows(rows):
 
         def csr(rows, i, p):
             q = rows.indptr[i] + p
@@ -443,9 +452,9 @@ def prefetch_row(rows, i):
     CSR row: :func:`prefetch_csr_row`) and its y, ‖x̃_i‖² (kernels only; no result changes)."""
 
 
-@overload(prefetch_row, inline="always")
+@overload(prefetch_row, jit_options=_LAYER_OPTIONS)
 def _prefetch_row(rows, i):
-    if _is_csr(rows):
+    if is_csr_rows(rows):
 
         def csr(rows, i):
             prefetch(rows.y, i)

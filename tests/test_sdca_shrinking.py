@@ -9,6 +9,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from solvers import SDCAClassifier, objectives
+from solvers import _sdca_kernels as sdca_kernels
 from solvers import sdca as sdca_module
 from tests.conftest import gaussian_problem, real_problem, stochastic_expected_failures
 from tests.reference import sdca_shrinking_reference
@@ -99,9 +100,9 @@ def test_set_aside_samples_do_not_move_in_a_final_full_pass(record_fit, name, lm
     w, alpha = state.sweep.w.copy(), state.sweep.dual_coef.copy()
     grad, pg_range = np.full(n, np.nan), np.empty(2)
     order = np.random.default_rng(7).permutation(n)
-    sweep = sdca_module.Sweep(w, alpha, np.zeros(1), np.zeros(1), grad, pg_range)
+    sweep = sdca_kernels.Sweep(w, alpha, np.zeros(1), np.zeros(1), grad, pg_range)
     params = state.params._replace(mode=0, t0=0, snap=-1)
-    sdca_module._sdca_epoch(state.rows, sweep, params, order, 0, n, -np.inf)
+    sdca_module.sdca_epoch_kernel(state.rows, sweep, params, order, 0, n, -np.inf)
     assert_array_equal(alpha[dropped], state.sweep.dual_coef[dropped])
     # and they are at a bound, on the side their gradient holds them
     a = y[dropped] * alpha[dropped]

@@ -13,6 +13,7 @@ from sklearn.svm import LinearSVC
 
 import solvers
 from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
+from solvers import _sdca_kernels as sdca_kernels
 from solvers import sdca as sdca_module
 from solvers._kernels import kernel_rows
 from solvers.losses import make_loss
@@ -178,10 +179,10 @@ def test_sdca_csr_kernels_equal_sequential_numpy_steps():
     sq = np.einsum("ij,ij->i", Xb, Xb)
     for gamma in (0.0, 0.4):
         w, a = np.zeros(X.shape[1] + 1), np.zeros(n)
-        sweep = sdca_module.Sweep(w, a, np.zeros(1), np.zeros(1), None, np.empty(2))
-        params = sdca_module.Params(lmbd, lmbd * n, make_loss(gamma), 0, 0, -1)
+        sweep = sdca_kernels.Sweep(w, a, np.zeros(1), np.zeros(1), None, np.empty(2))
+        params = sdca_kernels.Params(lmbd, lmbd * n, make_loss(gamma), 0, 0, -1)
         rows = kernel_rows(Xs, y.astype(np.float64), sq, None, bias)
-        sdca_module._sdca_epoch_csr(rows, sweep, params, order, 0, order.shape[0], -np.inf)
+        sdca_module.sdca_epoch_kernel(rows, sweep, params, order, 0, order.shape[0], -np.inf)
         w_ref, a_ref = np.zeros(X.shape[1] + 1), np.zeros(n)
         for i in order:
             yi = y[i]
@@ -304,8 +305,8 @@ def test_no_compilation_inside_a_csr_fit_after_warm_up():
     """Every CSR kernel signature an SDCA fit needs exists before the fit."""
     solvers.warm_up(readonly=False)
     kernels = [
-        sdca_module._sdca_epoch_csr,
-        sdca_module._sgd_init_epoch_csr,
+        sdca_module.sdca_epoch_kernel,
+        sdca_kernels.sgd_init_epoch,
         objectives._row_sq_norms_csr,
     ]
     before = [len(k.signatures) for k in kernels]

@@ -78,4 +78,3 @@ def test_a_csr_row_enumerates_only_its_stored_entries():
     assert len(entries(rows, 1)) == 0
     dense = kernel_rows(X.toarray(), np.ones(2), np.empty(0), None, 0.0)
     assert [k for k, _ in entries(dense, 0)] == [0, 1, 2, 3]
-

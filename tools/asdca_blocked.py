@@ -1,6 +1,8 @@
 """Does the dense ASDCA epoch's four-rows-per-pass form pay? Blocked versus row-by-row.
 
-Run with ``.venv/bin/python benchmarks/asdca_blocked.py`` (``--help`` for options). The
+Run with ``.venv/bin/python tools/asdca_blocked.py`` (``--help`` for options). A developer's
+measurement, not a benchmark of the solvers' API: it compiles a variant of a private kernel,
+so it lives in tools/, where reaching into :mod:`solvers.asdca`'s kernels is allowed. The
 epoch kernel :func:`solvers.asdca._asdca_epoch` takes a dense batch through
 ``_scores_dense4`` and ``_add_dense4`` (four rows per pass over z and v_e); the row-by-row
 form is the same epoch with the helpers CSR rows use (``_scores_rowwise``,

@@ -83,13 +83,15 @@ default :math:`\theta` is far inside that limit, hence safe but slow.
 
 Sparse input
 ------------
-For a CSR matrix the driver calls :func:`_asdca_epoch_csr` on ``(data, indices, indptr)``:
-the same iterations on the same index arrays, each sample's two scores in one pass over its
-stored entries and its update to :math:`z`, :math:`v_e` (and the averages) in another, so an
+The epoch kernel :func:`_asdca_epoch` is one source for both storages (its batch helpers
+chosen by the type of ``rows``, :mod:`solvers._kernels`). On a CSR matrix it does the same
+iterations on the same index arrays, each sample's two scores in one pass over its stored
+entries and its update to :math:`z`, :math:`v_e` (and the averages) in another, so an
 iteration costs :math:`O(\sum_{i \in I}\mathrm{nnz}(x_i))`. The renormalisation of
 :math:`v_e` stays :math:`O(d)`, once every :math:`\ln(10^{-6})/\ln(1-\theta)` iterations
 (e.g. 85 at the study's :math:`\theta` = 0.15); at :math:`\theta = 1`, where it happens every
-iteration, :math:`v_e` is zero outside the batch's columns and only those are cleared.
+iteration, :math:`v_e` is zero outside the batch's columns and only those are cleared (on
+dense rows, all of :math:`v_e`).
 """
 
 from __future__ import annotations
@@ -101,11 +103,12 @@ from typing import NamedTuple
 
 import numpy as np
 from numba import njit
+from numba.extending import overload
 from sklearn.utils._param_validation import Interval
 
 from . import losses, objectives
 from ._base import BaseLinearSVM, Problem
-from ._kernels import FASTMATH, weight_of
+from ._kernels import FASTMATH, CSRRows, row_dots, row_entry, row_nnz, weight_of
 from ._sampling import distinct_batches
 from .losses import Loss
 
@@ -172,9 +175,100 @@ class Params(NamedTuple):
     batch_size: int
 
 
+# ------------------------------------------------------------------ a batch's rows
+# The epoch (:func:`_asdca_epoch`) is written once; what it does with a batch's rows goes
+# through three functions whose body Numba picks from the type of ``rows`` (as the
+# row-access layer of :mod:`solvers._kernels` does): the dense ones read four rows per
+# pass, which ``tools/asdca_blocked.py`` measured to pay for wide rows (n = 20000, m = 64:
+# row by row takes 1.39x as long at d = 500, 0.82x at d = 50); CSR rows one at a time.
+# They are called, not inlined: one call per batch costs nothing, and inlining
+# ``_batch_scores`` (numba 0.68.1) left the scores unwritten before ``_dual_moves`` read them.
+def _batch_scores(rows, it, indices, start, size):
+    """``gz[b] = x̃_iᵀz``, ``ge[b] = x̃_iᵀv_e`` for i = indices[start + b], b < size
+    (kernels only): :func:`_scores_dense4` or :func:`_scores_rowwise`."""
+
+
+def _add_batch(rows, it, indices, start, size, inv_se, weight, sigma):
+    """z += δ, v_e −= δ/s_e with δ = Σ_b coef[b] x̃_{indices[start + b]}; when averaging
+    also acc_z += weight·δ and acc_e += σ·δ/s_e (U −= σ·Δv_e). Kernels only:
+    :func:`_add_dense4` or :func:`_add_rowwise`."""
+
+
+def _clear_batch(rows, ve, indices, start, size):
+    """v_e[k] = 0 on every column the batch's rows can have touched and on the bias entry:
+    all of v_e for dense rows, the batch's stored columns for CSR rows (kernels only)."""
+
+
+def _is_csr(rows) -> bool:
+    return getattr(rows, "instance_class", None) is CSRRows
+
+
+@overload(_batch_scores)
+def _batch_scores_impl(rows, it, indices, start, size):
+    if _is_csr(rows):
+
+        def csr(rows, it, indices, start, size):
+            _scores_rowwise(rows, it, indices, start, size)
+
+        return csr
+
+    def dense(rows, it, indices, start, size):
+        _scores_dense4(rows, it, indices, start, size)
+
+    return dense
+
+
+@overload(_add_batch)
+def _add_batch_impl(rows, it, indices, start, size, inv_se, weight, sigma):
+    if _is_csr(rows):
+
+        def csr(rows, it, indices, start, size, inv_se, weight, sigma):
+            _add_rowwise(rows, it, indices, start, size, inv_se, weight, sigma)
+
+        return csr
+
+    def dense(rows, it, indices, start, size, inv_se, weight, sigma):
+        _add_dense4(rows, it, indices, start, size, inv_se, weight, sigma)
+
+    return dense
+
+
+@overload(_clear_batch)
+def _clear_batch_impl(rows, ve, indices, start, size):
+    if _is_csr(rows):
+
+        def csr(rows, ve, indices, start, size):
+            for b in range(size):
+                i = indices[start + b]
+                for p in range(row_nnz(rows, i)):
+                    k, _ = row_entry(rows, i, p)
+                    ve[k] = 0.0
+            ve[ve.shape[0] - 1] = 0.0
+
+        return csr
+
+    def dense(rows, ve, indices, start, size):
+        ve[:] = 0.0
+
+    return dense
+
+
 @njit(cache=True, fastmath=FASTMATH)
-def _two_scores(rows, it, indices, start, size):
-    """gz[b] = x̃_iᵀz, ge[b] = x̃_iᵀv_e for i = indices[start + b], four rows per pass."""
+def _scores_rowwise(rows, it, indices, start, size):
+    """:func:`_batch_scores` one row at a time, both scores in one pass over the row
+    (:func:`solvers._kernels.row_dots`)."""
+    z, ve = it.z, it.ve
+    d = z.shape[0] - 1
+    zb, eb = rows.bias * z[d], rows.bias * ve[d]
+    for b in range(size):
+        a, e = row_dots(rows, indices[start + b], z, ve)
+        it.gz[b], it.ge[b] = a + zb, e + eb
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _scores_dense4(rows, it, indices, start, size):
+    """:func:`_batch_scores` for dense rows, four rows per pass (z and v_e read once per
+    four rows; each score its own chain, as in :func:`_scores_rowwise`)."""
     X, bias, z, ve, gz, ge = rows.X, rows.bias, it.z, it.ve, it.gz, it.ge
     d = X.shape[1]
     zb, eb = bias * z[d], bias * ve[d]
@@ -199,92 +293,41 @@ def _two_scores(rows, it, indices, start, size):
         ge[b], ge[b + 1], ge[b + 2], ge[b + 3] = e0 + eb, e1 + eb, e2 + eb, e3 + eb
         b += 4
     while b < size:
-        xi = X[indices[start + b]]
-        a = e = 0.0
-        for k in range(d):
-            a += xi[k] * z[k]
-            e += xi[k] * ve[k]
+        a, e = row_dots(rows, indices[start + b], z, ve)
         gz[b], ge[b] = a + zb, e + eb
         b += 1
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
-def _dual_moves(rows, it, params, indices, start, size, ce, inv, weight):
-    """The batch's dual steps a_i ← (1 − θ) a_i + θ c_i a*(y_i x̃_iᵀu), with x̃_iᵀu =
-    gz + ce·ge (:func:`solvers.losses.dual_target`); ``coef[b]`` gets y_i Δa_i/(λn).
-    Returns whether any a_i moved. Clipping to the box only removes round-off (one ulp of
-    1 − θ + θ)."""
-    y, dual_coef, acc_a = rows.y, it.dual_coef, it.acc_a
-    loss, theta = params.loss, params.theta
-    keep = 1.0 - theta
-    moved = False
+@njit(cache=True, fastmath=FASTMATH)
+def _add_rowwise(rows, it, indices, start, size, inv_se, weight, sigma):
+    """:func:`_add_batch` one row at a time, skipping the rows whose a_i did not move."""
+    z, ve, acc_z, acc_e, coef = it.z, it.ve, it.acc_z, it.acc_e, it.coef
+    d = z.shape[0] - 1
+    avg = weight != 0.0 or sigma != 0.0
+    cs = sigma * inv_se
+    total = 0.0
     for b in range(size):
+        c = coef[b]
+        if c == 0.0:
+            continue
         i = indices[start + b]
-        yi = y[i]
-        c = weight_of(rows.weights, i)
-        g = losses.dual_target(loss, yi * (it.gz[b] + ce * it.ge[b]))
-        a_old = yi * dual_coef[i]
-        a_new = min(losses.upper_bound(loss, c), max(0.0, keep * a_old + theta * (c * g)))
-        dual_coef[i] = yi * a_new
-        it.coef[b] = yi * (a_new - a_old) * inv
-        if it.coef[b] != 0.0:
-            moved = True
-            if weight != 0.0:
-                acc_a[i] += weight * yi * (a_new - a_old)
-    return moved
+        for p in range(row_nnz(rows, i)):
+            k, x = row_entry(rows, i, p)
+            dk = c * x
+            z[k] += dk
+            ve[k] -= dk * inv_se
+            if avg:
+                acc_z[k] += weight * dk
+                acc_e[k] += cs * dk
+        total += c
+    _add_bias(it, d, total * rows.bias, inv_se, weight, cs, avg)
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _asdca_epoch(rows, it, params, indices, t_start):
-    """One ASDCA epoch over ``indices``, in place (see the module docstring for the algebra).
-
-    Parameters
-    ----------
-    rows : solvers._kernels.DenseRows
-        X (n, d) float32/float64, y, sample weights (or None), B.
-    it : Iterates
-        Updated in place.
-    params : Params
-    indices : (m,) int64, read as consecutive batches of ``params.batch_size`` distinct
-        samples (the last one smaller when the batch size does not divide m)
-    t_start : int, iterations done before this epoch
-    """
-    d = rows.X.shape[1]
-    m = indices.shape[0]
-    inv = 1.0 / params.lmbd_n
-    keep = 1.0 - params.theta
-    average, t0, s_min = params.average, params.t0, params.s_min
-    ve, acc_e, scal = it.ve, it.acc_e, it.scal
-    se, sigma = scal[0], scal[1]
-    t = t_start
-    j = 0
-    while j < m:
-        size = min(params.batch_size, m - j)
-        t += 1
-        weight = float(max(0, t - t0)) if average else 0.0
-        _two_scores(rows, it, indices, j, size)
-        if _dual_moves(rows, it, params, indices, j, size, keep * se, inv, weight):
-            _add_batch(rows, it, indices, j, size, 1.0 / se, weight, sigma)
-        se *= keep
-        if average and t >= t0:
-            sigma += se
-        if se < s_min:  # θ = 1 gives s_e = 0: e = 0
-            if sigma != 0.0:  # keep U + σ v_e: fold σ v_e into U
-                for k in range(d + 1):
-                    acc_e[k] += sigma * ve[k]
-                sigma = 0.0
-            for k in range(d + 1):
-                ve[k] *= se
-            se = 1.0
-        j += size
-    scal[0], scal[1] = se, sigma
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _add_batch(rows, it, indices, start, size, inv_se, weight, sigma):
-    """z += δ, v_e −= δ/s_e with δ = Σ_b coef[b] x̃_{indices[start + b]}, four rows per pass;
-    when averaging also acc_z += weight·δ and acc_e += σ·δ/s_e (U −= σ·Δv_e)."""
-    X, bias, coef = rows.X, rows.bias, it.coef
+def _add_dense4(rows, it, indices, start, size, inv_se, weight, sigma):
+    """:func:`_add_batch` for dense rows, four rows per pass (δ_k of four rows formed in
+    registers, then z, v_e and the averages written once)."""
+    X, coef = rows.X, it.coef
     z, ve, acc_z, acc_e = it.z, it.ve, it.acc_z, it.acc_e
     d = X.shape[1]
     avg = weight != 0.0 or sigma != 0.0
@@ -327,24 +370,64 @@ def _add_batch(rows, it, indices, start, size, inv_se, weight, sigma):
                     ve[k] -= dk * inv_se
             total += c
             b += 1
-    db = total * bias
-    z[d] += db
-    ve[d] -= db * inv_se
+    _add_bias(it, d, total * rows.bias, inv_se, weight, cs, avg)
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _add_bias(it, d, db, inv_se, weight, cs, avg):
+    """The bias entry of :func:`_add_batch`: δ_d = db = B Σ_b coef[b]."""
+    it.z[d] += db
+    it.ve[d] -= db * inv_se
     if avg:
-        acc_z[d] += weight * db
-        acc_e[d] += cs * db
+        it.acc_z[d] += weight * db
+        it.acc_e[d] += cs * db
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _dual_moves(rows, it, params, indices, start, size, ce, inv, weight):
+    """The batch's dual steps a_i ← (1 − θ) a_i + θ c_i a*(y_i x̃_iᵀu), with x̃_iᵀu =
+    gz + ce·ge (:func:`solvers.losses.dual_target`); ``coef[b]`` gets y_i Δa_i/(λn).
+    Returns whether any a_i moved. Clipping to the box only removes round-off (one ulp of
+    1 − θ + θ)."""
+    y, dual_coef, acc_a = rows.y, it.dual_coef, it.acc_a
+    loss, theta = params.loss, params.theta
+    keep = 1.0 - theta
+    moved = False
+    for b in range(size):
+        i = indices[start + b]
+        yi = y[i]
+        c = weight_of(rows.weights, i)
+        g = losses.dual_target(loss, yi * (it.gz[b] + ce * it.ge[b]))
+        a_old = yi * dual_coef[i]
+        a_new = min(losses.upper_bound(loss, c), max(0.0, keep * a_old + theta * (c * g)))
+        dual_coef[i] = yi * a_new
+        it.coef[b] = yi * (a_new - a_old) * inv
+        if it.coef[b] != 0.0:
+            moved = True
+            if weight != 0.0:
+                acc_a[i] += weight * yi * (a_new - a_old)
+    return moved
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _asdca_epoch_csr(rows, it, params, indices, t_start):
-    """CSR twin of :func:`_asdca_epoch`, O(nnz) per sample (module docstring, *Sparse input*).
+def _asdca_epoch(rows, it, params, indices, t_start):
+    """One ASDCA epoch over ``indices``, in place (see the module docstring for the algebra).
 
-    ``rows`` is a :class:`solvers._kernels.CSRRows`. Other arguments as in
-    :func:`_asdca_epoch`.
+    Parameters
+    ----------
+    rows : solvers._kernels.DenseRows or solvers._kernels.CSRRows
+        X (n, d) float32/float64 (dense or CSR), y, sample weights (or None), B. One
+        source, two specialisations: the batch's rows go through :func:`_batch_scores`,
+        :func:`_add_batch` and :func:`_clear_batch`.
+    it : Iterates
+        Updated in place.
+    params : Params
+    indices : (m,) int64, read as consecutive batches of ``params.batch_size`` distinct
+        samples (the last one smaller when the batch size does not divide m)
+    t_start : int, iterations done before this epoch
     """
-    data, cols, indptr, bias = rows.data, rows.cols, rows.indptr, rows.bias
-    z, ve, acc_z, acc_e, scal = it.z, it.ve, it.acc_z, it.acc_e, it.scal
-    d = z.shape[0] - 1
+    ve, acc_e, scal = it.ve, it.acc_e, it.scal
+    d = ve.shape[0] - 1
     m = indices.shape[0]
     inv = 1.0 / params.lmbd_n
     keep = 1.0 - params.theta
@@ -356,51 +439,16 @@ def _asdca_epoch_csr(rows, it, params, indices, t_start):
         size = min(params.batch_size, m - j)
         t += 1
         weight = float(max(0, t - t0)) if average else 0.0
-        zb, eb = bias * z[d], bias * ve[d]
-        for b in range(size):  # x̃_iᵀz and x̃_iᵀv_e in one pass over the row
-            i = indices[j + b]
-            a = e = 0.0
-            for p in range(indptr[i], indptr[i + 1]):
-                x = np.float64(data[p])
-                a += x * z[cols[p]]
-                e += x * ve[cols[p]]
-            it.gz[b], it.ge[b] = a + zb, e + eb
+        _batch_scores(rows, it, indices, j, size)
         if _dual_moves(rows, it, params, indices, j, size, keep * se, inv, weight):
-            # z += δ, v_e −= δ / s_e (and the averages), row by row
-            inv_se = 1.0 / se
-            avg = weight != 0.0 or sigma != 0.0
-            cs = sigma * inv_se
-            total = 0.0
-            for b in range(size):
-                c = it.coef[b]
-                if c == 0.0:
-                    continue
-                i = indices[j + b]
-                for p in range(indptr[i], indptr[i + 1]):
-                    k = cols[p]
-                    dk = c * np.float64(data[p])
-                    z[k] += dk
-                    ve[k] -= dk * inv_se
-                    if avg:
-                        acc_z[k] += weight * dk
-                        acc_e[k] += cs * dk
-                total += c
-            db = total * bias
-            z[d] += db
-            ve[d] -= db * inv_se
-            if avg:
-                acc_z[d] += weight * db
-                acc_e[d] += cs * db
+            _add_batch(rows, it, indices, j, size, 1.0 / se, weight, sigma)
         se *= keep
         if average and t >= t0:
             sigma += se
         if se < s_min:
-            if se == 0.0 and sigma == 0.0:  # θ = 1: v_e was 0 before this batch's rows
-                for b in range(size):
-                    i = indices[j + b]
-                    for p in range(indptr[i], indptr[i + 1]):
-                        ve[cols[p]] = 0.0
-                ve[d] = 0.0
+            if se == 0.0 and sigma == 0.0:
+                # θ = 1: e = 0, and v_e was 0 before this batch's rows changed it
+                _clear_batch(rows, ve, indices, j, size)
             else:
                 if sigma != 0.0:  # keep U + σ v_e: fold σ v_e into U
                     for k in range(d + 1):
@@ -611,8 +659,7 @@ class ASDCAClassifier(BaseLinearSVM):
         return distinct_batches(rng, state.problem.n_samples, int(self.batch_size))
 
     def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
-        kernel = _asdca_epoch_csr if state.problem.sparse else _asdca_epoch
-        kernel(state.rows, state.it, state.params, indices, state.t)
+        _asdca_epoch(state.rows, state.it, state.params, indices, state.t)
         state.t += state.iters_per_epoch
 
     def _current(self, state: _State) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,7 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks.problems import make_sparse_rows
-from solvers import exact, losses, objectives
+from solvers import _exact_qp, exact, losses, objectives
 from solvers.exact import choose_method, solve_exact
 
 from .conftest import gaussian_problem, real_problem
@@ -216,7 +216,7 @@ def test_a_budget_cut_returns_the_lowest_primal_point_found(monkeypatch, method,
         return step
 
     monkeypatch.setattr(exact, "_cpu_clock", lambda: clock[0])
-    for rep in (exact._Primal, exact._Gram):
+    for rep in (_exact_qp.Primal, _exact_qp.Gram):
         monkeypatch.setattr(rep, "sweep", counted(rep.sweep))
         monkeypatch.setattr(rep, "barrier_solver", counted(rep.barrier_solver))
     res = solve_exact(X, y, lmbd, method=method, max_cpu=1.0)

@@ -21,7 +21,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import solvers
-from solvers import ExactSVMClassifier, exact, objectives
+from solvers import ExactSVMClassifier, _exact_cd, _exact_ipm, _exact_qp, exact, objectives
 from solvers.exact import solve_exact
 from solvers.losses import HINGE
 
@@ -162,7 +162,7 @@ def _budget_ends_after(monkeypatch, factorisations: int) -> None:
     that iteration on every machine, however fast."""
     clock = [0.0]
     made = [0]
-    barrier_solver = exact._Primal.barrier_solver
+    barrier_solver = _exact_qp.Primal.barrier_solver
 
     def counted(self, barrier):
         made[0] += 1
@@ -171,7 +171,7 @@ def _budget_ends_after(monkeypatch, factorisations: int) -> None:
         return barrier_solver(self, barrier)
 
     monkeypatch.setattr(exact, "_cpu_clock", lambda: clock[0])
-    monkeypatch.setattr(exact._Primal, "barrier_solver", counted)
+    monkeypatch.setattr(_exact_qp.Primal, "barrier_solver", counted)
 
 
 @pytest.mark.parametrize("iterations", [5, 1])
@@ -199,8 +199,8 @@ def test_a_budget_that_ends_the_interior_point_returns_its_best_point(monkeypatc
     # the interior point's iterate after ``iterations`` steps, as the engine certified it
     # (one BLAS thread, as the engine runs)
     with threadpool_limits(limits=1):
-        rep = exact._Primal(exact._make_qp(X, y, lmbd, HINGE, bias, None))
-        a = next(itertools.islice(exact._ipm_iterates(rep), iterations, None))[0]
+        rep = _exact_qp.Primal(_exact_qp.make_qp(X, y, lmbd, HINGE, bias, None))
+        a = next(itertools.islice(_exact_ipm.ipm_iterates(rep), iterations, None))[0]
         w_ipm = objectives.exact_dual_weights(X, y * a, lmbd, bias)
     p_ipm = objectives.primal(X, y, w_ipm, lmbd, 0.0, bias)
     if iterations == 5:
@@ -224,13 +224,13 @@ def test_blas_runs_on_one_thread_during_the_fit(monkeypatch):
     two busy cores slowed a 300 x 1000 solve from 0.04 s to 3.5 s. Every solve pins BLAS
     to one thread (the one its clock measures) and gives the caller's setting back."""
     seen = []
-    make_qp = exact._make_qp
+    make_qp = exact.make_qp
 
     def spy(*args):
         seen.append([p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"])
         return make_qp(*args)
 
-    monkeypatch.setattr(exact, "_make_qp", spy)
+    monkeypatch.setattr(exact, "make_qp", spy)
     X, y = gaussian_problem(n=300, d=1000, seed=1)
 
     def blas_threads():
@@ -250,9 +250,8 @@ def test_warm_up_compiles_the_engine_before_any_fit():
     fit of any of its layouts then compiles nothing (its kernels only load from the cache)."""
     solvers.warm_up()
     kernels = [
-        exact._cd_sweep_primal,
-        exact._cd_sweep_primal_csr,
-        exact._cd_sweep_gram,
+        _exact_cd.cd_sweep_primal,
+        _exact_cd.cd_sweep_gram,
         objectives._certificate,
         objectives._certificate_csr,
     ]

@@ -29,7 +29,9 @@ import solvers.exact as exact_module
 from experiments import Config, Experiment, optima, reports, run_experiment
 from experiments import runner as runner_module
 from solvers import objectives
-from solvers.exact import BLOCK_BYTES, FREE_BLOCK_MAX, MEMORY_LIMIT, choose_method, solve_exact
+from solvers._exact_choice import MEMORY_LIMIT
+from solvers._exact_qp import BLOCK_BYTES, FREE_BLOCK_MAX
+from solvers.exact import choose_method, solve_exact
 
 from .conftest import gaussian_problem
 from .test_optima import tiny_dataset  # noqa: F401  (fixture)

@@ -124,14 +124,19 @@ TARGETS = {
         # crossover's refinements, the budget and the arguments
         select="choose_method or certified or crossover or memory or tol_between or budget "
         "or bad_ or weight_zero or weak_duality or engines_certified",
-        # its flags and chooser: the method choice, the certified flag, the result record
+        # its flags: the certified flag, the result record
         functions=(
-            "_ipm_costs",
-            "choose_method",
             "ExactResult",
             "solve_exact",
             "ExactSVMClassifier._fit_binary",
         ),
+    ),
+    # the exact engine's chooser: the method choice from the shape
+    "exact_choice": Target(
+        "solvers/_exact_choice.py",
+        ("tests/test_exact.py", "tests/test_exact_estimator.py", INVARIANTS),
+        select="choose_method or memory or engines_certified",
+        functions=("ipm_costs", "choose_method"),
     ),
     "base": Target(
         "solvers/_base.py",
@@ -147,7 +152,17 @@ TARGETS = {
 }
 
 #: The order of a full run: the small modules first.
-ORDER = ("spec", "optima", "runner", "scorecard", "compare", "objectives", "exact", "base")
+ORDER = (
+    "spec",
+    "optima",
+    "runner",
+    "scorecard",
+    "compare",
+    "objectives",
+    "exact",
+    "exact_choice",
+    "base",
+)
 
 ENV = {
     "NUMBA_NUM_THREADS": "1",

@@ -131,7 +131,8 @@ class Loss(NamedTuple):
             return np.where(c > 0.0, a - 0.5 * self.kappa * a * a / c, 0.0)
 
     def dual_targets(self, z) -> np.ndarray:
-        r""":math:`a^*(z) = -\phi'(z) \in [0, U]` (unit weight), elementwise."""
+        r""":math:`a^*(z) = -\phi'(z) \in [0, U]` (unit weight), elementwise: the twin of
+        :func:`dual_target` and of :func:`minus_derivative` (which gives 0 at a NaN)."""
         u = 1.0 - np.asarray(z, dtype=np.float64)
         if self.kappa == 0.0:
             return np.where(u > 0.0, self.upper, 0.0)
@@ -207,6 +208,19 @@ def dual_target(loss, z):
     if z <= 1.0 - loss.kappa * loss.upper:
         return loss.upper
     return (1.0 - z) * (1.0 / loss.kappa)
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def minus_derivative(loss, z):
+    r""":math:`-\phi'(z) \in [0, U]` (unit weight), the coefficient of :math:`y\,\tilde x` in
+    a primal sub-gradient step (Pegasos): :func:`dual_target` for :math:`z < 1`, else 0.
+
+    The test is ``z < 1.0``, first: for the hinge this is exactly its sub-gradient's test
+    (1 below the margin, 0 from it on), and a margin that is NaN takes no step.
+    """
+    if z < 1.0:
+        return dual_target(loss, z)
+    return 0.0
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")

@@ -182,10 +182,13 @@ def pegasos_reference(
     weights=None,
     t_start=0,
     w_start=None,
+    loss=None,
 ):
     """Mini-batch Pegasos written as seeds/001 algorithm 4, with the plain (unscaled) update;
     a sample of weight c_i adds c_i y_i x̃_i. ``t_start`` iterations already made and
-    ``w_start`` the iterate they left (a warm start / partial_fit).
+    ``w_start`` the iterate they left (a warm start / partial_fit). ``loss``: a
+    :class:`solvers.losses.Loss` (None: the hinge); sample i then adds a_i c_i y_i x̃_i with
+    a_i = -φ'(z_i) (``loss.dual_targets``), for every i of the batch.
 
     Returns ``(w_out, w_last, iterates)``; ``iterates[t]`` is the iterate after t iterations.
     average : False, True (mean of iterates t0..T) or "weighted" (step 2/(λ(t+1)) and
@@ -199,9 +202,12 @@ def pegasos_reference(
     for batch in batches(index_arrays, batch_size):
         t += 1
         eta = 2 / (lmbd * (t + 1)) if average == "weighted" else 1 / (lmbd * t)
-        plus = [i for i in batch if y[i] * (Xt[i] @ w) < 1]  # all margins at w_t
+        if loss is None:
+            steps = [(i, 1.0) for i in batch if y[i] * (Xt[i] @ w) < 1]  # all margins at w_t
+        else:
+            steps = [(i, float(loss.dual_targets(y[i] * (Xt[i] @ w)))) for i in batch]
         w = (1 - eta * lmbd) * w + eta / len(batch) * sum(
-            (c[i] * y[i] * Xt[i] for i in plus), np.zeros_like(w)
+            (a * c[i] * y[i] * Xt[i] for i, a in steps), np.zeros_like(w)
         )
         if projection:
             w = min(1.0, (1 / np.sqrt(lmbd)) / max(np.linalg.norm(w), 1e-300)) * w

@@ -251,11 +251,14 @@ def test_device_errors_are_clear(monkeypatch):
     [
         {"sampling": "permutation", "projection": True, "average": True},
         {"sampling": "iid", "projection": False, "average": "weighted"},
+        {"sampling": "permutation", "loss": "smooth_hinge", "gamma": 0.5},
+        {"sampling": "iid", "projection": True, "loss": "squared_hinge"},
     ],
 )
 def test_pegasos_gpu_equals_cpu(sparse, options):
-    """The same index arrays (same seed), the same steps: the GPU's iterates are the CPU
-    solver's up to the order of the additions."""
+    """The same index arrays (same seed), the same steps (every loss: −φ'(z) of
+    :mod:`solvers.losses` on both): the GPU's iterates are the CPU solver's up to the order
+    of the additions."""
     X, y = _problem(n=30, d=4, seed=9, sparse=sparse)
     weights = np.random.default_rng(10).uniform(0.5, 2.0, X.shape[0])
     params = {"lmbd": 0.05, "batch_size": 7, "max_epochs": 3, "bias_multiplier": 1.0}

@@ -24,14 +24,13 @@ import numpy as np
 from numba import cuda
 
 from .._base import BinaryFit, Problem
+from .._pegasos_kernels import WEIGHTED
 from . import _kernels as K
 from .data import GRID, DeviceData, RowCombiner, epoch_callback, margins, zeros
 
 
 def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     """Solve one binary problem of ``est`` (a PegasosClassifier with ``device="cuda"``)."""
-    from ..pegasos import _WEIGHTED
-
     n, d = problem.n_samples, problem.n_features
     lmbd, bias = problem.lmbd, problem.bias
     k = int(est.batch_size)
@@ -67,7 +66,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
         for b0 in range(0, n, k):
             t += 1
             count = min(k, n - b0)
-            eta = 2.0 / (lmbd * (t + 1)) if mode == _WEIGHTED else 1.0 / (lmbd * t)
+            eta = 2.0 / (lmbd * (t + 1)) if mode == WEIGHTED else 1.0 / (lmbd * t)
             margins(data, idx, b0, count, w, bias, z, mag)
             K.pegasos_coef[GRID, K.TPB](z, idx, b0, count, y, c, 1.0, eta / count, loss, coef)
             g, _ = combine(idx, b0, count, coef, bias)
@@ -78,7 +77,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
                 if sq > radius2:
                     K.rescale[GRID, K.TPB](w, 1.0 / math.sqrt(lmbd * sq))
             if mode and t >= t0:
-                rho_t = float(t) if mode == _WEIGHTED else 1.0
+                rho_t = float(t) if mode == WEIGHTED else 1.0
                 weight_sum += rho_t
                 K.running_mean[GRID, K.TPB](avg, w, rho_t / weight_sum)
         stop_ev.record()

@@ -7,7 +7,7 @@ bug at a time (a flipped comparison, a changed constant, a removed ``not``, a lo
 runs...) and runs the module's own fast test subset; a mutant is *killed* when a test fails
 (or the subset exceeds its time budget), and *survives* otherwise. The score is killed /
 (killed + survived); the surviving mutants are printed as ``file:line operator`` with their
-diff, to be triaged (a missing test, or an equivalent mutant: README, "Testing").
+diff, to be triaged (a missing test, or an equivalent mutant: docs/testing.md).
 
 Every run works on a copy of the repository (tracked and untracked, non-ignored files) under
 ``output/mutation/tree``, so a mutant never touches the working tree, even when interrupted.

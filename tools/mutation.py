@@ -84,6 +84,15 @@ TARGETS = {
         "figures/scorecard.py",
         ("tests/test_scorecard.py", "tests/test_compare_verdicts.py", "tests/test_verdict*.py"),
     ),
+    # the claim row and its evaluator, and the claims of ``python -m compare``: the same rules
+    "claims": Target(
+        "figures/claims.py",
+        ("tests/test_scorecard.py", "tests/test_compare_verdicts.py", "tests/test_verdict*.py"),
+    ),
+    "any_data": Target(
+        "figures/any_data.py",
+        ("tests/test_compare_verdicts.py", "tests/test_verdict*.py"),
+    ),
     # compare's verdicts are the scorecard's rules applied to the user's runs: its own code
     # is the claims section that selects and words them
     "compare": Target(
@@ -147,7 +156,18 @@ TARGETS = {
 }
 
 #: The order of a full run: the small modules first.
-ORDER = ("spec", "optima", "runner", "scorecard", "compare", "objectives", "exact", "base")
+ORDER = (
+    "spec",
+    "optima",
+    "runner",
+    "scorecard",
+    "claims",
+    "any_data",
+    "compare",
+    "objectives",
+    "exact",
+    "base",
+)
 
 ENV = {
     "NUMBA_NUM_THREADS": "1",

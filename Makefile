@@ -153,7 +153,7 @@ docs: figures  ## README gallery (docs/*.png) and its generated λ findings, fro
 # prerequisites: the reports' sidecars (rewritten with every rebuilt report) and the optima,
 # not reports/*.parquet, whose FORCE rule would start one check of every experiment; the
 # scorecard itself refuses a stale report (its claims are "not run", naming the target)
-REPRODUCTION.md: $(addprefix figures/,scorecard.py common.py study001_table2.py study001_fig7.py beyond_lambda.py) $(wildcard reports/*.json reports/optima/*.json)  ## the scorecard
+REPRODUCTION.md: $(addprefix figures/,scorecard.py claims.py common.py study001_table2.py study001_fig7.py beyond_lambda.py) $(wildcard reports/*.json reports/optima/*.json)  ## the scorecard
 	$(PY) -m figures.scorecard --out $@
 
 clean:  ## remove generated outputs (keeps .venv, data/raw and reports)

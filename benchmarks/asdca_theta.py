@@ -146,13 +146,13 @@ def main(argv: list[str] | None = None) -> None:
         print(f"  {'(SDCA-Perm, for scale)':<28} {'':>8} {cols[0]:>15} {cols[1]:>15}")
 
 
-def _asdca(lmbd, gamma, m, theta, seed):
+def _every_epoch(estimator, seed, **params):
+    """``make(callback, max_epochs)``: an ``estimator`` with ``params`` that runs every epoch
+    (``tol=0``), without an intercept, seeded by ``seed``."""
+
     def make(callback, max_epochs):
-        return ASDCAClassifier(
-            lmbd=lmbd,
-            gamma=gamma,
-            batch_size=m,
-            theta=theta,
+        return estimator(
+            **params,
             max_epochs=max_epochs,
             tol=0,
             bias_multiplier=0.0,
@@ -161,22 +161,14 @@ def _asdca(lmbd, gamma, m, theta, seed):
         )
 
     return make
+
+
+def _asdca(lmbd, gamma, m, theta, seed):
+    return _every_epoch(ASDCAClassifier, seed, lmbd=lmbd, gamma=gamma, batch_size=m, theta=theta)
 
 
 def _sdca(lmbd, gamma, seed):
-    def make(callback, max_epochs):
-        return SDCAClassifier(
-            lmbd=lmbd,
-            loss="smooth_hinge",
-            gamma=gamma,
-            max_epochs=max_epochs,
-            tol=0,
-            bias_multiplier=0.0,
-            random_state=seed,
-            callback=callback,
-        )
-
-    return make
+    return _every_epoch(SDCAClassifier, seed, lmbd=lmbd, loss="smooth_hinge", gamma=gamma)
 
 
 if __name__ == "__main__":

@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
         "--readme",
         type=Path,
         default=None,
-        help="rewrite this README's generated bench block from the (stored or new) report",
+        help="rewrite this README's generated bench block, and docs/speed.md's beside it, "
+        "from the (stored or new) report",
     )
     args = parser.parse_args(argv)
 
@@ -176,7 +177,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
         log(f"problem skipped: {name}: {why}")
     if args.readme:
         report.update_readme(args.readme, out)
-        log(f"{args.readme}: bench block rewritten from {out}")
+        log(f"{args.readme} and {report.DETAILS}: bench blocks rewritten from {out}")
     log(
         f"wrote {out}/peers.{{parquet,md,png,pdf,json}} in {meta['wall_seconds']:.0f} s wall "
         f"(load average {load_start[0]:.1f} -> {meta['loadavg_end'][0]:.1f} on "

@@ -12,7 +12,7 @@ training rows, an intercept), checks everything before writing anything, then, i
 2. the studies' main solvers (:data:`experiments.catalogue.MAIN_VARIANTS`), seeded runs with
    every epoch stored, resumable;
 3. the figures and SUMMARY.md (:mod:`compare.outputs`): the claims rows of the scorecard
-   (:data:`figures.scorecard.ANY_DATA`), judged by its evaluator, with the runs' spread.
+   (:data:`figures.any_data.ANY_DATA`), judged by its evaluator, with the runs' spread.
 
 Every problem is one line naming the fix and exit status 2, before anything is written
 (:mod:`compare.folder`: DIR holds one input, recorded in its manifest); Ctrl-C says what it

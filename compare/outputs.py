@@ -6,8 +6,8 @@ method and the CPU seconds; not certified (the CPU budget ended first), it is st
 "not certified: P* in [D, P], relative gap X after Y s", the suboptimality curves are
 labelled as upper bounds against D, and no claim that needs P* is judged on it.
 
-The claims are the rows :data:`figures.scorecard.ANY_DATA` of the scorecard's claim table,
-judged by its one evaluator (:func:`figures.scorecard.evaluate`) on this folder's reports.
+The claims are the rows :data:`figures.any_data.ANY_DATA` of the scorecard's claim table,
+judged by its one evaluator (:func:`figures.claims.evaluate`) on this folder's reports.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from figures import ASDCA_NOTE, plots, scorecard
+from figures import ASDCA_NOTE, any_data, claims, plots
 from figures import common as fc
 
 #: Files of the output folder, described in SUMMARY.md (and README.md, "Your own data").
@@ -173,8 +173,8 @@ def _specs(sub: pd.DataFrame, rec: dict, problem: str) -> dict:
 # ------------------------------------------------------------------------------- summary
 def claims_of(configs: set[str]) -> tuple[list, list]:
     """The claims whose solvers all ran, and those left out."""
-    kept = [c for c in scorecard.ANY_DATA if set(c.configs) <= configs]
-    return kept, [c for c in scorecard.ANY_DATA if c not in kept]
+    kept = [c for c in any_data.ANY_DATA if set(c.configs) <= configs]
+    return kept, [c for c in any_data.ANY_DATA if c not in kept]
 
 
 def claims_section(root: Path, name: str, configs: set[str]) -> list[str]:
@@ -185,7 +185,7 @@ def claims_section(root: Path, name: str, configs: set[str]) -> list[str]:
     if kept:
         lines += ["| claim | study | ours | verdict | why |", "|---|---|---|---|---|"]
         for claim in kept:
-            res = scorecard.evaluate(q, dataclasses.replace(claim, reports=(name,)))
+            res = claims.evaluate(q, dataclasses.replace(claim, reports=(name,)))
             verdict = f"{res.verdict}<br><sub>{claim.criterion}</sub>"
             cells = [claim.claim, claim.theirs, res.ours, verdict, res.reason or "—"]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")

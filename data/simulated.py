@@ -115,7 +115,7 @@ def _load_study001() -> Dataset:
     sim = simulate_study001()
     X, _, mean, scale = standardise_features(sim.X)  # StandardScaler on every row
     Xtr, Xte = np.ascontiguousarray(X[sim.train_index]), np.ascontiguousarray(X[sim.test_index])
-    ytr, yte = sim.y[sim.train_index], sim.y[sim.test_index]
+    yte = sim.y[sim.test_index]
     n, d = STUDY001_SHAPE
     notes = [
         "study 001's notebook draw: RandomState(10) -> X = randn(1000, 10), beta = randn(10), "
@@ -126,25 +126,34 @@ def _load_study001() -> Dataset:
         "beta_test_accuracy_raw: sign(X_test_raw @ beta), the generating rule",
         "lambda = 1/1000 in the study: 1/n of all samples, not of the 670 training rows",
     ]
+    title = f"simulated, study 001's draw (n={n}, d={d})"
+    source = "generated: seeds/001 §4.1, the study's notebook draw"
+    raw_accuracy = np.mean(labels_pm1(sim.X[sim.test_index] @ sim.beta >= 0.0) == yte)
+    return _dataset(sim, Xtr, Xte, mean, scale, title, source, True, notes,
+                    draw="study001", seed=STUDY001_SEED,
+                    beta_test_accuracy=float(np.mean(labels_pm1(Xte @ sim.beta >= 0.0) == yte)),
+                    beta_test_accuracy_raw=float(raw_accuracy))  # fmt: skip
+
+
+def _dataset(sim, Xtr, Xte, mean, scale, title, source, standardised, notes, **extra) -> Dataset:
+    """Draw ``sim`` as a :class:`Dataset`: its rows scaled as ``Xtr``, ``Xte`` (raw rows are
+    ``X * scale + mean``), ``meta`` with ``extra``, then β on the scaled features and the
+    scaling statistics."""
     meta = dataset_meta(
         "simulated",
-        f"simulated, study 001's draw (n={n}, d={d})",
-        "generated: seeds/001 §4.1, the study's notebook draw",
+        title,
+        source,
         {1: "sign(x·β + ε) = +1", -1: "sign(x·β + ε) = −1"},
         Xtr,
         Xte,
-        True,
+        standardised,
         notes,
-        draw="study001",
-        seed=STUDY001_SEED,
-        beta_test_accuracy=float(np.mean(labels_pm1(Xte @ sim.beta >= 0.0) == yte)),
-        beta_test_accuracy_raw=float(
-            np.mean(labels_pm1(sim.X[sim.test_index] @ sim.beta >= 0.0) == yte)
-        ),
+        **extra,
         beta_standardised=sim.beta * scale,
         feature_mean=mean,
         feature_scale=scale,
     )
+    ytr, yte = sim.y[sim.train_index], sim.y[sim.test_index]
     return Dataset(Xtr, ytr, Xte, yte, meta, beta=sim.beta.copy())
 
 
@@ -205,20 +214,6 @@ def load_simulated(
         "standardised with TRAIN mean and sd" if standardise else "not standardised",
         "beta is in raw feature space; meta['beta_standardised'] = beta * feature_scale",
     ]
-    meta = dataset_meta(
-        "simulated",
-        f"simulated (n={n_samples}, d={n_features}, seed {seed})",
-        "generated: seeds/001 §4.1",
-        {1: "sign(x·β + ε) = +1", -1: "sign(x·β + ε) = −1"},
-        Xtr,
-        Xte,
-        standardise,
-        notes,
-        draw="seeded",
-        seed=seed,
-        beta_test_accuracy=beta_acc,
-        beta_standardised=sim.beta * scale,
-        feature_mean=mean,
-        feature_scale=scale,
-    )
-    return Dataset(Xtr, ytr, Xte, yte, meta, beta=sim.beta.copy())
+    title = f"simulated (n={n_samples}, d={n_features}, seed {seed})"
+    return _dataset(sim, Xtr, Xte, mean, scale, title, "generated: seeds/001 §4.1", standardise,
+                    notes, draw="seeded", seed=seed, beta_test_accuracy=beta_acc)  # fmt: skip

@@ -199,7 +199,8 @@ def test_dense_recipe_is_one_matrix_in_both_precisions():
 @pytest.mark.slow
 def test_single_fits_and_the_readme_block_come_from_the_report(smoke, tmp_path):
     """Each problem's single fits (tol set for 1e-6) are in the sidecar and the table, and
-    --readme rewrites exactly the marked block, from the stored report."""
+    --readme rewrites exactly the marked blocks (the README's headline, docs/speed.md's full
+    tables), from the stored report."""
     from benchmarks import report
 
     out, _df, summary, meta, _stdout = smoke
@@ -209,11 +210,15 @@ def test_single_fits_and_the_readme_block_come_from_the_report(smoke, tmp_path):
         ours = singles["SDCA-Perm + shrinking (ours)"]
         assert ours["rel_subopt"] <= 1e-6 + 1e-9  # a gap of 1e-6·D bounds it
         assert ours["cpu"] > 0 and "SDCA-Perm (ours)" not in singles  # no stopping test
-    begin, end = report.README_MARKERS
-    readme = tmp_path / "README.md"
-    readme.write_text(f"before\n{begin}\nstale\n{end}\nafter\n")
+    readme, details = tmp_path / "README.md", tmp_path / report.DETAILS
+    details.parent.mkdir()
+    for path, (begin, end) in ((readme, report.README_MARKERS), (details, report.DETAIL_MARKERS)):
+        path.write_text(f"before\n{begin}\nstale\n{end}\nafter\n")
     assert report.update_readme(readme, out)
-    text = readme.read_text()
-    assert text.startswith("before\n") and text.endswith("after\n") and "stale" not in text
-    assert report.markdown(summary, meta).rstrip() in text
+    for path in (readme, details):
+        text = path.read_text()
+        assert text.startswith("before\n") and text.endswith("after\n") and "stale" not in text
+    assert report.headline(summary).rstrip() in readme.read_text()
+    assert report.markdown(summary, meta) not in readme.read_text()  # the headline alone
+    assert report.markdown(summary, meta).rstrip() in details.read_text()
     assert not report.update_readme(readme, out)  # nothing changes a second time

@@ -1,6 +1,6 @@
 """One-sided tests of every verdict rule of ``python -m compare`` (issue 24, point 2).
 
-Each claim of :data:`figures.scorecard.ANY_DATA` is judged by the scorecard's evaluator on
+Each claim of :data:`figures.any_data.ANY_DATA` is judged by the scorecard's evaluator on
 a small synthetic report written where compare writes its own (a report and an optimum
 record in a reports folder). Data that meets the criterion says "holds"; the same data moved
 just across it says "level" (within the spread over seeds) or "differs". Independent of any
@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from figures import common, scorecard
+from figures import any_data, claims, common
 
 NAME, KEY, LMBD = "compare_lmbd0.1", "file-abc-00000000", 0.1
-M = scorecard.MAIN  # short name -> label of the main variants
+M = any_data.MAIN  # short name -> label of the main variants
 SOLVER = {"sdca-perm": "sdca", "sdca-sgd": "sdca", "pegasos": "pegasos",
           "pegasos-batch": "pegasos", "asdca": "asdca"}  # fmt: skip
 
@@ -52,8 +52,8 @@ def write(root, curves: dict, epochs: int, p_star=1.0, rel_gap=1e-13, certified=
 
 def evaluate(root, claim_id: str):
     """What the evaluator says of claim ``claim_id`` on the report under ``root``."""
-    claim = next(c for c in scorecard.ANY_DATA if c.id == claim_id)
-    return scorecard.evaluate(common.Query(root), dataclasses.replace(claim, reports=(NAME,)))
+    claim = next(c for c in any_data.ANY_DATA if c.id == claim_id)
+    return claims.evaluate(common.Query(root), dataclasses.replace(claim, reports=(NAME,)))
 
 
 def verdict(root, claim_id: str) -> str:
@@ -114,9 +114,9 @@ def test_an_uncertified_optimum_judges_no_claim_that_needs_it(tmp_path):
 
 def test_claims_declare_whether_they_need_p_star():
     """Exactly the claims that read the optimum's bounds (suboptimality) declare it."""
-    needs = {c.id for c in scorecard.ANY_DATA if c.needs_p_star}
+    needs = {c.id for c in any_data.ANY_DATA if c.needs_p_star}
     assert needs == {"any.1"}
-    needs = [c for c in scorecard.ANY_DATA if c.needs_p_star]
+    needs = [c for c in any_data.ANY_DATA if c.needs_p_star]
     assert all("without a certificate for P*" in c.criterion for c in needs)
 
 
@@ -161,7 +161,7 @@ def test_best_error_leaves_out_epoch_0(tmp_path, after2, expected, best_epoch):
     res = evaluate(tmp_path, "any.2")
     assert res.verdict == expected
     assert res.ours.endswith(f"(epoch {best_epoch})")
-    claim = next(c for c in scorecard.ANY_DATA if c.id == "any.2")
+    claim = next(c for c in any_data.ANY_DATA if c.id == "any.2")
     assert "epoch 1 on" in claim.criterion
 
 
@@ -231,5 +231,5 @@ def test_one_seed_has_no_spread():
 
 def test_every_claim_names_the_solvers_it_reads():
     """compare leaves a claim out exactly when one of these did not run."""
-    for claim in scorecard.ANY_DATA:
+    for claim in any_data.ANY_DATA:
         assert claim.configs and set(claim.configs) <= set(M.values()), claim.id

@@ -2,8 +2,8 @@
 point 2).
 
 Each claim of :data:`figures.scorecard.CLAIMS` (the studies' scorecard) and of
-:data:`figures.scorecard.ANY_DATA` (``python -m compare``) is judged by the one evaluator,
-:func:`figures.scorecard.evaluate`, on values placed just inside its criterion ("holds") and
+:data:`figures.any_data.ANY_DATA` (``python -m compare``) is judged by the one evaluator,
+:func:`figures.claims.evaluate`, on values placed just inside its criterion ("holds") and
 the same values moved just across each of its thresholds ("differs"), independent of any
 golden text and of how the values are read from reports (``read`` is replaced by the
 values). A claim added to either registry without its cases here fails
@@ -21,7 +21,7 @@ import pandas as pd
 import pytest
 
 from compare import outputs
-from figures import scorecard
+from figures import any_data, claims, scorecard
 from figures.common import Runs
 from figures.scorecard import FOUR, GEN, SAMPLINGS, SIM, SKIN
 
@@ -42,7 +42,7 @@ class NoReports:
 def judge(claim, values: dict) -> str:
     """The verdict of ``claim`` on ``values`` (its ``read`` replaced by them)."""
     fixed = dataclasses.replace(claim, read=lambda q: dict(values), reports=(NAME,))
-    return scorecard.evaluate(NoReports(), fixed).verdict
+    return claims.evaluate(NoReports(), fixed).verdict
 
 
 def one(x: float) -> Runs:
@@ -167,12 +167,12 @@ NEVER_HOLDS = {
     cid: [dict(s=one(x), p=one(y), fs=1.0, fp=1.0) for x, y in ((1.0, 3.0), (3.0, 1.0))]
     for cid in ("000.6", "000.10")
 }
-REGISTRY = {c.id: c for c in [*scorecard.CLAIMS, *scorecard.ANY_DATA]}
+REGISTRY = {c.id: c for c in [*scorecard.CLAIMS, *any_data.ANY_DATA]}
 
 
 def test_every_claim_has_its_cases():
     """A claim added to either registry must come with its one-sided cases."""
-    assert len(REGISTRY) == len(scorecard.CLAIMS) + len(scorecard.ANY_DATA)
+    assert len(REGISTRY) == len(scorecard.CLAIMS) + len(any_data.ANY_DATA)
     assert set(CASES) | set(NEVER_HOLDS) == set(REGISTRY)
     assert not set(CASES) & set(NEVER_HOLDS)
 
@@ -194,9 +194,7 @@ def test_machine_bound_claims_never_hold(claim_id):
     solver is faster here; the reason says why."""
     claim = REGISTRY[claim_id]
     for values in NEVER_HOLDS[claim_id]:
-        res = scorecard.evaluate(
-            NoReports(), dataclasses.replace(claim, read=lambda q, v=values: v)
-        )
+        res = claims.evaluate(NoReports(), dataclasses.replace(claim, read=lambda q, v=values: v))
         assert res.verdict == "differs" and "machine" in res.reason
 
 
@@ -237,17 +235,17 @@ def test_compare_table_holds_and_differs_for_every_claim(tmp_path):
     replaced): the table says what the evaluator says, on both sides (a report with a
     certified optimum is there, for the claims that need P*)."""
     write(tmp_path, {"sdca-perm": {"primal": reaching([2, 2])}}, 8)
-    for claim in scorecard.ANY_DATA:
+    for claim in any_data.ANY_DATA:
         meets, crossed = CASES[claim.id]
         for values, expected in ((meets, "holds"), (crossed[0], "differs")):
             fixed = dataclasses.replace(claim, read=lambda q, v=values: dict(v))
-            swapped = [fixed if c.id == claim.id else c for c in scorecard.ANY_DATA]
+            swapped = [fixed if c.id == claim.id else c for c in any_data.ANY_DATA]
             with pytest.MonkeyPatch.context() as mp:
-                mp.setattr(scorecard, "ANY_DATA", swapped)
+                mp.setattr(any_data, "ANY_DATA", swapped)
                 assert _table_verdict(tmp_path, fixed) == expected, claim.id
 
 
-@pytest.mark.parametrize("claim", scorecard.ANY_DATA, ids=lambda c: c.id)
+@pytest.mark.parametrize("claim", any_data.ANY_DATA, ids=lambda c: c.id)
 def test_a_claim_is_judged_when_exactly_its_solvers_ran(claim):
     """``compare`` keeps a claim whose solvers all ran, the case of exactly its own solvers
     included (``<=``, not ``<``: the mutation survivor compare/outputs.py:166), and leaves it
@@ -262,7 +260,7 @@ def test_a_claim_is_judged_when_exactly_its_solvers_ran(claim):
 def explain(claim_id: str, values: dict):
     """What ``evaluate`` says of claim ``claim_id`` on ``values`` (verdict, ours, reason)."""
     fixed = dataclasses.replace(REGISTRY[claim_id], read=lambda q: dict(values), reports=(NAME,))
-    return scorecard.evaluate(NoReports(), fixed)
+    return claims.evaluate(NoReports(), fixed)
 
 
 def test_the_numbers_a_verdict_quotes_are_its_values():

@@ -7,7 +7,7 @@ bug at a time (a flipped comparison, a changed constant, a removed ``not``, a lo
 runs...) and runs the module's own fast test subset; a mutant is *killed* when a test fails
 (or the subset exceeds its time budget), and *survives* otherwise. The score is killed /
 (killed + survived); the surviving mutants are printed as ``file:line operator`` with their
-diff, to be triaged (a missing test, or an equivalent mutant: README, "Testing").
+diff, to be triaged (a missing test, or an equivalent mutant: docs/testing.md).
 
 Every run works on a copy of the repository (tracked and untracked, non-ignored files) under
 ``output/mutation/tree``, so a mutant never touches the working tree, even when interrupted.
@@ -84,6 +84,15 @@ TARGETS = {
         "figures/scorecard.py",
         ("tests/test_scorecard.py", "tests/test_compare_verdicts.py", "tests/test_verdict*.py"),
     ),
+    # the claim row and its evaluator, and the claims of ``python -m compare``: the same rules
+    "claims": Target(
+        "figures/claims.py",
+        ("tests/test_scorecard.py", "tests/test_compare_verdicts.py", "tests/test_verdict*.py"),
+    ),
+    "any_data": Target(
+        "figures/any_data.py",
+        ("tests/test_compare_verdicts.py", "tests/test_verdict*.py"),
+    ),
     # compare's verdicts are the scorecard's rules applied to the user's runs: its own code
     # is the claims section that selects and words them
     "compare": Target(
@@ -157,6 +166,8 @@ ORDER = (
     "optima",
     "runner",
     "scorecard",
+    "claims",
+    "any_data",
     "compare",
     "objectives",
     "exact",

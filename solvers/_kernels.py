@@ -33,7 +33,8 @@ from numba.extending import intrinsic, overload
 #: ``nnan``/``ninf`` so that non-finite values are never assumed away.
 FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
 
-_U1, _U2, _U3, _U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
+#: Unsigned index steps: an index kept in uint64 pays no negative-index wraparound.
+U1, _U2, _U3, _U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
 
 
 class DenseRows(NamedTuple):
@@ -207,13 +208,13 @@ def _csr_dot(data, cols, start, end, v):
     p = start
     while p + _U4 <= end:
         s0 += np.float64(data[p]) * v[np.uint64(cols[p])]
-        s1 += np.float64(data[p + _U1]) * v[np.uint64(cols[p + _U1])]
+        s1 += np.float64(data[p + U1]) * v[np.uint64(cols[p + U1])]
         s2 += np.float64(data[p + _U2]) * v[np.uint64(cols[p + _U2])]
         s3 += np.float64(data[p + _U3]) * v[np.uint64(cols[p + _U3])]
         p += _U4
     while p < end:
         s0 += np.float64(data[p]) * v[np.uint64(cols[p])]
-        p += _U1
+        p += U1
     return (s0 + s1) + (s2 + s3)
 
 

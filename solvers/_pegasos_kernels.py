@@ -61,7 +61,7 @@ scalars, each score corrected by the earlier updates of the block
 (:math:`\tilde x_b^\top v_{\text{after}\,c} = \tilde x_b^\top v + \sum_{c<b} c_c\,\tilde x_b^\top
 \tilde x_c`; shrinks and projections only change :math:`s`), and :math:`v` gets one combined
 update. This is the same sequential algorithm (equal up to rounding) with four memory
-streams in flight instead of one, as in :func:`solvers.sdca._sdca_epoch`. With
+streams in flight instead of one, as in :func:`solvers._sdca_kernels.sdca_epoch`. With
 :math:`k > 1` the batch's margins are independent dot products with the same :math:`v`,
 computed four rows per pass, and the rows of :math:`A_t^+` are added four per pass.
 

@@ -18,9 +18,9 @@ from numba.extending import overload
 
 from . import losses, objectives
 from ._kernels import (
-    _U1,
     FASTMATH,
     ROW_AHEAD,
+    U1,
     gram4,
     is_array,
     is_csr_rows,
@@ -223,11 +223,11 @@ def _axpy_ahead_impl(rows, i, c, w, moved, r):
                     w[np.uint64(cols[p])] += c * np.float64(data[p])
                     if a < b:
                         prefetch(w, np.uint64(cols[a]))
-                        a += _U1
-                    p += _U1
+                        a += U1
+                    p += U1
             while a < b:
                 prefetch(w, np.uint64(cols[a]))
-                a += _U1
+                a += U1
 
         return csr
 

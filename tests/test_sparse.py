@@ -306,7 +306,7 @@ def test_no_compilation_inside_a_csr_fit_after_warm_up():
     kernels = [
         sdca_module._sdca_epoch_csr,
         sdca_module._sgd_init_epoch_csr,
-        objectives._row_sq_norms_csr,
+        objectives._row_sq_norms,
     ]
     before = [len(k.signatures) for k in kernels]
     X, y = sparse_problem()

@@ -23,6 +23,7 @@ import numpy as np
 
 from solvers import objectives
 from solvers.exact import solve_exact
+from solvers.losses import HINGE
 
 from .problems import Problem
 
@@ -65,7 +66,7 @@ def evaluate(X, y, coef, dual_coef, lmbd: float) -> tuple[float, float]:
     point is made feasible by clipping ``y_i α_i`` to [0, 1] first (any feasible α gives a
     valid lower bound: the certificate rebuilds w(α) itself); without one the dual is NaN."""
     a = np.zeros(len(y)) if dual_coef is None else np.asarray(dual_coef, dtype=np.float64)
-    cert = objectives.certificate(X, y, coef, y * np.clip(a * y, 0.0, 1.0), lmbd)
+    cert = objectives.certificate(X, y, coef, y * HINGE.project(a * y), lmbd, HINGE)
     return cert["primal"], math.nan if dual_coef is None else cert["dual"]
 
 

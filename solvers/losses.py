@@ -130,6 +130,12 @@ class Loss(NamedTuple):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(c > 0.0, a - 0.5 * self.kappa * a * a / c, 0.0)
 
+    def project(self, a, sample_weight=None) -> np.ndarray:
+        r""":math:`a_i` clipped to its box :math:`[0, c_i U]`, elementwise (a feasible dual
+        point from any one)."""
+        upper = self.upper if sample_weight is None else self.box(sample_weight)
+        return np.clip(np.asarray(a, dtype=np.float64), 0.0, upper)
+
     def dual_targets(self, z) -> np.ndarray:
         r""":math:`a^*(z) = -\phi'(z) \in [0, U]` (unit weight), elementwise: the twin of
         :func:`dual_target` and of :func:`minus_derivative` (which gives 0 at a NaN)."""
@@ -187,6 +193,14 @@ def value(loss, z):
     if u >= loss.kappa * loss.upper:
         return loss.upper * u - 0.5 * loss.kappa * loss.upper * loss.upper
     return u * u / (2.0 * loss.kappa)
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def hinge(z):
+    r""":math:`\max(0, 1 - z)`: the hinge's :func:`value` (``HINGE``), which every training
+    pass reports beside the solver's own loss."""
+    u = 1.0 - z
+    return u if u > 0.0 else 0.0
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")

@@ -9,14 +9,14 @@ up to four passes over the training set, two over the test set, a validation of 
 at every call and half a dozen temporaries of length n.
 
 :class:`EpochMetrics` validates a split once and then, per epoch, reads each training row once
-for both iterates and the dual's :math:`\tilde w(\alpha)` (``_train_pass``, the kernel of
-:func:`solvers.objectives.monitor`), each test row once for both iterates (``_test_pass``),
-and :math:`\alpha` once for the dual's terms (``_dual_terms``). Its numbers are those of
-:mod:`solvers.objectives` bit for bit: the same per-row arithmetic (``_row_margin``) in the
-same order under the same compile flags, and the same NumPy reductions (:func:`numpy.mean`
-of the dual's terms, :func:`numpy.dot` for the squared norms), which
-``tests/test_monitoring.py`` asserts on dense and CSR data, every loss, with and without
-sample weights.
+for both iterates and the dual's :math:`\tilde w(\alpha)` (:func:`solvers._passes.train_pass`,
+the kernel of :func:`solvers.objectives.monitor`), each test row once for both iterates
+(``_test_pass``), and :math:`\alpha` once for the dual's terms (``_dual_terms``). Its numbers
+are those of :mod:`solvers.objectives` bit for bit: the same per-row arithmetic
+(:func:`solvers._passes.row_margin`) in the same order under the same compile flags, and the
+same NumPy reductions (:func:`numpy.mean` of the dual's terms, :func:`numpy.dot` for the
+squared norms), which ``tests/test_monitoring.py`` asserts on dense and CSR data, every loss,
+with and without sample weights.
 """
 
 from __future__ import annotations
@@ -24,25 +24,21 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.sparse as sp
 from numba import njit
 
-from ._kernels import FASTMATH, weight_of
-from .losses import HINGE, Loss, make_loss
-from .objectives import (
-    _FEASIBILITY_SLACK,
-    _as_dual,
-    _as_full,
-    _misclassified,
-    _row_margin,
-    _row_margin_csr,
-    _train_pass,
-    _train_pass_csr,
+from ._kernels import FASTMATH, kernel_rows, n_rows, weight_of
+from ._passes import (
+    FEASIBILITY_SLACK,
     as_data,
+    as_dual,
+    as_full,
     as_labels,
     as_sample_weight,
-    csr_parts,
+    misclassified,
+    row_margin,
+    train_pass,
 )
+from .losses import HINGE, Loss, make_loss
 
 __all__ = ["EpochMetrics"]
 
@@ -104,43 +100,33 @@ class EpochMetrics:
             if y_test is None:
                 raise ValueError("X_test was given without y_test")
             self.y_test = as_labels(y_test, self.X_test.shape[0])
+        no_norms = np.empty(0)
+        self._rows = kernel_rows(self.X, self.y, no_norms, self.sample_weight, self.bias)
+        self._test_rows = (
+            None
+            if self.X_test is None
+            else kernel_rows(self.X_test, self.y_test, no_norms, None, self.bias)
+        )
         self._w_alpha = np.empty(self.n_features + 1)
         self._terms = np.empty(self.n_samples)
         self._no_dual = np.zeros(1)
-
-    @staticmethod
-    def _parts(X) -> tuple:
-        return csr_parts(X) if sp.issparse(X) else (X,)
 
     def __call__(
         self, w: np.ndarray, dual_coef: np.ndarray | None = None, w_out: np.ndarray | None = None
     ) -> dict[str, float]:
         """The epoch's numbers for the current iterate ``w`` (full vector), its dual point
         ``dual_coef`` (None: no dual) and the returned iterate ``w_out`` (None: ``w``)."""
-        w = _as_full(w, self.n_features)
+        w = as_full(w, self.n_features)
         if w_out is None or w_out is w or np.array_equal(w_out, w):
             with_out, w_out = False, w
         else:
-            with_out, w_out = True, _as_full(w_out, self.n_features)
+            with_out, w_out = True, as_full(w_out, self.n_features)
         with_dual = dual_coef is not None
-        alpha = _as_dual(dual_coef, self.n_samples) if with_dual else self._no_dual
-        X = self.X
-        kernel = _train_pass_csr if sp.issparse(X) else _train_pass
-        hinge, smooth, errors, hinge_out, errors_out = kernel(
-            *self._parts(X),
-            self.y,
-            w,
-            w_out,
-            with_out,
-            alpha,
-            self.bias,
-            self.loss,
-            self.own,
-            self.scale,
-            with_dual,
+        alpha = as_dual(dual_coef, self.n_samples) if with_dual else self._no_dual
+        hinge, smooth, errors, hinge_out, errors_out = train_pass(
+            self._rows, w, w_out, with_out, alpha, self.loss, self.own, self.scale, with_dual,
             self._w_alpha,
-            self.sample_weight,
-        )
+        )  # fmt: skip
         n = self.n_samples
         reg = 0.5 * self.lmbd * float(np.dot(w, w))
         out = {
@@ -154,13 +140,9 @@ class EpochMetrics:
             out["dual"] = self._dual(alpha)
             out["gap"] = (out["primal_smooth"] if self.own else out["primal"]) - out["dual"]
         test_error = test_error_out = math.nan
-        if self.X_test is not None:
-            X_test = self.X_test
-            kernel = _test_pass_csr if sp.issparse(X_test) else _test_pass
-            wrong, wrong_out = kernel(
-                *self._parts(X_test), self.y_test, w, w_out, with_out, self.bias
-            )
-            n_test = X_test.shape[0]
+        if self._test_rows is not None:
+            wrong, wrong_out = _test_pass(self._test_rows, w, w_out, with_out)
+            n_test = self.X_test.shape[0]
             test_error = float(wrong / n_test) if n_test else math.nan
             test_error_out = float(wrong_out / n_test) if n_test else math.nan
         out["test_error"] = test_error
@@ -180,7 +162,7 @@ class EpochMetrics:
         :func:`solvers.objectives.dual`: box check, clip, terms, NumPy mean and dot)."""
         loss, c = self.loss, self.sample_weight
         lo, hi, over, box_max = _dual_terms(alpha, self.y, loss, c, self._terms)
-        if lo < -_FEASIBILITY_SLACK or over > _FEASIBILITY_SLACK * max(1.0, box_max):
+        if lo < -FEASIBILITY_SLACK or over > FEASIBILITY_SLACK * max(1.0, box_max):
             raise ValueError(
                 f"dual point is infeasible: y*alpha spans [{lo}, {hi}], outside "
                 f"its box [0, c_i * {loss.upper:g}] (by {max(-lo, over):.3g})"
@@ -190,47 +172,27 @@ class EpochMetrics:
 
 
 # ------------------------------------------------------------------------------ kernels
-# The training pass is solvers.objectives' own (_train_pass, _train_pass_csr: objectives.monitor
-# runs it for one iterate); the test pass repeats the per-row arithmetic of objectives._margins
-# (same loops, same FASTMATH flags): changing either side changes the reports' bits, and the
-# tests say so.
+# The training pass is the one of solvers.objectives.monitor (solvers._passes.train_pass);
+# the test pass computes its margins as solvers.objectives.margins does (row_margin, the
+# same FASTMATH flags): changing either side changes the reports' bits, and the tests say so.
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _test_pass(X, y, w, w_out, with_out, bias):
-    """Misclassified test rows of ``w`` and (``with_out``) ``w_out``, one pass over X."""
-    d = X.shape[1]
-    wb = bias * w[d]
-    wb_out = bias * w_out[d]
-    wrong = wrong_out = 0
-    for i in range(X.shape[0]):
-        xi = X[i]
-        z = _row_margin(xi, w, wb, y[i])
-        if _misclassified(z, y[i]):
-            wrong += 1
-        if with_out:
-            z = _row_margin(xi, w_out, wb_out, y[i])
-            if _misclassified(z, y[i]):
-                wrong_out += 1
-    return wrong, wrong_out
+def _test_pass(rows, w, w_out, with_out):
+    """Misclassified test rows of ``w`` and (``with_out``) ``w_out``, one pass over them.
 
-
-@njit(cache=True, fastmath=FASTMATH)
-def _test_pass_csr(data, indices, indptr, y, w, w_out, with_out, bias):
-    """CSR twin of :func:`_test_pass`."""
+    rows : DenseRows or CSRRows (the test split, d features) ; w, w_out : (d + 1,) float64.
+    """
     d = w.shape[0] - 1
-    wb = bias * w[d]
-    wb_out = bias * w_out[d]
+    y = rows.y
+    wb = rows.bias * w[d]
+    wb_out = rows.bias * w_out[d]
     wrong = wrong_out = 0
-    for i in range(indptr.shape[0] - 1):
-        lo, hi = indptr[i], indptr[i + 1]
-        z = _row_margin_csr(data, indices, lo, hi, w, wb, y[i])
-        if _misclassified(z, y[i]):
+    for i in range(n_rows(rows)):
+        if misclassified(row_margin(rows, i, w, wb), y[i]):
             wrong += 1
-        if with_out:
-            z = _row_margin_csr(data, indices, lo, hi, w_out, wb_out, y[i])
-            if _misclassified(z, y[i]):
-                wrong_out += 1
+        if with_out and misclassified(row_margin(rows, i, w_out, wb_out), y[i]):
+            wrong_out += 1
     return wrong, wrong_out
 
 
@@ -240,7 +202,7 @@ def _dual_terms(dual_coef, y, loss, weights, terms):
     c_i = 0), as ``Loss.dual_terms(np.clip(a, 0, box), c)`` computes it elementwise.
 
     Returns ``(min a, max a, max(a - box), max box)`` with 0 (1 for the box) as the initial
-    value of each, for :func:`solvers.objectives._feasible`'s check.
+    value of each, for the check of :func:`solvers._passes.feasible`.
     """
     lo = hi = over = 0.0
     box_max = 1.0

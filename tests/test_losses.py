@@ -69,6 +69,23 @@ def test_njit_functions_equal_numpy_twins(name):
     assert_allclose(upper, loss.box(c), rtol=0, atol=0)
 
 
+def test_hinge_is_the_hinge_loss_value():
+    """losses.hinge (every training pass's hinge sum) is HINGE's value, bit for bit."""
+    got = np.array([losses.hinge(z) for z in Z])
+    assert_allclose(got, losses.HINGE.values(Z), rtol=0, atol=0)
+    assert_allclose(got, written_out("hinge", Z), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("name", list(ALL))
+def test_project_clips_to_the_box(name):
+    loss = ALL[name]
+    rng = np.random.default_rng(2)
+    a = rng.uniform(-2.0, 8.0, 50)
+    c = np.where(rng.random(50) < 0.2, 0.0, rng.uniform(0.1, 3.0, 50))
+    assert_allclose(loss.project(a), np.clip(a, 0.0, loss.upper), rtol=0, atol=0)
+    assert_allclose(loss.project(a, c), np.clip(a, 0.0, loss.box(c)), rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("name", list(ALL))
 @pytest.mark.parametrize("c", [1.0, 0.4, 2.5])
 def test_dual_term_is_the_conjugate(name, c):

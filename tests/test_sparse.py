@@ -307,7 +307,7 @@ def test_no_compilation_inside_a_csr_fit_after_warm_up():
     kernels = [
         sdca_module.sdca_epoch_kernel,
         sdca_kernels.sgd_init_epoch,
-        objectives._row_sq_norms_csr,
+        objectives._row_sq_norms,
     ]
     before = [len(k.signatures) for k in kernels]
     X, y = sparse_problem()

@@ -236,6 +236,12 @@ def _reset(v, acc, sigma):
 # Three helpers with a dense specialisation that reads four rows per pass (*Memory
 # streams*), chosen like the row-access layer's bodies: by the type of ``rows``. Any other
 # rows (a CSRRows) get the generic body, one row at a time through the layer.
+#: The bodies with loops compile as functions of their own with the kernels' flags (LLVM
+#: inlines them), not by Numba's IR inlining, which gave wrong iterates with Numba 0.68
+#: (``solvers._kernels._LAYER_OPTIONS``; ``benchmarks/iterates_digest.py`` saw it here too).
+_BODY_OPTIONS = {"fastmath": FASTMATH}
+
+
 def _is_dense_rows(rows) -> bool:
     """Whether the Numba type ``rows`` is that of a :class:`solvers._kernels.DenseRows`."""
     return getattr(rows, "instance_class", None) is DenseRows
@@ -260,7 +266,7 @@ def _four_samples(rows, it, params, indices, j, t, s, vn2, sigma):
     """
 
 
-@overload(_four_samples, inline="always")
+@overload(_four_samples, jit_options=_BODY_OPTIONS)
 def _four_samples_impl(rows, it, params, indices, j, t, s, vn2, sigma):
     if not _is_dense_rows(rows):
         return lambda rows, it, params, indices, j, t, s, vn2, sigma: (False, s, vn2, sigma)
@@ -315,7 +321,7 @@ def _batch_scores(rows, v, indices, start, size, out):
     """``out[b] = x̃_iᵀv`` for ``i = indices[start + b]``, ``b < size`` (``out``: (k,))."""
 
 
-@overload(_batch_scores, inline="always")
+@overload(_batch_scores, jit_options=_BODY_OPTIONS)
 def _batch_scores_impl(rows, v, indices, start, size, out):
     if not _is_dense_rows(rows):
 
@@ -369,7 +375,7 @@ def _add_batch(rows, it, count, sigma, vn2, projection):
     """
 
 
-@overload(_add_batch, inline="always")
+@overload(_add_batch, jit_options=_BODY_OPTIONS)
 def _add_batch_impl(rows, it, count, sigma, vn2, projection):
     if not _is_dense_rows(rows):
 

@@ -349,8 +349,12 @@ def _batch_scores_impl(rows, v, indices, start, size, out):
                 g3 += r3[k] * vk
             out[b], out[b + 1], out[b + 2], out[b + 3] = g0 + vb, g1 + vb, g2 + vb, g3 + vb
             b += 4
-        while b < size:
-            out[b] = row_dot(rows, indices[start + b], v, 0.0) + vb
+        while b < size:  # the batch's last rows, one chain each
+            xi = X[indices[start + b]]
+            g = 0.0
+            for k in range(d):
+                g += xi[k] * v[k]
+            out[b] = g + vb
             b += 1
 
     return dense

@@ -9,7 +9,7 @@ before any timing; then epochs alternate between them (each on its own state, fr
 index arrays), timed with ``time.process_time`` around the kernel call alone, and the median
 epoch of each is printed with their ratio::
 
-    python benchmarks/pegasos_blocks.py --n 20000 --d 500 --batch-size 64 --epochs 6
+    python tools/pegasos_blocks.py --n 20000 --d 500 --batch-size 64 --epochs 6
 """
 
 from __future__ import annotations

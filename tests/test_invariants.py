@@ -28,7 +28,7 @@ import solvers
 import solvers.exact as exact_module
 from experiments import Config, Experiment, optima, reports, run_experiment
 from experiments import runner as runner_module
-from solvers import objectives
+from solvers import _exact_qp, objectives
 from solvers._exact_choice import MEMORY_LIMIT
 from solvers._exact_qp import BLOCK_BYTES, FREE_BLOCK_MAX
 from solvers.exact import choose_method, solve_exact
@@ -196,7 +196,7 @@ def test_auto_solve_follows_the_chooser_and_never_forms_q_for_n_above_d(monkeypa
     def refuse(*args, **kwargs):
         raise AssertionError("the n × n Gram matrix was formed for n > d")
 
-    monkeypatch.setattr(exact_module, "_gram_matrix", refuse)
+    monkeypatch.setattr(_exact_qp, "_gram_matrix", refuse)  # where the QP reads it
     for budget in (1e-6, 60.0):
         choice = choose_method(n, d, max_cpu=budget)
         res = solve_exact(X, y, 1 / n, max_cpu=budget, tol=1e-8)

@@ -289,7 +289,8 @@ def update_gram4(p0, p1, p2, p3, c0, c1, c2, c3, v, r0, r1, r2, r3):
 #: How the layer's bodies compile: as functions of their own with the kernels' flags, which
 #: LLVM inlines into the sweep, not by Numba's IR inlining (``overload(inline="always")``):
 #: with Numba 0.68 an IR-inlined body with a loop gave wrong results inside an SDCA step
-#: (found by ``benchmarks/iterates_digest.py``; ``tests/test_rows.py`` keeps the case).
+#: (found by ``benchmarks/iterates_digest.py``; ``tests/test_sdca.py::
+#: test_each_sweep_equals_the_numpy_steps`` fails with it).
 _LAYER_OPTIONS = {"fastmath": FASTMATH}
 
 

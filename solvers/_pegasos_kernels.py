@@ -237,8 +237,8 @@ def _reset(v, acc, sigma):
 # streams*), chosen like the row-access layer's bodies: by the type of ``rows``. Any other
 # rows (a CSRRows) get the generic body, one row at a time through the layer.
 #: The bodies with loops compile as functions of their own with the kernels' flags (LLVM
-#: inlines them), not by Numba's IR inlining, which gave wrong iterates with Numba 0.68
-#: (``solvers._kernels._LAYER_OPTIONS``; ``benchmarks/iterates_digest.py`` saw it here too).
+#: inlines them), not by Numba's IR inlining, which gave wrong iterates with Numba 0.68 in
+#: SDCA's and ASDCA's sweeps (``solvers._kernels._LAYER_OPTIONS``).
 _BODY_OPTIONS = {"fastmath": FASTMATH}
 
 
@@ -349,12 +349,8 @@ def _batch_scores_impl(rows, v, indices, start, size, out):
                 g3 += r3[k] * vk
             out[b], out[b + 1], out[b + 2], out[b + 3] = g0 + vb, g1 + vb, g2 + vb, g3 + vb
             b += 4
-        while b < size:  # the batch's last rows, one chain each
-            xi = X[indices[start + b]]
-            g = 0.0
-            for k in range(d):
-                g += xi[k] * v[k]
-            out[b] = g + vb
+        while b < size:
+            out[b] = row_dot(rows, indices[start + b], v, 0.0) + vb
             b += 1
 
     return dense

@@ -203,8 +203,9 @@ def test_sdca_gpu_reaches_the_exact_optimum(loss, sparse):
 
 @pytest.mark.xfail(
     strict=False,
-    reason="flaky since the row-access refactor (stop of 2026-11-26): passes and fails from one "
-    "run to the next on the simulator; see that stop's closing note: to be fixed, not kept",
+    reason="flaky: failed in 4 of ~20 runs on 2026-11-26 (a GPU fit differing from a second "
+    "GPU fit or from the CPU by up to 60 %), never at 480df46 in 12 runs; cause not found: "
+    "to be fixed, not kept (closing note of that stop)",
 )
 def test_sdca_gpu_dense_is_deterministic_and_warm_starts():
     X, y = _problem(n=40, d=3, seed=7)
@@ -262,8 +263,9 @@ def test_device_errors_are_clear(monkeypatch):
 )
 @pytest.mark.xfail(
     strict=False,
-    reason="flaky since the row-access refactor (stop of 2026-11-26): passes and fails from one "
-    "run to the next on the simulator; see that stop's closing note: to be fixed, not kept",
+    reason="flaky: failed in 4 of ~20 runs on 2026-11-26 (a GPU fit differing from a second "
+    "GPU fit or from the CPU by up to 60 %), never at 480df46 in 12 runs; cause not found: "
+    "to be fixed, not kept (closing note of that stop)",
 )
 def test_pegasos_gpu_equals_cpu(sparse, options):
     """The same index arrays (same seed), the same steps (every loss: −φ'(z) of

@@ -26,8 +26,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import losses, objectives
-from ._base import BaseLinearSVM, EpochInfo, check_lmbd
+from ._base import BaseLinearSVM
 from ._kernels import FASTMATH
+from ._problem import EpochInfo
+from ._scales import check_lmbd
 from .asdca import ASDCAClassifier
 from .exact import ExactSVMClassifier
 from .path import PathPoint, lambda_path

@@ -1,4 +1,4 @@
-"""What every solver shares: validation, label mapping, the timed epoch loop, warm-up, callback.
+"""The shared driver of every solver: :class:`BaseLinearSVM`, its timed epoch loop and hooks.
 
 A solver subclasses :class:`BaseLinearSVM` and provides these hooks:
 
@@ -25,32 +25,34 @@ objectives, gaps and the user callback all run after the clock stops.
 What code outside this package needs to know about an estimator is public and read-only:
 :attr:`BaseLinearSVM.loss_function` (the :class:`solvers.losses.Loss` its objective uses),
 :attr:`BaseLinearSVM.has_dual` and :attr:`BaseLinearSVM.supports_sparse`.
+
+This module holds the estimator itself: parameter and input validation, ``fit`` (one binary
+problem per target), the epoch loop (:meth:`BaseLinearSVM._fit_binary`), the stored
+attributes and the warm-up fits (``WARMED``, :func:`layout_key`). The rest of the driver has
+rooms of its own: the types a binary fit takes and returns and the loop's small rules in
+:mod:`solvers._problem`; labels, class and sample weights and warm starts in
+:mod:`solvers._targets` (:class:`~solvers._targets.TargetsMixin`, which
+:class:`BaseLinearSVM` inherits); λ and the overflow checks in :mod:`solvers._scales`.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 import warnings
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-import sklearn
 from sklearn.base import BaseEstimator, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import objectives
-from ._kernels import kernel_rows
+from ._problem import BinaryFit, EpochInfo, Problem, caller_stacklevel, canonical, gap_due, stops
+from ._scales import check_lmbd, max_abs, resolve_lmbd
+from ._targets import TargetsMixin
 from .losses import HINGE, Loss
 
 # (estimator class, dtype, writeable, kernel-selecting params) already compiled in this process.
@@ -59,178 +61,12 @@ WARMED: set[tuple] = set()
 # estimator class -> its parameter names (scikit-learn's ``_get_param_names``)
 _PARAM_NAMES: dict[type, list[str]] = {}
 
-#: Largest ‖x̃‖²/λ (and 1/(λn)) a fit accepts. Every iterate is bounded by ~‖x̃‖/λ (w(α) of
-#: SDCA/ASDCA, a sum of Pegasos steps 1/(λt)·x̃), so margins stay below ~ (1 + ln T)·‖x̃‖²/λ;
-#: 1e300 leaves that factor and the sums over features and samples room below 1.8e308.
-_SCALE_LIMIT = 1e300
-
-#: Source folders whose frames a warning skips to point at the caller's line.
-_INTERNAL = (os.path.dirname(__file__), os.path.dirname(sklearn.__file__))
-
 #: λ used by the warm-up fits: λ is a scalar argument, it selects no kernel, and an extreme
 #: user λ must not overflow the warm-up's tiny problem.
 WARM_UP_LMBD = 0.1
 
 
-class Init(NamedTuple):
-    """Where a warm-started fit begins: the previous fit's full weight vector, its dual
-    point (None for primal solvers) and the iterations it had made (Pegasos' step counter)."""
-
-    w: np.ndarray
-    dual_coef: np.ndarray | None
-    iterations: int
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A validated binary training problem as the kernels see it, and how to run it.
-
-    Attributes
-    ----------
-    X : ndarray or scipy.sparse CSR matrix of shape (n_samples, n_features)
-        float32 or float64; dense C-contiguous, or CSR in canonical format (sorted indices,
-        no duplicates), whose ``(data, indices, indptr)`` the ``_csr`` kernels take.
-    y : ndarray of shape (n_samples,), float64 in {-1, +1}
-    lmbd : float
-    bias : float
-        Bias multiplier B (0: no bias feature).
-    sample_weight : ndarray of shape (n_samples,) or None
-        Weights c_i >= 0 (``sample_weight`` times ``class_weight``; float64). None: every 1.
-    positive_class : object
-        The class this problem calls +1 (``classes_[1]`` for two classes; one class per
-        problem in one-vs-rest).
-    epochs : int
-        Epochs to run at most (``max_epochs``; 1 for ``partial_fit``).
-    init : Init or None
-        The warm start, or None (w = 0, α = 0).
-    """
-
-    X: np.ndarray
-    y: np.ndarray
-    lmbd: float
-    bias: float
-    sample_weight: np.ndarray | None = None
-    positive_class: object = None
-    epochs: int = 1
-    init: Init | None = None
-
-    @property
-    def n_samples(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def n_features(self) -> int:
-        return self.X.shape[1]
-
-    @property
-    def sparse(self) -> bool:
-        return sp.issparse(self.X)
-
-    def rows(self, sq_norms: np.ndarray):
-        """The samples as the kernels read them (:class:`solvers._kernels.DenseRows` or
-        ``CSRRows``), with ``sq_norms`` (filled later by a timed set-up, or empty)."""
-        return kernel_rows(self.X, self.y, sq_norms, self.sample_weight, self.bias)
-
-
-@dataclass
-class BinaryFit:
-    """What one binary problem's fit returns to :meth:`BaseLinearSVM.fit`.
-
-    ``w`` is the returned full weight vector (last entry the bias weight), ``dual_coef`` its
-    dual point (None for primal solvers); ``attributes`` holds the solver's own fitted
-    attributes (``theta_``, ``certified_``, ...), stored as they are for two classes and
-    one entry per class in one-vs-rest.
-    """
-
-    w: np.ndarray
-    dual_coef: np.ndarray | None
-    n_epochs: int
-    epoch_times: np.ndarray
-    epoch_wall_times: np.ndarray
-    setup_time: float
-    setup_wall_time: float
-    converged: bool
-    duality_gap: float
-    iterations: int | None = None
-    attributes: dict = field(default_factory=dict)
-
-
-class EpochInfo:
-    """State handed to the per-epoch ``callback``, after the epoch's clock has stopped.
-
-    A callback that returns ``True`` (or ``numpy.True_``) stops the fit after this epoch
-    (e.g. a time budget); ``None`` or ``False`` goes on; any other value is a TypeError.
-
-    Attributes
-    ----------
-    epoch : int
-        Number of epochs completed (1 after the first).
-    n_samples_seen : int
-        Samples processed so far (``epoch * n_samples``, except for SDCA with shrinking:
-        the samples its epochs actually swept).
-    n_active : int or None
-        Size of the set of samples this epoch swept: ``n_samples``, or fewer when SDCA's
-        shrinking had set some aside (``SDCAClassifier(shrinking=True)``); None for solvers
-        without an active set.
-    cpu_time, wall_time : float
-        Update-loop CPU (``time.process_time``) and wall seconds of this epoch only.
-    setup_time, setup_wall_time : float
-        CPU and wall seconds of the per-fit precomputation (counted once, before epoch 1).
-    w : ndarray of shape (n_features + 1,)
-        Current iterate, full vector (last entry: bias weight). A live view: copy it to keep.
-    dual_coef : ndarray of shape (n_samples,) or None
-        Current dual point (signed, ``y_i * alpha_i`` in [0, 1]), None for primal solvers.
-    gap : float or None
-        Duality gap of (w, dual_coef) when the solver computed it for its stopping test
-        (``tol > 0``; with SDCA's shrinking, only on the epochs whose free KKT statistic
-        called for it: None on the others).
-    primal, dual : float or None
-        The primal P(w) and dual D(α) of that gap (None when no gap was computed): a
-        callback can stop on a relative gap, ``info.gap <= eps * info.primal``.
-    bias : float
-        Bias multiplier.
-    positive_class : object
-        The class this binary problem calls +1 (one problem per class in one-vs-rest).
-    """
-
-    __slots__ = (
-        "_output",
-        "bias",
-        "cpu_time",
-        "dual",
-        "dual_coef",
-        "epoch",
-        "gap",
-        "n_active",
-        "n_samples_seen",
-        "positive_class",
-        "primal",
-        "setup_time",
-        "setup_wall_time",
-        "w",
-        "wall_time",
-    )
-
-    def __init__(self, *, output: Callable[[], np.ndarray], **fields):
-        self._output = output
-        for name, value in fields.items():
-            setattr(self, name, value)
-
-    @property
-    def coef(self) -> np.ndarray:
-        """Current coefficients, shape (n_features,)."""
-        return self.w[:-1]
-
-    @property
-    def intercept(self) -> float:
-        return float(self.bias * self.w[-1])
-
-    def output_w(self) -> np.ndarray:
-        """What ``fit`` would return if it stopped now (e.g. the running average), full vector."""
-        return self._output()
-
-
-class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
+class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
     """Shared driver of the linear SVM solvers (see module docstring for the hooks)."""
 
     _parameter_constraints: dict = {
@@ -458,139 +294,6 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = self._supports_sparse
         return tags
 
-    # ---------------------------------------------------------------- labels and weights
-    def _encode_targets(self, y: np.ndarray) -> list[np.ndarray]:
-        """Set ``classes_``; the ±1 targets of the binary problems (one, or one per class)."""
-        classes = _two_numeric_classes(y)
-        if classes is None:  # sklearn's full checks (and their messages)
-            check_classification_targets(y)
-            classes = np.unique(y)
-            if classes.shape[0] == 1:
-                raise ValueError(
-                    f"Classifier can't train when only one class is present: every label is "
-                    f"{classes[0]!r}. Pass samples of at least two classes."
-                )
-            type_of_target(y, input_name="y", raise_unknown=True)
-        self.classes_ = classes
-        return [np.where(y == positive, 1.0, -1.0) for positive in self._positive_classes()]
-
-    def _positive_classes(self) -> list:
-        """The class each binary problem calls +1: ``classes_[1]``, or every class."""
-        return [self.classes_[1]] if len(self.classes_) == 2 else list(self.classes_)
-
-    def _sample_weights(self, X, y, sample_weight) -> np.ndarray | None:
-        """The user's ``sample_weight`` validated (None when absent); class weights are
-        applied per binary problem (:meth:`_problem_weights`)."""
-        if sample_weight is None:
-            return None
-        return _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-
-    def _class_weights(self) -> dict | None:
-        """``class_weight`` as {class: weight} (None: every class 1), scikit-learn's meaning
-        (``"balanced"``: n_samples / (n_classes * count), from the fit's labels, the counts
-        weighted by ``sample_weight``)."""
-        if self.class_weight is None:
-            return None
-        return getattr(self, "_class_weight_map", None)
-
-    def _problem_weights(self, y, sample_weight, positive) -> np.ndarray | None:
-        """Weights of the binary problem whose +1 class is ``positive``: ``sample_weight``
-        times the class weights. With two classes each class
-        gets its weight; in one-vs-rest the positive class gets its weight and the rest 1
-        (as liblinear's and SGDClassifier's one-vs-rest do)."""
-        weights = None if sample_weight is None else np.array(sample_weight, dtype=np.float64)
-        cw = self._class_weights()
-        if cw is not None:
-            if len(self.classes_) == 2:
-                per_sample = np.array([cw[c] for c in self.classes_])[
-                    np.searchsorted(self.classes_, y)
-                ]
-            else:
-                per_sample = np.where(y == positive, cw[positive], 1.0)
-            weights = per_sample if weights is None else weights * per_sample
-        if weights is None:
-            return None
-        sides = ((y == positive, f"class {positive}"), (y != positive, f"the rest of {positive}"))
-        if len(self.classes_) == 2:
-            sides = tuple((y == c, f"class {c}") for c in self.classes_)
-        for side, which in sides:
-            if side.any() and not weights[side].max() > 0.0:
-                raise ValueError(
-                    f"sample_weight (times class_weight) is 0 on every sample of {which}: a "
-                    "binary problem needs weight on both sides. Drop those labels from y, or "
-                    "give their samples a weight > 0."
-                )
-        return np.ascontiguousarray(weights)
-
-    def _set_class_weight_map(self, y, sample_weight) -> None:
-        if self.class_weight is None:
-            return
-        if isinstance(self.class_weight, dict):
-            unknown = set(self.class_weight) - set(self.classes_.tolist())
-            if unknown:
-                raise ValueError(
-                    f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
-                    f"y's classes {self.classes_.tolist()}."
-                )
-        if self.class_weight == "balanced" and sample_weight is not None:
-            for c in self.classes_:
-                if not sample_weight[y == c].sum() > 0.0:
-                    raise ValueError(
-                        f"class_weight='balanced' divides by each class's total "
-                        f"sample_weight, which is 0 for class {c}: give its samples a weight "
-                        f"> 0 or drop it from y."
-                    )
-        values = compute_class_weight(
-            self.class_weight, classes=self.classes_, y=y, sample_weight=sample_weight
-        )
-        self._class_weight_map = dict(zip(self.classes_.tolist(), values, strict=True))
-
-    # ---------------------------------------------------------------- warm start
-    def _warm_start_inits(self, X, previous_classes) -> list | None:
-        """The previous fit's points when ``warm_start`` and there was a fit (else None)."""
-        if not (self.warm_start and hasattr(self, "coef_")):
-            return None
-        return self._fitted_inits(X, previous_classes)
-
-    def _fitted_inits(self, X, previous_classes) -> list:
-        """Each binary problem's start from the fitted attributes (warm start, partial_fit)."""
-        if previous_classes is None or not np.array_equal(previous_classes, self.classes_):
-            new_classes, self.classes_ = self.classes_, previous_classes  # leave the fit as it was
-            raise ValueError(
-                f"warm_start=True starts from the last fit, of classes "
-                f"{None if previous_classes is None else previous_classes.tolist()}, and y "
-                f"has classes {new_classes.tolist()}: fit the same classes or set "
-                f"warm_start=False."
-            )
-        if self.coef_.shape[1] != X.shape[1]:
-            raise ValueError(
-                f"{'partial_fit' if not self.warm_start else 'warm_start=True'} continues a "
-                f"fit of {self.coef_.shape[1]} features, but X has {X.shape[1]}."
-            )
-        duals = self.dual_coef_
-        if duals is not None and duals.shape[-1] != X.shape[0]:
-            raise ValueError(
-                f"warm_start=True starts from the last fit's dual point, of "
-                f"{duals.shape[-1]} samples, but X has {X.shape[0]}: fit the same samples "
-                f"(another lmbd, tol or weights) or set warm_start=False."
-            )
-        k = self.coef_.shape[0]
-        bias = float(self.bias_multiplier)
-        if bias == 0.0 and np.any(self.intercept_ != 0.0):
-            raise ValueError(
-                "warm_start=True with bias_multiplier=0 cannot start from a fit with an "
-                "intercept: keep bias_multiplier or set warm_start=False."
-            )
-        iterations = np.broadcast_to(getattr(self, "t_", 0), (k,))
-        return [
-            Init(
-                objectives.full_weights(self.coef_[j], self.intercept_[j], bias),
-                None if duals is None else duals.reshape(k, -1)[j].copy(),
-                int(iterations[j]),
-            )
-            for j in range(k)
-        ]
-
     # ---------------------------------------------------------------- the binary problems
     def _fit_targets(self, X, y, targets, sample_weight, epochs: int, inits) -> None:
         """Fit one binary problem per target (labels ``y``, ``classes_`` set) and store the
@@ -613,7 +316,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             )
         ]
         self._check_params()
-        big = _max_abs(X)  # once for every binary problem
+        big = max_abs(X)  # once for every binary problem
         for problem in problems:
             self._check_scales(problem, big)
             self._check_problem(problem)
@@ -687,7 +390,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
             gap = primal = dual = None
             if tol > 0.0 and self._has_dual:
                 statistic = self._kkt_statistic(state)
-                if _gap_due(statistic, checked, target, epoch):
+                if gap_due(statistic, checked, target, epoch):
                     primal, dual, gap = objectives.duality_gap(
                         problem.X,
                         problem.y,
@@ -800,7 +503,7 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         """A measure of the last epoch's KKT violation, free with its sweep, that falls to 0
         at the optimum (None, the default: none; the exact gap is then computed after every
         epoch). With one, the exact gap is computed only when it predicts ``gap <= tol``
-        (:func:`_gap_due`)."""
+        (:func:`solvers._problem.gap_due`)."""
         return None
 
     def _iterations(self, state) -> int | None:
@@ -859,118 +562,6 @@ class BaseLinearSVM(LinearClassifierMixin, BaseEstimator):
         )
 
 
-def resolve_lmbd(lmbd, n_samples: int) -> float:
-    r"""The λ of a fit: ``lmbd`` itself, or ``1/n_samples`` for ``"auto"``.
-
-    ``"auto"`` is ``LinearSVC``'s default ``C = 1``: with :math:`C = 1/(\lambda n)` the
-    objective :math:`\frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i c_i\phi_i` is
-    :math:`\frac1n` times liblinear's :math:`\frac12\|\tilde w\|^2 + \sum_i c_i\phi_i`, the
-    same minimiser. ``n_samples`` counts the rows of X, whatever their sample weights (a
-    weight multiplies its sample's loss, as liblinear's per-sample C): so a weight of 0 is
-    the same optimum as dropping the row and an integer weight the same as repeating it,
-    exactly as with ``LinearSVC(C=1)``.
-    """
-    if isinstance(lmbd, str):
-        if lmbd != "auto":
-            raise ValueError(f"lmbd must be a number > 0 or 'auto', got {lmbd!r}")
-        return 1.0 / n_samples
-    return float(lmbd)
-
-
-def check_lmbd(X, lmbd: float, *, bias: float = 0.0, sample_weight=None, big=None) -> None:
-    """Refuse data or λ whose derived quantities overflow float64 (never a silent w = 0):
-    a ValueError that names the smallest λ these data accept (rounded up: typed back, it
-    passes), or says to scale X. Every estimator's ``fit`` calls it, and so does
-    ``python -m compare`` before it writes anything.
-
-    With ``R² = max_i c_i ‖x̃_i‖²`` (c_i the sample weights, 1 without; x̃_i with the bias
-    feature ``bias``), every solver's iterates are bounded by about ``R/λ`` and its margins
-    by ``R²/λ`` (times a log factor), and SDCA/ASDCA scale by ``1/(λn)``: each must stay
-    below ``_SCALE_LIMIT``. ``R²`` is bounded from ``big`` = max |X| (computed when None) in
-    two passes without allocation; the exact row norms are computed only when that bound
-    fails.
-    """
-    n = X.shape[0]
-    big = _max_abs(X) if big is None else big
-    if not 1.0 / (lmbd * n) <= _SCALE_LIMIT:
-        raise ValueError(
-            f"lmbd={lmbd:g} is too small for float64: 1/(lmbd * n_samples) = "
-            f"{1.0 / (lmbd * n) if lmbd * n > 0 else np.inf:g} overflows. Use a larger "
-            f"lmbd (at least {_rounded_up(1.0 / (_SCALE_LIMIT * n))} for n_samples={n})."
-        )
-    c_max = 1.0 if sample_weight is None else float(np.max(sample_weight))
-    with np.errstate(over="ignore"):
-        r2 = (np.float64(big) ** 2 * X.shape[1] + np.float64(bias) ** 2) * c_max
-        if not r2 / lmbd <= _SCALE_LIMIT:  # the bound fails: the exact largest norm
-            r2 = float(objectives.row_sq_norms(X, bias).max()) * c_max
-    if not np.isfinite(r2):
-        raise ValueError(
-            f"X is too large for float64: a squared row norm ||x_i||^2 overflows "
-            f"(max |X| = {big:.3g}, bias_multiplier = {bias:g}), so every step "
-            f"would be 0 or inf. Scale the features first, e.g. "
-            f"sklearn.preprocessing.StandardScaler or X / {max(big, 1.0):.0e}."
-        )
-    if not r2 / lmbd <= _SCALE_LIMIT:
-        raise ValueError(
-            f"lmbd={lmbd:g} is too small for the scale of X: max ||x_i||^2 / lmbd = "
-            f"{r2 / lmbd:.3g} exceeds {_SCALE_LIMIT:g}, and the iterates (~||x||/lmbd) "
-            f"and margins (~||x||^2/lmbd) would overflow float64. Use lmbd >= "
-            f"{_rounded_up(r2 / _SCALE_LIMIT)} or scale the features down."
-        )
-
-
-def _max_abs(X) -> float:
-    """max |X| (dense or CSR; 0 when X stores nothing)."""
-    with np.errstate(over="ignore"):
-        return max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
-
-
-def _rounded_up(bound: float) -> str:
-    """``bound`` to two significant digits, rounded up: a smallest value suggested in a
-    message, which the user can type back and meet (3.33e-302 is "3.4e-302", not "3.3e-302").
-    A bound within 1e-12 (relative) of its two-digit value goes one step up: the check's own
-    rounding can refuse the bound itself (1/(8e-303 * 125) > 1e300 in float64)."""
-    bound *= 1.0 + 1e-12
-    text = f"{bound:.1e}"
-    if float(text) < bound:
-        mantissa, exponent = text.split("e")
-        text = f"{float(f'{float(mantissa) + 0.1:.1f}e{exponent}'):.1e}"
-    return text
-
-
-#: With a KKT statistic, the exact gap is computed at least every this many epochs.
-_GAP_CHECK_EVERY = 8
-
-
-def _gap_due(statistic, checked, tol: float, epoch: int) -> bool:
-    """Whether this epoch computes the exact duality gap (the ``tol`` test).
-
-    Without a statistic, always. With one (s, free with the sweep), the gap is assumed to
-    shrink in proportion: after an exact gap g measured at statistic s₀, the next one is
-    computed once s ≤ s₀·tol/g (the predicted gap reaches tol), or ``_GAP_CHECK_EVERY``
-    epochs later (the statistic is not monotone), so that the certificate is exact but paid
-    for rarely: liblinear's projected-gradient test, as a trigger rather than a stop.
-    """
-    if statistic is None or checked is None:
-        return True
-    gap, reference, at = checked
-    if epoch - at >= _GAP_CHECK_EVERY or not (gap > 0.0 and reference > 0.0):
-        return True
-    return statistic <= reference * tol / gap
-
-
-def stops(answer) -> bool:
-    """Whether a callback's return value stops the fit: ``True`` (a Python or NumPy bool,
-    as ``info.gap <= eps * info.primal`` gives) stops, ``None`` or ``False`` continues;
-    anything else is refused, since a truthy number or array would be a guess."""
-    if answer is None or isinstance(answer, bool | np.bool_):
-        return bool(answer)
-    raise TypeError(
-        f"callback returned {answer!r} ({type(answer).__name__}): return True (or a NumPy "
-        "bool) to stop the fit, None or False to go on."
-    )
-
-
 def _fingerprint(params: dict) -> tuple:
     """What identifies a set of parameter values for :meth:`BaseLinearSVM._validate_params`:
     values by ``repr`` (a dict mutated in place changes it), objects with state of their
@@ -981,46 +572,8 @@ def _fingerprint(params: dict) -> tuple:
     )
 
 
-def _two_numeric_classes(y: np.ndarray) -> np.ndarray | None:
-    """The sorted classes when ``y`` is a 1-d numeric array of exactly two integral values
-    (what sklearn's ``type_of_target`` calls "binary" among numeric labels), else None and
-    the caller runs sklearn's full checks (their error messages included)."""
-    if y.ndim != 1 or y.dtype.kind not in "biuf":
-        return None
-    if y.shape[0] == 0:
-        return None
-    lo, hi = y.min(), y.max()  # two passes and one comparison pass: no sort
-    if lo == hi or not np.all((y == lo) | (y == hi)):
-        return None
-    classes = np.array([lo, hi], dtype=y.dtype)
-    if y.dtype.kind == "f" and not (np.all(np.isfinite(classes)) and np.all(classes % 1 == 0)):
-        return None
-    return classes
-
-
-def canonical(X):
-    """A CSR matrix with sorted, unique indices (one copy only when it is not already so).
-
-    The CSR kernels read a row's stored entries as its coordinates: a duplicated column
-    would be right in dot products but wrong in squared row norms.
-    """
-    if sp.issparse(X) and not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()  # also sorts the indices
-    return X
-
-
 def layout_key(X) -> tuple:
     """What Numba specialises the kernels on: dtypes and writeability of the arrays."""
     if sp.issparse(X):
         return ("csr", *((a.dtype.str, a.flags.writeable) for a in (X.data, X.indices, X.indptr)))
     return ("dense", X.dtype.str, X.flags.writeable)
-
-
-def caller_stacklevel() -> int:
-    """``stacklevel`` for the first frame outside this package and scikit-learn (the ``fit``
-    call in the user's code), whatever the chain of overrides and decorators in between."""
-    frame, level = sys._getframe(2), 2  # the frame that calls warnings.warn is level 1
-    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
-        frame, level = frame.f_back, level + 1
-    return level

@@ -33,7 +33,7 @@ import warnings
 import numpy as np
 from numba import njit
 
-from ._base import caller_stacklevel
+from ._problem import caller_stacklevel
 
 SAMPLINGS = ("iid", "permutation", "cyclic")
 

@@ -107,8 +107,9 @@ from numba.extending import overload
 from sklearn.utils._param_validation import Interval
 
 from . import losses, objectives
-from ._base import BaseLinearSVM, Problem
+from ._base import BaseLinearSVM
 from ._kernels import FASTMATH, CSRRows, row_dots, row_entry, row_nnz, weight_of
+from ._problem import Problem
 from ._sampling import distinct_batches
 from .losses import Loss
 

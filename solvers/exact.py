@@ -113,19 +113,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from threadpoolctl import ThreadpoolController
 
 from . import losses, objectives
-from ._base import (
-    WARM_UP_LMBD,
-    WARMED,
-    BaseLinearSVM,
-    BinaryFit,
-    Problem,
-    caller_stacklevel,
-    layout_key,
-)
+from ._base import WARM_UP_LMBD, WARMED, BaseLinearSVM, layout_key
 from ._exact_cd import newton_step, projected_gradient
 from ._exact_choice import MethodChoice, choose_method, ipm_costs
 from ._exact_ipm import crossover, implied_rel_gap, ipm_iterates
 from ._exact_qp import Gram, Primal, make_qp
+from ._problem import BinaryFit, Problem, caller_stacklevel
 from .losses import Loss
 
 __all__ = ["ExactResult", "ExactSVMClassifier", "MethodChoice", "choose_method", "solve_exact"]

@@ -63,7 +63,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from . import losses, objectives
-from ._base import BaseLinearSVM, Problem, canonical
+from ._base import BaseLinearSVM
 from ._device import DEVICE_CONSTRAINT, DeviceMixin
 from ._pegasos_kernels import (
     LAST,
@@ -74,6 +74,7 @@ from ._pegasos_kernels import (
     pegasos_batch_epoch,
     pegasos_single_epoch,
 )
+from ._problem import Problem, canonical
 from ._sampling import DEPRECATED_SAMPLINGS, distinct_batches, resolve_sampling
 from .losses import Loss
 

@@ -70,8 +70,9 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import losses, objectives
-from ._base import BaseLinearSVM, Problem
+from ._base import BaseLinearSVM
 from ._device import DEVICE_CONSTRAINT, DeviceMixin
+from ._problem import Problem
 from ._sampling import (
     DEPRECATED_SAMPLINGS,
     SAMPLINGS,

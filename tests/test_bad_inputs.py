@@ -17,6 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier
 from solvers import _base as base_module
+from solvers import _targets as targets_module
 from tests.conftest import gaussian_problem
 from tests.reference import dual_reference, primal_reference
 
@@ -254,9 +255,9 @@ def test_integral_float_labels_take_the_fast_path_and_others_sklearns(small, mon
     X, y = small
     positive = y > 0
     calls = []
-    checks = base_module.check_classification_targets
+    checks = targets_module.check_classification_targets
     monkeypatch.setattr(
-        base_module, "check_classification_targets", lambda t: calls.append(t) or checks(t)
+        targets_module, "check_classification_targets", lambda t: calls.append(t) or checks(t)
     )
     for lo, hi in [(-1.0, 1.0), (0.0, 1.0), (3.0, 7.0)]:
         labels = np.where(positive, hi, lo)

@@ -236,16 +236,16 @@ def test_sklearn_compatible(estimator, check):
 # ------------------------------------------------------------------ the stopping test's cost
 def test_gap_due_follows_the_statistic_one_sided():
     """The exact gap is due once the statistic predicts gap <= tol: at the threshold yes,
-    just above it no; at least every _GAP_CHECK_EVERY epochs; always without a statistic."""
-    from solvers._base import _GAP_CHECK_EVERY, _gap_due
+    just above it no; at least every GAP_CHECK_EVERY epochs; always without a statistic."""
+    from solvers._problem import GAP_CHECK_EVERY, gap_due
 
     checked = (1e-2, 4.0, 10)  # gap 1e-2 measured at statistic 4.0, epoch 10
     threshold = 4.0 * 1e-4 / 1e-2  # tol 1e-4: the statistic must fall 100-fold
-    assert _gap_due(threshold, checked, 1e-4, 11)
-    assert not _gap_due(threshold * (1 + 1e-12), checked, 1e-4, 11)
-    assert _gap_due(threshold * 10, checked, 1e-4, 10 + _GAP_CHECK_EVERY)
-    assert not _gap_due(threshold * 10, checked, 1e-4, 10 + _GAP_CHECK_EVERY - 1)
-    assert _gap_due(None, checked, 1e-4, 11) and _gap_due(5.0, None, 1e-4, 1)
+    assert gap_due(threshold, checked, 1e-4, 11)
+    assert not gap_due(threshold * (1 + 1e-12), checked, 1e-4, 11)
+    assert gap_due(threshold * 10, checked, 1e-4, 10 + GAP_CHECK_EVERY)
+    assert not gap_due(threshold * 10, checked, 1e-4, 10 + GAP_CHECK_EVERY - 1)
+    assert gap_due(None, checked, 1e-4, 11) and gap_due(5.0, None, 1e-4, 1)
 
 
 @pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("squared_hinge", 0.0)])

@@ -167,6 +167,27 @@ TARGETS = {
         select="bad or callback or reported_gap or tol_zero or same_seed or coef_shape or stops "
         "or durations or class_and_sample",
     ),
+    # the driver's rooms (split out of _base.py): what a binary fit takes and returns, and
+    # the loop's rules (when the exact gap is due, what a callback's answer means)
+    "problem": Target(
+        "solvers/_problem.py",
+        ("tests/test_sdca_shrinking.py", "tests/test_bad_inputs.py", "tests/test_sdca.py"),
+        select="gap_due or callback or stops or bad or durations or samples_seen",
+    ),
+    # labels, class and sample weights, warm starts
+    "targets": Target(
+        "solvers/_targets.py",
+        ("tests/test_bad_inputs.py", "tests/test_weights.py", "tests/test_defaults.py"),
+        select="label or warm_start or class_weight or bad_sample_weight or weight_zero "
+        "or weights_of_one or weights_that or one_vs_rest or two_classes or partial_fit_rules "
+        "or auto_with_sample_weights",
+    ),
+    # λ and the overflow checks
+    "scales": Target(
+        "solvers/_scales.py",
+        ("tests/test_bad_inputs.py", "tests/test_defaults.py"),
+        select="scale or overflowing or row_norms or smallest_lmbd or lmbd_accepts or auto",
+    ),
 }
 
 #: The order of a full run: the small modules first.
@@ -183,6 +204,9 @@ ORDER = (
     "passes",
     "exact",
     "exact_choice",
+    "scales",
+    "problem",
+    "targets",
     "base",
 )
 

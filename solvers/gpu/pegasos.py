@@ -23,8 +23,8 @@ import time
 import numpy as np
 from numba import cuda
 
-from .._base import BinaryFit, Problem
 from .._pegasos_kernels import WEIGHTED
+from .._problem import BinaryFit, Problem
 from . import _kernels as K
 from .data import GRID, DeviceData, RowCombiner, epoch_callback, margins, zeros
 

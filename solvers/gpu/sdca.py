@@ -56,7 +56,7 @@ import numpy as np
 from numba import cuda
 from sklearn.exceptions import ConvergenceWarning
 
-from .._base import BinaryFit, Problem, caller_stacklevel
+from .._problem import BinaryFit, Problem, caller_stacklevel
 from . import _kernels as K
 from .certificate import Certifier
 from .data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros

@@ -2,7 +2,8 @@
 
 - :mod:`experiments.spec`: :class:`Experiment` and :class:`Config` (what to run)
 - :mod:`experiments.catalogue`: every experiment (:data:`CATALOGUE`)
-- :mod:`experiments.runner`: :func:`run_experiment` (resumable, joblib or dask)
+- :mod:`experiments.runner`: :func:`run_experiment` (resumable, joblib or dask), and
+  :func:`run_experiments` (several in one pool, longest runs first)
 - :mod:`experiments.reports`: where reports live; :func:`load_report`
 - :mod:`experiments.optima`: certified optima P* for suboptimality plots
 
@@ -13,14 +14,14 @@ from .catalogue import CATALOGUE
 from .reports import load_report
 from .spec import Config, Experiment
 
-__all__ = ["CATALOGUE", "Config", "Experiment", "load_report", "run_experiment"]
+__all__ = ["CATALOGUE", "Config", "Experiment", "load_report", "run_experiment", "run_experiments"]
 
 
 def __getattr__(name: str):
-    """``run_experiment`` on first use: a reader of reports (the figures, the scorecard)
+    """``run_experiment(s)`` on first use: a reader of reports (the figures, the scorecard)
     imports no solver."""
-    if name == "run_experiment":
-        from .runner import run_experiment
+    if name in ("run_experiment", "run_experiments"):
+        from . import runner
 
-        return run_experiment
+        return getattr(runner, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,7 @@ from cmdline import positive_int
 
 from . import datasets, optima
 from .catalogue import CATALOGUE
-from .runner import run_experiment
+from .runner import run_experiments
 
 
 def _names(parser: argparse.ArgumentParser, requested: list[str]) -> list[str]:
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"optima: {count} certified in {time.perf_counter() - start:.1f} s", file=sys.stderr)
         return 0
 
-    skipped = []
+    skipped, exps = [], []
     names = _names(run, args.names)  # one dataset after another: a worker loads each once
     names.sort(
         key=lambda n: datasets.dataset_key(CATALOGUE[n].dataset, CATALOGUE[n].dataset_options)
@@ -148,18 +148,25 @@ def main(argv: list[str] | None = None) -> int:
                 )
             skipped.append((name, missing))
             continue
-        exp = CATALOGUE[name] if args.seeds is None else CATALOGUE[name].with_seeds(args.seeds)
-        start = time.perf_counter()
-        if not args.no_optima:
-            optima.ensure(exp, n_jobs=args.n_jobs)
-        run_experiment(
-            exp,
-            n_jobs=args.n_jobs,
-            backend=args.backend,
-            scheduler=args.scheduler,
-            progress=not args.quiet,
+        exps.append(
+            CATALOGUE[name] if args.seeds is None else CATALOGUE[name].with_seeds(args.seeds)
         )
-        print(f"{name}: done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    start = time.perf_counter()
+    if exps and not args.no_optima:
+        optima.ensure_all(exps, n_jobs=args.n_jobs)
+    # every experiment's runs in one pool, longest first: no core idles while runs remain
+    run_experiments(
+        exps,
+        n_jobs=args.n_jobs,
+        backend=args.backend,
+        scheduler=args.scheduler,
+        progress=not args.quiet,
+    )
+    if exps:
+        print(
+            f"{len(exps)} experiments: done in {time.perf_counter() - start:.1f} s",
+            file=sys.stderr,
+        )
     if skipped:
         print("\nSkipped (dataset missing; see `python -m data fetch all`):", file=sys.stderr)
         for name, folder in skipped:

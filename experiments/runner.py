@@ -314,22 +314,64 @@ def _current_report(exp: Experiment, tasks: list[RunTask], root=None) -> pd.Data
     return report if set(map(tuple, stored.itertuples(index=False))) == expected else None
 
 
-def _execute_and_write(exp, tasks, missing, n_jobs, backend, scheduler, progress, root) -> None:
-    """Run ``missing`` (a subset of ``tasks``) and write each run as it finishes."""
+@dataclass(frozen=True)
+class _Pool:
+    """Where and how runs execute, and what their progress bar and writes go to."""
+
+    n_jobs: int
+    backend: str
+    scheduler: object
+    progress: bool
+    root: object
+
+
+def _execute_and_write(pool: _Pool, name: str, total: int, missing: list[RunTask]) -> None:
+    """Run ``missing`` and write each run as it finishes; the bar counts ``total`` runs."""
     bar = tqdm(
-        total=len(tasks),
-        initial=len(tasks) - len(missing),
-        desc=exp.name,
+        total=total,
+        initial=total - len(missing),
+        desc=name,
         unit="run",
-        disable=not progress,
+        disable=not pool.progress,
         dynamic_ncols=True,
     )
     try:
-        for i, result in execute(missing, n_jobs=n_jobs, backend=backend, scheduler=scheduler):
-            _write_run(missing[i], result, root)
+        for i, result in execute(missing, pool.n_jobs, pool.backend, pool.scheduler):
+            _write_run(missing[i], result, pool.root)
             bar.update(1)
     finally:
         bar.close()
+
+
+def run_cost(task: RunTask, size: float) -> float:
+    """A run's expected cost, for ordering only: its epoch cap times the stored entries of
+    its training set (``size``: n·d dense, the nonzeros of CSR). A run with a stop rule may
+    end sooner; the cap is what can be known before it runs."""
+    return task.experiment.config_epochs(task.config) * size
+
+
+def longest_first(tasks: list[RunTask], sizes: dict[str, float]) -> list[RunTask]:
+    """``tasks`` in the order a pool should take them so that no core idles while runs
+    remain (longest processing time first): datasets by their longest run, longest first,
+    and within a dataset its runs longest first. A worker keeps one dataset loaded
+    (:func:`_dataset`), so a dataset's runs stay together; the pool's tail is the shortest
+    runs of the dataset whose runs are shortest. Ties keep the given order (a stable sort),
+    so the order is the same on every machine."""
+
+    def dataset(t: RunTask) -> str:
+        return datasets.dataset_key(t.experiment.dataset, t.experiment.dataset_options)
+
+    cost = {id(t): run_cost(t, sizes[dataset(t)]) for t in tasks}
+    longest: dict[str, float] = {}
+    for t in tasks:
+        longest[dataset(t)] = max(longest.get(dataset(t), 0.0), cost[id(t)])
+    return sorted(tasks, key=lambda t: (-longest[dataset(t)], dataset(t), -cost[id(t)]))
+
+
+def _training_size(exp: Experiment) -> float:
+    """Stored entries of ``exp``'s training set (n·d dense, the nonzeros of CSR)."""
+    X = datasets.load(exp.dataset, exp.dataset_options).X_train
+    return float(X.nnz if hasattr(X, "nnz") else X.size)
 
 
 def _consolidate(exp: Experiment, tasks: list[RunTask], check, root=None) -> pd.DataFrame:
@@ -358,14 +400,54 @@ def run_experiment(
     finished before it have been saved; running again resumes from there. The report is
     only written when every run exists.
     """
+    return run_experiments([exp], n_jobs, backend, scheduler, progress, root)[exp.name]
+
+
+def run_experiments(
+    exps: list[Experiment],
+    n_jobs: int = 1,
+    backend: str = "loky",
+    scheduler=None,
+    progress: bool = True,
+    root=None,
+) -> dict[str, pd.DataFrame]:
+    """:func:`run_experiment` for several experiments whose missing runs share one pool,
+    longest first (:func:`longest_first`), so that no core idles while any experiment still
+    has runs; each report is then built as :func:`run_experiment` builds it. Returns the
+    reports by experiment name. The sidecar's ``started`` is the pool's start, and its
+    ``wall_seconds`` the time from there until that experiment's report was written."""
+    if not exps:
+        return {}
     started = datetime.now(UTC)
     t0 = time.perf_counter()
-    reports.remove_stale_temporaries(reports.runs_dir(exp.name, root))
-    pruned = prune_stale_runs(exp, root)
-    tasks, missing = plan(exp, root)
-    computed = len(missing)
-    _execute_and_write(exp, tasks, missing, n_jobs, backend, scheduler, progress, root)
+    plans = []
+    for exp in exps:
+        reports.remove_stale_temporaries(reports.runs_dir(exp.name, root))
+        pruned = prune_stale_runs(exp, root)
+        plans.append((exp, pruned, *plan(exp, root)))
+    pooled = [t for *_, missing in plans for t in missing]
+    if len(exps) > 1:
+        sizes = {
+            datasets.dataset_key(e.dataset, e.dataset_options): _training_size(e)
+            for e, *_, missing in plans
+            if missing
+        }
+        pooled = longest_first(pooled, sizes)
+    pool = _Pool(n_jobs, backend, scheduler, progress, root)
+    total = sum(len(tasks) for *_, tasks, _ in plans)
+    name = exps[0].name if len(exps) == 1 else f"{len(exps)} experiments"
+    _execute_and_write(pool, name, total, pooled)
+    return {
+        exp.name: _report(pool, exp, tasks, missing, pruned, started, t0)
+        for exp, pruned, tasks, missing in plans
+    }
 
+
+def _report(pool: _Pool, exp, tasks, missing, pruned, started, t0) -> pd.DataFrame:
+    """``exp``'s report once its runs are on disk: the stored one if current, else rebuilt
+    from the run files (damaged ones recomputed once), with its sidecar."""
+    root = pool.root
+    computed = len(missing)
     if not missing:
         current = _current_report(exp, tasks, root)
         if current is not None:
@@ -384,7 +466,7 @@ def run_experiment(
                 reason = "; ".join(err.damaged[p] for p in _files(t, root) if p in err.damaged)
                 _set_aside(t, reason, root)
             computed += len(redo)
-            _execute_and_write(exp, tasks, redo, n_jobs, backend, scheduler, progress, root)
+            _execute_and_write(pool, exp.name, len(tasks), redo)
     reports.write_sidecar(
         exp.name,
         {
@@ -401,8 +483,8 @@ def run_experiment(
             "runs_computed_now": computed,
             "runs_reused": len(tasks) - computed,
             "stale_runs_pruned": pruned,
-            "backend": backend,
-            "n_jobs": n_jobs,
+            "backend": pool.backend,
+            "n_jobs": pool.n_jobs,
             "started": started.isoformat(),
             "finished": datetime.now(UTC).isoformat(),
             "wall_seconds": round(time.perf_counter() - t0, 3),

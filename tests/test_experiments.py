@@ -493,13 +493,78 @@ def test_dask_local_cluster_gives_the_same_rows(reports_dir, tmp_path, monkeypat
     reference = run_experiment(exp, n_jobs=1, progress=False)
     monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "dask"))
     with (
+        # ":0": any free port (None still serves its HTTP routes on 8787, and fails when a
+        # dashboard of another cluster holds it)
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
         via_dask = run_experiment(exp, backend="dask", scheduler=client, progress=False)
     pd.testing.assert_frame_equal(without_timing(reference), without_timing(via_dask))
+
+
+# ------------------------------------------------------------------ scheduling across experiments
+def _task(name: str, dataset_options: dict, epochs: int) -> runner_module.RunTask:
+    exp = tiny(name, epochs=epochs, seeds=1, dataset_options=dataset_options)
+    return runner_module.RunTask(exp, exp.configs[0], 0, key=name)
+
+
+def test_longest_first_orders_datasets_by_their_longest_run_then_runs_longest_first():
+    """Two datasets (sizes 10 and 100): dataset B's longest run costs 100·5 = 500 > A's
+    10·40 = 400, so B comes first; within each, longest first; equal costs keep their order."""
+    a, b = {"seed": 1}, {"seed": 2}
+    tasks = [
+        _task("a_short", a, 2),
+        _task("b_short", b, 1),
+        _task("a_long", a, 40),
+        _task("b_long", b, 5),
+        _task("a_tie1", a, 3),
+        _task("a_tie2", a, 3),
+    ]
+    key_a, key_b = (runner_module.datasets.dataset_key("simulated", o) for o in (a, b))
+    order = runner_module.longest_first(tasks, {key_a: 10.0, key_b: 100.0})
+    assert [t.key for t in order] == ["b_long", "b_short", "a_long", "a_tie1", "a_tie2", "a_short"]
+    assert runner_module.run_cost(tasks[2], 10.0) == 400.0
+
+
+def test_several_experiments_share_one_pool_and_give_the_same_reports(
+    reports_dir, tmp_path, monkeypatch
+):  # fmt: skip
+    """``run_experiments`` hands every missing run of every experiment to one ``execute``
+    call (so a core freed by one experiment takes the next's runs), and each report equals the
+    one ``run_experiment`` builds alone."""
+    sdca = (Config("SDCA perm", "sdca", {"sampling": "permutation"}),)
+    exps = [tiny("first", seeds=2, configs=sdca), tiny("second", epochs=5, seeds=3)]
+    calls = []
+    real_execute = runner_module.execute
+
+    def spy(tasks, *args):
+        calls.append([(t.experiment.name, t.seed_index) for t in tasks])
+        return real_execute(tasks, *args)
+
+    monkeypatch.setattr(runner_module, "execute", spy)
+    pooled = runner_module.run_experiments(exps, progress=False)
+    assert len(calls) == 1 and len(calls[0]) == 2 + 3 * len(tiny_configs())
+    assert {name for name, _ in calls[0]} == {"first", "second"}
+    monkeypatch.setenv("SVM_REPORTS_DIR", str(tmp_path / "alone"))
+    for exp in exps:
+        alone = run_experiment(exp, progress=False)
+        pd.testing.assert_frame_equal(without_timing(pooled[exp.name]), without_timing(alone))
+    assert runner_module.run_experiments([], progress=False) == {}
+
+
+def test_the_command_line_runs_its_experiments_in_one_pool(reports_dir, monkeypatch):
+    """``python -m experiments run A B`` calls :func:`run_experiments` once with both."""
+    from experiments import __main__ as cli
+
+    seen = []
+    monkeypatch.setattr(cli, "run_experiments", lambda exps, **kw: seen.append(exps) or {})
+    monkeypatch.setattr(cli.optima, "ensure_all", lambda exps, n_jobs: 0)
+    names = ["001_simulated", "001_simulated_seeded"]
+    assert all(n in CATALOGUE for n in names), sorted(CATALOGUE)[:5]
+    assert cli.main(["run", *names, "--quiet", "--seeds", "1"]) == 0
+    assert len(seen) == 1 and sorted(e.name for e in seen[0]) == names
 
 
 # ------------------------------------------------------------------ optima, sidecar, errors

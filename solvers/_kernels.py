@@ -13,7 +13,7 @@ dense or the CSR body from the type of ``rows`` when it compiles the sweep, so t
 compiles to two specialisations with no call or branch left per row (scikit-learn's
 ``SequentialDataset`` makes the same choice with a virtual call per row). The bodies keep the
 arithmetic of the twins they replace: a dense row is summed in its order, one chain (LLVM
-vectorises it under :data:`FASTMATH`); a CSR row in four chains (:func:`_csr_dot`). The
+vectorises it under :data:`FASTMATH`); a CSR row in four chains (:func:`csr_dot`). The
 bodies are compiled as functions with the kernels' flags and inlined by LLVM (see
 ``_LAYER_OPTIONS``).
 """
@@ -200,7 +200,7 @@ def two_product(a, b):
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def _csr_dot(data, cols, start, end, v):
+def csr_dot(data, cols, start, end, v):
     """Σ_{p in [start, end)} data[p]·v[cols[p]] in float64, with four partial sums (four
     independent chains of additions instead of one). ``start``, ``end``: uint64, as every
     index here, so that no access pays Numba's negative-index wraparound."""
@@ -321,7 +321,7 @@ def _row_dot(rows, i, v, init):
 
         def csr(rows, i, v, init):
             lo, hi = np.uint64(rows.indptr[i]), np.uint64(rows.indptr[i + 1])
-            return init + _csr_dot(rows.data, rows.cols, lo, hi, v)
+            return init + csr_dot(rows.data, rows.cols, lo, hi, v)
 
         return csr
 

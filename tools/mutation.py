@@ -78,7 +78,8 @@ TARGETS = {
         ("tests/test_experiments.py", INVARIANTS),
         # the whole file takes minutes (a kill -9, a dask cluster, every worker count)
         select="rows_schema or rerun or changed_definition or damage or missing_report "
-        "or keeps_the_key or metric_time or resume or current or stale or sidecar_wall",
+        "or keeps_the_key or metric_time or resume or current or stale or sidecar_wall "
+        "or longest_first or one_pool",
     ),
     "scorecard": Target(
         "figures/scorecard.py",

@@ -115,9 +115,9 @@ def read_shards(folder, client=None, *, n_features: int | None = None, classes=N
         Width of X (svmlight shards: the largest index over all shards when None). Dense
         shards must all have this many columns.
     classes : sequence, optional
-        The labels the data may hold. None: the union of the shards' labels, where a shard
-        whose labels share none with the other shards' is an error (a different label
-        encoding, e.g. {0, 1} against {-1, +1}).
+        The labels the data may hold. None: the union of the shards' labels, where a label
+        that only one shard has is an error (a different label encoding, e.g. {0, 1}
+        against {-1, +1}; pass ``classes`` when such a class is real).
 
     Raises
     ------
@@ -178,7 +178,7 @@ def read_shards(folder, client=None, *, n_features: int | None = None, classes=N
 
 
 def _check_labels(paths, labels, classes) -> None:
-    """Every shard's labels among ``classes``, or (None) sharing some with the others."""
+    """Every shard's labels among ``classes``, or (None) each held by another shard too."""
     if classes is not None:
         allowed = set(np.asarray(classes).tolist())
         for p, found in zip(paths, labels, strict=True):
@@ -193,11 +193,12 @@ def _check_labels(paths, labels, classes) -> None:
         return
     for i, (p, found) in enumerate(zip(paths, labels, strict=True)):
         others = set(np.concatenate([lab for j, lab in enumerate(labels) if j != i]).tolist())
-        if not set(found.tolist()) & others:
+        alone = sorted(set(found.tolist()) - others)
+        if alone:
             raise ValueError(
-                f"shard {p} has labels {sorted(found.tolist())}, none of which the other "
-                f"shards use ({sorted(others)}): a different label encoding? Fix the file, "
-                "or pass classes= to read_shards."
+                f"shard {p} has labels {alone} that no other shard has ({sorted(others)}): "
+                "a different label encoding? Fix the file, or pass classes= to read_shards "
+                "if they are real classes."
             )
 
 

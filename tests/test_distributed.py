@@ -187,3 +187,66 @@ def test_bad_inputs_are_named(client):
         DaskSVMClassifier().fit(Xd, yd[:10])
     with pytest.raises(ValueError, match="only one class"):
         DaskSVMClassifier().fit(Xd, da.ones(20, chunks=10))
+
+
+# ------------------------------------------------------------------ shards
+def test_split_then_read_svmlight_shards_gives_the_data_back(client, tmp_path):
+    from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+    from solvers.shards import read_shards, split_svmlight
+
+    X, y = gaussian_problem(n=50, d=6, seed=10)
+    X[:, 5] = 0.0  # the last feature is absent from every line: n_features says the width
+    dump_svmlight_file(X, y, str(tmp_path / "all.svm"))
+    X = load_svmlight_file(str(tmp_path / "all.svm"), n_features=6)[0].toarray()  # as read
+    paths = split_svmlight(tmp_path / "all.svm", tmp_path / "shards", rows_per_shard=20)
+    assert [os.path.basename(p) for p in paths] == [f"shard-0000{i}.svm" for i in range(3)]
+    Xd, yd = read_shards(tmp_path / "shards", client, n_features=6)
+    assert Xd.chunks == ((20, 20, 10), (6,))
+    np.testing.assert_array_equal(Xd.compute().toarray(), X)
+    np.testing.assert_array_equal(yd.compute(), y)
+    clf = DaskSVMClassifier(lmbd=1.0, tol=1e-10, random_state=0).fit(Xd, yd)
+    exact = ExactSVMClassifier(lmbd=1.0).fit(X, y)
+    assert clf.certified_ and abs(clf.primal_ - exact.primal_) <= 1e-10 * exact.primal_
+
+
+def test_npz_and_parquet_shards(client, tmp_path):
+    import pandas as pd
+
+    from solvers.shards import read_shards
+
+    X, y = gaussian_problem(n=30, d=3, seed=11)
+    (tmp_path / "npz").mkdir()
+    (tmp_path / "pq").mkdir()
+    for k in range(3):
+        rows = slice(10 * k, 10 * k + 10)
+        np.savez(tmp_path / "npz" / f"part-{k}.npz", X=X[rows], y=y[rows])
+        frame = pd.DataFrame(X[rows], columns=["a", "b", "c"]).assign(y=y[rows])
+        frame.to_parquet(tmp_path / "pq" / f"part-{k}.parquet")
+    for folder in ("npz", "pq"):
+        Xd, yd = read_shards(tmp_path / folder, client)
+        np.testing.assert_array_equal(Xd.compute(), X)
+        np.testing.assert_array_equal(yd.compute(), y)
+
+
+def test_bad_shards_are_named(client, tmp_path):
+    from solvers.shards import read_shards
+
+    X, y = gaussian_problem(n=30, d=3, seed=12)
+    np.savez(tmp_path / "a.npz", X=X[:10], y=y[:10])
+    np.savez(tmp_path / "c.npz", X=X[20:], y=y[20:])
+    np.savez(tmp_path / "b.npz", X=X[10:20, :2], y=y[10:20])
+    with pytest.raises(ValueError, match=r"shard .*b\.npz has 2 features but .*a\.npz has 3"):
+        read_shards(tmp_path, client)
+    np.savez(tmp_path / "b.npz", X=X[10:20], y=np.where(y[10:20] > 0, 1, 0))
+    with pytest.raises(ValueError, match=r"shard .*b\.npz has labels \[0\] that no other"):
+        read_shards(tmp_path, client)
+    with pytest.raises(ValueError, match=r"shard .*b\.npz has labels \[0\] outside classes"):
+        read_shards(tmp_path, client, classes=[-1, 1])
+    np.savez(tmp_path / "b.npz", X=X[10:20], y=y[10:20])
+    (tmp_path / "d.svm").write_text("1 1:0.5\n")
+    with pytest.raises(ValueError, match="mixes shard formats"):
+        read_shards(tmp_path, client)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="holds no shard"):
+        read_shards(tmp_path / "empty", client)

@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test lint format mutation data bench bench-peers features bench-optima reproduce smoke prepare experiments figures docs clean FORCE
+.PHONY: help venv test lint format mutation data bench bench-peers features bench-optima bench-distributed reproduce smoke prepare experiments figures docs clean FORCE
 
 help:  ## list the targets
 	@grep -hE '^[a-zA-Z_%.-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -78,6 +78,9 @@ features: $(STAMP)  ## class weights on skin and the warm lambda path (hours: no
 
 bench-peers: $(BENCH_STAMP)  ## time to 1e-2/1e-4/1e-6 vs liblinear, Snap ML, skglm, ReHLine, lightning
 	$(PY) benchmarks/peers.py $(BENCH_ARGS)
+
+bench-distributed: $(STAMP)  ## CoCoA+ on a LocalCluster, K = 1, 2, 4, 8 blocks, vs SDCA (BENCH_ARGS: --full)
+	$(PY) benchmarks/distributed.py $(BENCH_ARGS)
 
 # ------------------------------------------------------------------ reproduce
 # SEEDS empty: each experiment's own count (100; 10 for the raw-crop lambda sweep)

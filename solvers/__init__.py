@@ -11,6 +11,8 @@ Every solver names its sampling orders in one vocabulary, ``"iid"`` / ``"permuta
 ``"cyclic"`` (why: :mod:`solvers._sampling`).
 - :class:`ASDCAClassifier`: accelerated mini-batch SDCA on the smoothed hinge, with
   duality-gap stopping.
+- :class:`DaskSVMClassifier`: CoCoA+ with SDCA on each block of a dask cluster, certified
+  by the duality gap summed over the blocks (:mod:`solvers.distributed`).
 - :class:`ExactSVMClassifier`: the optimum itself, certified to a relative duality gap
   (interior point and crossover, or coordinate descent with Newton finishes:
   :mod:`solvers.exact`).
@@ -31,6 +33,7 @@ from ._kernels import FASTMATH
 from ._problem import EpochInfo
 from ._scales import check_lmbd
 from .asdca import ASDCAClassifier
+from .distributed import DaskSVMClassifier
 from .exact import ExactSVMClassifier
 from .path import PathPoint, lambda_path
 from .pegasos import PegasosClassifier
@@ -39,6 +42,7 @@ from .sdca import SDCAClassifier
 __all__ = [
     "FASTMATH",
     "ASDCAClassifier",
+    "DaskSVMClassifier",
     "EpochInfo",
     "ExactSVMClassifier",
     "PathPoint",

@@ -14,6 +14,7 @@ storages.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -23,7 +24,14 @@ from ._kernels import kernel_rows, n_rows, row_entry, row_nnz, two_product, weig
 from ._passes import as_data, as_dual, as_full, as_labels, as_sample_weight, feasible
 from .losses import Loss, make_loss
 
-__all__ = ["certificate", "exact_dual_weights", "exact_margins"]
+__all__ = [
+    "CertificateSums",
+    "certificate",
+    "certificate_sums",
+    "combine_certificate",
+    "exact_dual_weights",
+    "exact_margins",
+]
 
 #: ``rows.sq_norms`` of the kernels here, which never read it.
 _NO_NORMS = np.empty(0)
@@ -47,16 +55,19 @@ def _dot2(s, c, x, v):
 
 
 @njit(cache=True)  # no fastmath: reassociation would optimise the compensation away
-def _certificate(rows, w, a, loss, scale, w_alpha, comp, z, mag, col):
-    """Compensated fused pass: (Σ c_i φ(z_i), Σ (a_i - κ a_i²/(2c_i))) and
-    w_alpha = scale·Σ α_i x̃_i, with the magnitudes :func:`_rounding_allowance` reads.
+def _certificate(rows, w, a, loss, w_alpha, comp, z, mag, col):
+    """Compensated fused pass: (Σ c_i φ(z_i), Σ (a_i - κ a_i²/(2c_i))) and Σ α_i x̃_i, each
+    as an unevaluated pair (sum, compensation), with the magnitudes of the allowance.
 
     rows : DenseRows or CSRRows (n samples, d features; weights None: every c_i = 1) ;
-    w : (d + 1,) ; a : (n,) = y·α ; w_alpha, comp : (d + 1,) float64 scratch (w_alpha out) ;
-    out: z (n,) the margins, mag (n,) m_i = Σ_k |x_ik w_k| + |B w_b|, col (d + 1,)
-    Σ_i a_i |x̃_ik|. Every sum of the result is a compensated Dot2 sum in float64 (exact
-    products, TwoSum additions), the margins included, so each is exact to a few roundings
-    of its result; the magnitudes are plain sums (they only size the allowance).
+    w : (d + 1,) ; a : (n,) = y·α ; out: w_alpha, comp (d + 1,) the pair of Σ α_i x̃_i
+    (unscaled), z (n,) the margins, mag (n,) m_i = Σ_k |x_ik w_k| + |B w_b|, col (d + 1,)
+    Σ_i a_i |x̃_ik|. Returns ``(loss sum, its compensation, dual sum, its compensation)``.
+    Every sum is a compensated Dot2 sum in float64 (exact products, TwoSum additions), the
+    margins included, so each pair is exact to a few roundings of its value; the
+    magnitudes are plain sums (they only size the allowance). The pairs are left
+    unevaluated so that the sums of several blocks of rows combine without a rounding of
+    their own (:func:`combine_certificate`).
     """
     d = w.shape[0] - 1
     y, bias = rows.y, rows.bias
@@ -88,9 +99,7 @@ def _certificate(rows, w, a, loss, scale, w_alpha, comp, z, mag, col):
                 col[k] += ai * abs(x)
             w_alpha[d], comp[d] = _dot2(w_alpha[d], comp[d], alpha, bias)
             col[d] += ai * abs(bias)
-    for k in range(d + 1):
-        w_alpha[k] = (w_alpha[k] + comp[k]) * scale
-    return total + total_c, dual + dual_c
+    return total, total_c, dual, dual_c
 
 
 @njit(cache=True)  # no fastmath: the compensation must survive
@@ -167,6 +176,133 @@ def _dot2_sq_norm(v):
     return s + c
 
 
+class CertificateSums(NamedTuple):
+    r"""The additive parts of :func:`certificate` over one block of rows (any split of the
+    samples into blocks gives parts that :func:`combine_certificate` adds exactly).
+
+    Attributes
+    ----------
+    n_samples : int
+        Rows of the block.
+    loss_sum, dual_sum : ndarray of shape (2,)
+        :math:`\sum_i c_i\phi(z_i)` and :math:`\sum_i (a_i - \kappa a_i^2/(2c_i))` as an
+        unevaluated pair (sum, compensation).
+    w_alpha : ndarray of shape (2, n_features + 1)
+        :math:`\sum_i \alpha_i \tilde x_i` (not yet divided by λn), as a pair.
+    col : ndarray of shape (n_features + 1,)
+        :math:`\sum_i a_i |\tilde x_{ik}|` (sizes the allowance).
+    err_loss, abs_dual : float
+        The block's share of the rounding allowance: the bound on the error of its loss
+        terms, and :math:`\sum_i (|a_i| + |a_i - \kappa a_i^2/(2c_i)|)`.
+    """
+
+    n_samples: int
+    loss_sum: np.ndarray
+    dual_sum: np.ndarray
+    w_alpha: np.ndarray
+    col: np.ndarray
+    err_loss: float
+    abs_dual: float
+
+
+def certificate_sums(
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    dual_coef: np.ndarray,
+    loss: Loss | float = 0.0,
+    bias: float = 0.0,
+    sample_weight: np.ndarray | None = None,
+) -> CertificateSums:
+    """One fused compensated pass over a block of rows: its :class:`CertificateSums` at
+    the pair (w, α) (w the full vector of the whole problem, α the block's dual variables).
+
+    :func:`certificate` is :func:`combine_certificate` of one block, the whole X; a
+    distributed fit (:mod:`solvers.distributed`) computes the parts where the blocks live
+    and combines them on the driver.
+    """
+    X = as_data(X)
+    n = X.shape[0]
+    y = as_labels(y, n)
+    w = as_full(w, X.shape[1])
+    loss = make_loss(loss)
+    c = as_sample_weight(sample_weight, n)
+    a = feasible(as_dual(dual_coef, n) * y, loss, c)
+    w_alpha = np.empty((2, X.shape[1] + 1))
+    z, mag, col = np.empty(n), np.empty(n), np.empty(X.shape[1] + 1)
+    rows = kernel_rows(X, y, _NO_NORMS, c, bias)
+    total, total_c, dual, dual_c = _certificate(
+        rows, w, a, loss, w_alpha[0], w_alpha[1], z, mag, col
+    )
+    err_loss, abs_dual = _block_allowance(z, mag, a, loss, c, X.shape[1])
+    return CertificateSums(
+        n, np.array([total, total_c]), np.array([dual, dual_c]), w_alpha, col, err_loss, abs_dual
+    )
+
+
+def _add_pairs(pairs) -> np.ndarray:
+    """Σ of unevaluated pairs (sum, compensation) — scalars or vectors, elementwise — by
+    TwoSum on the sums with the compensations carried, evaluated once at the end: one
+    pair is evaluated exactly as ``sum + compensation``."""
+    s = c = 0.0
+    for hi, lo in pairs:
+        t = s + hi
+        z = t - s
+        c = c + ((s - (t - z)) + (hi - z))
+        s = t
+        c = c + lo
+    return s + c
+
+
+def combine_certificate(
+    parts, w: np.ndarray, lmbd: float, loss: Loss | float = 0.0
+) -> tuple[dict[str, float], np.ndarray]:
+    r"""Certified bounds of a pair (w, α) from the :class:`CertificateSums` of the blocks
+    that partition the samples, and :math:`\tilde w(\alpha)`.
+
+    The blocks' pairs are added by TwoSum with their compensations carried (no rounding
+    of a block's sum before the others are added), so the result is the compensated sum
+    over all samples up to a few roundings whatever the blocking; the allowance adds the
+    blocks' shares to the terms of the whole problem. Returns the dict of
+    :func:`certificate` and :math:`\tilde w(\alpha) = (\lambda n)^{-1}\sum_i\alpha_i
+    \tilde x_i`, shape (n_features + 1,), n the total of the blocks' rows.
+    """
+    parts = list(parts)
+    loss = make_loss(loss)
+    n = sum(p.n_samples for p in parts)
+    w = np.asarray(w, dtype=np.float64)
+    loss_sum = float(_add_pairs(p.loss_sum for p in parts))
+    dual_sum = float(_add_pairs(p.dual_sum for p in parts))
+    w_alpha = _add_pairs(p.w_alpha for p in parts) * (1.0 / (lmbd * n))
+    col = parts[0].col.copy()
+    for p in parts[1:]:
+        col += p.col
+    sq_w, sq_alpha = _sq_norm(w), _sq_norm(w_alpha)
+    primal_value = 0.5 * lmbd * sq_w + loss_sum / n
+    dual_value = dual_sum / n - 0.5 * lmbd * sq_alpha
+    err_primal, err_dual = _rounding_allowance(
+        sum(p.err_loss for p in parts),
+        sum(p.abs_dual for p in parts),
+        col,
+        n,
+        lmbd,
+        w_alpha,
+        (loss_sum, dual_sum, sq_w, sq_alpha),
+    )
+    primal_value += err_primal
+    dual_value -= err_dual
+    gap = primal_value - dual_value
+    bounds = {
+        "primal": primal_value,
+        "dual": dual_value,
+        "gap": gap,
+        "rel_gap": gap / abs(primal_value)
+        if primal_value != 0.0
+        else (0.0 if gap == 0 else np.inf),
+    }
+    return bounds, w_alpha
+
+
 def certificate(
     X: np.ndarray,
     y: np.ndarray,
@@ -186,67 +322,25 @@ def certificate(
     lowered by a bound on the rounding left (:func:`_rounding_allowance`), so both are true
     bounds of the real numbers and ``gap >= 0`` even at an optimum solved to the last bit.
     Returns ``primal``, ``dual``, ``gap`` and ``rel_gap = gap / |primal|``. Independent of any
-    solver: it reads only X, y, w and α.
+    solver: it reads only X, y, w and α. (:func:`combine_certificate` of the one block X.)
     """
-    X = as_data(X)
-    n = X.shape[0]
-    y = as_labels(y, n)
-    w = as_full(w, X.shape[1])
-    loss = make_loss(loss)
-    c = as_sample_weight(sample_weight, n)
-    a = feasible(as_dual(dual_coef, n) * y, loss, c)
-    w_alpha = np.empty(X.shape[1] + 1)
-    z, mag, col = np.empty(n), np.empty(n), np.empty_like(w_alpha)
-    rows = kernel_rows(X, y, _NO_NORMS, c, bias)
-    loss_sum, dual_sum = _certificate(
-        rows, w, a, loss, 1.0 / (lmbd * n), w_alpha, np.empty_like(w_alpha), z, mag, col
-    )
-    sq_w, sq_alpha = _sq_norm(w), _sq_norm(w_alpha)
-    primal_value = 0.5 * lmbd * sq_w + loss_sum / n
-    dual_value = dual_sum / n - 0.5 * lmbd * sq_alpha
-    err_primal, err_dual = _rounding_allowance(
-        z, mag, col, a, loss, c, lmbd, w_alpha, (loss_sum, dual_sum, sq_w, sq_alpha)
-    )
-    primal_value += err_primal
-    dual_value -= err_dual
-    gap = primal_value - dual_value
-    return {
-        "primal": primal_value,
-        "dual": dual_value,
-        "gap": gap,
-        "rel_gap": gap / abs(primal_value)
-        if primal_value != 0.0
-        else (0.0 if gap == 0 else np.inf),
-    }
+    w = as_full(w, as_data(X).shape[1])
+    parts = certificate_sums(X, y, w, dual_coef, loss, bias, sample_weight)
+    return combine_certificate([parts], w, lmbd, loss)[0]
 
 
 #: Unit roundoff of float64 (half the machine epsilon).
 _UNIT_ROUNDOFF = 0.5 * np.finfo(np.float64).eps
 
 
-def _rounding_allowance(z, mag, col, a, loss: Loss, c, lmbd, w_alpha, sums):
-    r"""A-priori bounds on the rounding error left in :func:`certificate`'s primal and dual.
-
-    The fused pass forms every product exactly and compensates every sum, so a margin
-    :math:`z_i` errs by at most :math:`2u|z_i| + 2\gamma_d^2 m_i` (u the unit roundoff,
-    :math:`\gamma_d = (d + 2)u`, :math:`m_i = \sum_k |x_{ik} w_k| + |B w_b|`, ``mag``),
-    which moves :math:`\phi(z_i)` by at most its slope near :math:`z_i` times that; a
-    coordinate of :math:`\tilde w(\alpha)` errs by at most
-    :math:`2u|\tilde w_k| + 2\gamma_n^2 M_k` (:math:`M_k = \frac{1}{\lambda n}\sum_i a_i
-    |\tilde x_{ik}|`, ``col`` before the scaling); each elementwise operation adds a few
-    roundings of its own value. Every term is counted with a factor 2 to spare, so that
-    ``primal + err_primal >= P(w)`` and ``dual - err_dual <= D(α)`` hold as real numbers: at
-    an optimum solved to the last bit the two values can otherwise cross by an ulp, and a
-    certificate must never say ``dual > primal``. The magnitudes come from the fused pass
-    itself (no extra pass over X); the allowance is a few ulps of P and D unless the data
-    are scaled beyond ~1e150.
-    """
+def _block_allowance(z, mag, a, loss: Loss, c, d: int) -> tuple[float, float]:
+    """A block's share of :func:`_rounding_allowance`: the bound on the error of its loss
+    terms Σ c_i φ(z_i) (from each margin's error bound, see there), and Σ (|a_i| + |t_i|)
+    over its dual terms t_i (d: the number of features)."""
     u = _UNIT_ROUNDOFF
-    loss_sum, dual_sum, sq_w, sq_alpha = sums
-    n, d = z.shape[0], w_alpha.shape[0] - 1
     kappa, upper = loss.kappa, loss.upper
     curv = 0.5 * kappa * upper * upper if math.isfinite(upper) else 0.0
-    gamma_d, gamma_n = (d + 2) * u, (n + 2) * u
+    gamma_d = (d + 2) * u
     delta = 2.0 * u * np.abs(z) + 2.0 * gamma_d * gamma_d * mag  # |error| of each z_i
     near = z - delta < 1.0  # samples whose loss can be nonzero
     err_loss = 0.0
@@ -257,10 +351,35 @@ def _rounding_allowance(z, mag, col, a, loss: Loss, c, lmbd, w_alpha, sums):
         value = loss.values(zn - dn)  # φ is non-increasing: its largest value nearby
         err = slope * (dn + 2.0 * u * gap) + 4.0 * u * (value + curv)
         err_loss = float(np.sum(err if c is None else c[near] * err))
+    terms = loss.dual_terms(a, c)
+    return err_loss, float(np.sum(np.abs(a) + np.abs(terms)))
+
+
+def _rounding_allowance(err_loss, abs_dual, col, n, lmbd, w_alpha, sums):
+    r"""A-priori bounds on the rounding error left in :func:`certificate`'s primal and dual.
+
+    The fused pass forms every product exactly and compensates every sum, so a margin
+    :math:`z_i` errs by at most :math:`2u|z_i| + 2\gamma_d^2 m_i` (u the unit roundoff,
+    :math:`\gamma_d = (d + 2)u`, :math:`m_i = \sum_k |x_{ik} w_k| + |B w_b|`, ``mag``),
+    which moves :math:`\phi(z_i)` by at most its slope near :math:`z_i` times that
+    (``err_loss``, summed over the blocks' :func:`_block_allowance`); a
+    coordinate of :math:`\tilde w(\alpha)` errs by at most
+    :math:`2u|\tilde w_k| + 2\gamma_n^2 M_k` (:math:`M_k = \frac{1}{\lambda n}\sum_i a_i
+    |\tilde x_{ik}|`, ``col`` before the scaling); each elementwise operation adds a few
+    roundings of its own value. Every term is counted with a factor 2 to spare, so that
+    ``primal + err_primal >= P(w)`` and ``dual - err_dual <= D(α)`` hold as real numbers: at
+    an optimum solved to the last bit the two values can otherwise cross by an ulp, and a
+    certificate must never say ``dual > primal``. The magnitudes come from the fused pass
+    itself (no extra pass over X); the allowance is a few ulps of P and D unless the data
+    are scaled beyond ~1e150. Blocks combined by :func:`combine_certificate` keep the
+    bounds: their pairs add without rounding and :math:`\gamma_n` is that of all n rows.
+    """
+    u = _UNIT_ROUNDOFF
+    loss_sum, dual_sum, sq_w, sq_alpha = sums
+    gamma_n = (n + 2) * u
     big_m = col / (lmbd * n)
     err_w = 2.0 * u * np.abs(w_alpha) + 2.0 * gamma_n * gamma_n * big_m
-    terms = loss.dual_terms(a, c)
-    err_dual_sum = 6.0 * u * float(np.sum(np.abs(a) + np.abs(terms))) + 2.0 * u * abs(dual_sum)
+    err_dual_sum = 6.0 * u * abs_dual + 2.0 * u * abs(dual_sum)
     err_sq_alpha = float(np.dot(2.0 * np.abs(w_alpha) + err_w, err_w)) + 2.0 * u * sq_alpha
     primal = 0.5 * lmbd * sq_w + loss_sum / n
     dual = dual_sum / n - 0.5 * lmbd * sq_alpha

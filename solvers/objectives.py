@@ -60,7 +60,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._compensated import certificate, exact_dual_weights, exact_margins
+from ._compensated import (
+    CertificateSums,
+    certificate,
+    certificate_sums,
+    combine_certificate,
+    exact_dual_weights,
+    exact_margins,
+)
 from ._kernels import FASTMATH, kernel_rows, n_rows, row_axpy, row_sq_norm
 from ._passes import (
     as_data,
@@ -76,10 +83,13 @@ from .losses import HINGE, Loss, make_loss
 
 __all__ = [
     "C_to_lmbd",
+    "CertificateSums",
     "as_data",
     "as_labels",
     "as_sample_weight",
     "certificate",
+    "certificate_sums",
+    "combine_certificate",
     "dual",
     "dual_weights",
     "duality_gap",

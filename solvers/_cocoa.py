@@ -1,0 +1,247 @@
+r"""The worker side of :class:`solvers.distributed.DaskSVMClassifier`: a block of rows and
+its dual variables, one CoCoA+ round on it, its share of the certificate, its checkpoint.
+
+Every function here runs inside a dask task on the worker that holds the block, takes the
+block's state and returns a *new* state (dask's results are immutable: a retried or
+recomputed task must see the state it was given), so a block's state is a chain of
+futures, one per round, that never leaves its worker; only the d-sized vectors travel.
+
+The local subproblem (Ma et al. 2015, Smith et al. JMLR 2018, with adding: γ = 1,
+σ' = K blocks). With :math:`\tilde w = \frac{1}{\lambda n}\sum_i \alpha_i\tilde x_i` (n the
+*global* row count), block k maximises over its :math:`\Delta\alpha_{[k]}`
+
+.. math::
+
+    -\frac1n\sum_{i\in k}\phi_i^*(-\alpha_i - \Delta\alpha_i)
+    - \frac1n \tilde w^\top A_k\Delta\alpha_{[k]}
+    - \frac{\lambda\sigma'}{2}\Big\|\frac{1}{\lambda n}A_k\Delta\alpha_{[k]}\Big\|^2 .
+
+Its partial derivative along :math:`\Delta\alpha_i` is :math:`-\frac1n(\ldots + \tilde
+x_i^\top v)` with :math:`v = \tilde w + \frac{\sigma'}{\lambda n}A_k\Delta\alpha_{[k]}`, and
+its curvature :math:`\sigma'\|\tilde x_i\|^2/(\lambda n)`: exactly SDCA's coordinate step
+(:mod:`solvers.sdca`) on the block's rows with :math:`\lambda n` replaced by
+:math:`\lambda n/\sigma'` (``Params.lmbd_n``), started from :math:`v = \tilde w`, whose
+running iterate is this :math:`v`. After the local passes the block's contribution is
+:math:`\Delta w_k = \frac{1}{\lambda n}A_k\Delta\alpha_{[k]} = (v_{end} - \tilde w)/\sigma'`,
+and the driver sets :math:`\tilde w \leftarrow \tilde w + \sum_k \Delta w_k`, which keeps
+:math:`\tilde w = \tilde w(\alpha)`. With one block (σ' = 1) a round is an SDCA epoch.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import objectives
+from .losses import Loss
+from .sdca import kernel_inputs, sdca_epoch_kernel
+
+
+@dataclass(frozen=True)
+class BlockData:
+    """A block of rows as it arrived on its worker: X_k (dense C-contiguous float32/64 or
+    canonical CSR), its raw labels and its sample weights (or None)."""
+
+    X: object
+    labels: np.ndarray
+    sample_weight: np.ndarray | None
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+
+@dataclass(frozen=True)
+class BlockState:
+    """One block's part of a binary problem between two rounds.
+
+    Attributes
+    ----------
+    index : int
+        The block's position k among the K blocks.
+    rows, sweep, params :
+        What :func:`solvers.sdca.sdca_epoch_kernel` takes: the rows (y ±1, ‖x̃‖², c_i, B),
+        the sweep (``sweep.dual_coef``: the block's α, signed; ``sweep.w``: scratch for v)
+        and the scalars (``lmbd_n`` = λn/σ').
+    rng : numpy.random.Generator
+        The block's own stream (its permutations).
+    steps : int
+        Coordinate steps made so far.
+    v : ndarray of shape (n_features + 1,)
+        The local iterate after the last round (what the driver reads).
+    cpu : float
+        CPU seconds of the last round's local passes.
+    """
+
+    index: int
+    rows: object
+    sweep: object
+    params: object
+    rng: np.random.Generator
+    steps: int = 0
+    v: np.ndarray | None = None
+    cpu: float = 0.0
+
+
+def block_data(X, labels, sample_weight=None) -> BlockData:
+    """Validate a chunk on its worker: float32/float64 rows (other numeric types become
+    float64), C order or canonical CSR; labels 1-d of the same length."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        if not X.has_canonical_format:
+            X = X.copy()
+            X.sum_duplicates()
+    else:
+        X = np.asarray(X)
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        X = np.ascontiguousarray(X)
+    labels = np.asarray(labels).ravel()
+    if labels.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"a block has {X.shape[0]} rows of X but {labels.shape[0]} labels: chunk y "
+            "along its rows exactly as X (y.rechunk(X.chunks[0]))."
+        )
+    if sample_weight is not None:
+        sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64).ravel()
+    return BlockData(X, labels, sample_weight)
+
+
+def block_labels(data: BlockData, weighted: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The block's classes and their counts (weighted by ``sample_weight`` when asked)."""
+    classes, inverse = np.unique(data.labels, return_inverse=True)
+    if weighted and data.sample_weight is not None:
+        counts = np.bincount(inverse, weights=data.sample_weight, minlength=classes.shape[0])
+    else:
+        counts = np.bincount(inverse, minlength=classes.shape[0]).astype(np.float64)
+    return classes, counts
+
+
+def problem_weights(data: BlockData, positive, class_weights: dict | None, two: bool):
+    """c_i of the block in the binary problem whose +1 class is ``positive``:
+    ``sample_weight`` times the class weights (two classes: each its own; one-vs-rest:
+    the positive class its weight, the rest 1), as the single-process estimators."""
+    weights = data.sample_weight
+    if class_weights is not None:
+        if two:
+            per_sample = np.array([class_weights[c] for c in data.labels.tolist()], dtype=float)
+        else:
+            per_sample = np.where(data.labels == positive, class_weights[positive], 1.0)
+        weights = per_sample if weights is None else weights * per_sample
+    return None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+
+
+def init_block(
+    data: BlockData,
+    index: int,
+    positive,
+    class_weights,
+    two: bool,
+    bias: float,
+    loss: Loss,
+    lmbd: float,
+    lmbd_n_local: float,
+    rng: np.random.Generator,
+    init_alpha=None,
+) -> BlockState:
+    """The block's state at the start of a fit: α = 0, or ``init_alpha`` (a warm start, a
+    checkpoint) clipped to the loss's box."""
+    X = data.X
+    y = np.where(data.labels == positive, 1.0, -1.0)
+    rows, sweep, params = kernel_inputs(X, y, lmbd, lmbd_n=lmbd_n_local)
+    weights = problem_weights(data, positive, class_weights, two)
+    rows = rows._replace(
+        sq_norms=objectives.row_sq_norms(X, bias), weights=weights, bias=float(bias)
+    )
+    params = params._replace(loss=loss)
+    if init_alpha is not None:
+        box = loss.box(weights, X.shape[0])
+        a = np.clip(y * np.asarray(init_alpha, dtype=np.float64), 0.0, box)
+        sweep.dual_coef[:] = y * a
+    return BlockState(index, rows, sweep, params, rng)
+
+
+def local_round(state: BlockState, w: np.ndarray, local_epochs: int) -> BlockState:
+    """``local_epochs`` SDCA passes over the block's rows (each a fresh permutation of them,
+    drawn from the block's stream) on its local subproblem, from v = w; returns the new
+    state, whose ``v`` is the local iterate at the end (module docstring)."""
+    rng = copy.deepcopy(state.rng)  # never advance the input's stream (a retried task)
+    sweep = state.sweep._replace(
+        w=np.array(w, dtype=np.float64), dual_coef=state.sweep.dual_coef.copy()
+    )
+    n = sweep.dual_coef.shape[0]
+    steps = state.steps
+    cpu = 0.0
+    for _ in range(local_epochs):
+        indices = rng.permutation(n)
+        t = time.process_time()
+        steps += sdca_epoch_kernel(
+            state.rows, sweep, state.params, indices, steps, indices.shape[0], -np.inf
+        )
+        cpu += time.process_time() - t
+    return replace(state, sweep=sweep, rng=rng, steps=steps, v=sweep.w, cpu=cpu)
+
+
+def local_result(state: BlockState) -> tuple[np.ndarray, float]:
+    """What the driver reads after a round: v_end and the round's CPU seconds."""
+    return state.v, state.cpu
+
+
+def block_certificate(state: BlockState, data: BlockData, w: np.ndarray, loss: Loss):
+    """The block's :class:`solvers.objectives.CertificateSums` at (w, α_k)."""
+    rows = state.rows
+    return objectives.certificate_sums(
+        data.X, rows.y, w, state.sweep.dual_coef, loss, rows.bias, rows.weights
+    )
+
+
+def block_alpha(state: BlockState) -> np.ndarray:
+    """The block's α (signed), a copy."""
+    return state.sweep.dual_coef.copy()
+
+
+# ------------------------------------------------------------------ checkpoints
+def checkpoint_path(folder: str, problem: int, block: int, round_: int) -> str:
+    return os.path.join(folder, f"problem-{problem}", f"block-{block}-round-{round_}.npz")
+
+
+def write_checkpoint(state: BlockState, path: str) -> str:
+    """Write the block's α, step count and stream state to ``path`` (atomically:
+    a temporary file renamed); returns ``path``."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp.npz"
+    np.savez(
+        tmp,
+        dual_coef=state.sweep.dual_coef,
+        steps=np.int64(state.steps),
+        rng=np.array(json.dumps(state.rng.bit_generator.state)),
+    )
+    os.replace(tmp, path)
+    return path
+
+
+def read_alpha(path: str) -> np.ndarray:
+    """The α stored in a checkpoint file."""
+    with np.load(path) as f:
+        return f["dual_coef"].copy()
+
+
+def restore_block(template: BlockState, path: str) -> BlockState:
+    """The state that wrote ``path`` (:func:`write_checkpoint`), bit for bit, from the
+    block's initial state ``template`` (its rows, ‖x̃‖² included: no pass over the data)
+    and the file's α, step count and stream."""
+    with np.load(path) as f:
+        alpha = f["dual_coef"].copy()
+        steps, rng_state = int(f["steps"]), json.loads(str(f["rng"]))
+    rng = copy.deepcopy(template.rng)
+    rng.bit_generator.state = rng_state
+    sweep = template.sweep._replace(dual_coef=alpha)
+    return replace(template, sweep=sweep, rng=rng, steps=steps, v=None, cpu=0.0)

@@ -1,0 +1,623 @@
+r"""One linear SVM trained across a dask cluster: CoCoA+ with SDCA as the local solver,
+stopped and certified on the duality gap summed over the blocks.
+
+:class:`DaskSVMClassifier` minimises the objective of :mod:`solvers.objectives`,
+:math:`P(\tilde w) = \frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i c_i\phi(y_i\tilde x_i^\top
+\tilde w)`, over data given as dask arrays whose row chunks are the blocks (dense or
+scipy.sparse CSR chunks; :func:`solvers.shards.read_shards` reads a folder of files into
+such arrays on the workers). Each round (Ma et al., ICML 2015; Smith et al., JMLR 2018):
+
+1. every block k runs ``local_epochs`` SDCA passes over its rows on its local subproblem,
+   which is SDCA with :math:`\lambda n` replaced by :math:`\lambda n/\sigma'` started from
+   :math:`v = \tilde w` (:mod:`solvers._cocoa` derives it), and returns :math:`v_k`;
+2. the driver adds: :math:`\tilde w \leftarrow \tilde w + \frac{1}{\sigma'}\sum_k (v_k -
+   \tilde w)` (γ = 1, σ' = K, the safe value for adding: Ma et al.'s Lemma 4 with
+   :math:`\sigma' = \gamma K` bounds the blocks' joint step by the sum of their local
+   models for every data set).
+
+The blocks, their dual variables and their random streams stay on the workers that made
+them: a block's state is a chain of dask futures, one per round, and only d-sized vectors
+travel (w to each block, :math:`v_k` back: ``bytes_per_round_``). The driver holds
+:math:`O(d)`, never an n-sized array.
+
+Certificate. Every ``check_every`` rounds each block computes its compensated partial sums
+of :math:`P(\tilde w)` and :math:`D(\alpha)` (:func:`solvers.objectives.certificate_sums`),
+which the driver adds without rounding and bounds outward
+(:func:`solvers.objectives.combine_certificate`): the same certified bounds as
+:func:`solvers.objectives.certificate` on the whole data. The same pass returns
+:math:`\tilde w(\alpha)` summed over the blocks, which replaces the driver's w (the rounding
+drift of the additions is gone). A fit stops when the relative gap is at most ``tol``; it
+is declared ``certified_`` only after one more pass certifies the returned pair itself,
+:math:`(\tilde w(\alpha), \alpha)`.
+
+Faults. A block lost with its worker is recomputed by dask from its chain: from the last
+checkpoint when ``checkpoint_dir`` is set (each block's α and stream are written there
+every ``checkpoint_every`` rounds and its chain restarts from the file), else from the
+fit's first round. Each round is a deterministic function of the block's state and of w,
+so the replayed rounds give the same α bit for bit, the driver's w stays w(α), and the fit
+ends where it would have without the fault. Ctrl-C on the driver leaves the checkpoint
+(and says how to resume: ``warm_start=True`` with the same ``checkpoint_dir``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import warnings
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from . import _cocoa, losses, objectives
+from ._problem import caller_stacklevel
+from ._scales import resolve_lmbd
+
+__all__ = ["DaskSVMClassifier", "RoundInfo"]
+
+
+@dataclass(frozen=True)
+class RoundInfo:
+    """What ``callback`` receives after each round of a binary problem.
+
+    ``w`` is the driver's weight vector (full, last entry the bias weight), ``rel_gap``
+    the relative gap certified this round (None when no certificate was due), ``cpu`` the
+    CPU seconds of the blocks' local passes summed over the blocks, ``wall`` the round's
+    wall seconds (local passes, transfers, certificate)."""
+
+    round: int
+    w: np.ndarray
+    rel_gap: float | None
+    cpu: float
+    wall: float
+    positive_class: object
+
+
+def _client():
+    """The current dask.distributed client, or an error that says how to start one."""
+    try:
+        from distributed import get_client
+    except ImportError as err:  # pragma: no cover - dask is a declared extra
+        raise ImportError(
+            "DaskSVMClassifier needs dask.distributed: pip install 'sdca-pegasos[dask]'"
+        ) from err
+    try:
+        return get_client()
+    except ValueError as err:
+        raise ValueError(
+            "DaskSVMClassifier.fit runs on the current dask.distributed client and there is "
+            "none: start one first, e.g. `client = distributed.Client()` (a LocalCluster) "
+            "or `distributed.Client('tcp://scheduler:8786')`."
+        ) from err
+
+
+def _as_dask(X, name: str):
+    """X as a dask array, or an error that names the conversion."""
+    import dask.array as da
+
+    if isinstance(X, da.Array):
+        return X
+    raise TypeError(
+        f"DaskSVMClassifier.fit takes dask arrays, got {name} of type {type(X).__name__}: "
+        f"wrap it, e.g. dask.array.from_array({name}, chunks=(rows_per_block, -1)) (each "
+        "row chunk is one block), or read shards with solvers.shards.read_shards."
+    )
+
+
+class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
+    r"""Linear SVM by CoCoA+ over a dask cluster, certified by the duality gap.
+
+    Parameters
+    ----------
+    lmbd : float or "auto", default="auto"
+        :math:`\lambda > 0`; ``"auto"``: :math:`1/n`, n the total number of rows.
+    loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
+    gamma : float, default=1.0
+        Smoothing of ``smooth_hinge``.
+    local_epochs : int, default=1
+        SDCA passes of each block over its rows per round.
+    max_rounds : int, default=200
+    tol : float, default=1e-6
+        Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
+    check_every : int, default=1
+        Rounds between two certificates (each costs one pass over the data).
+    bias_multiplier : float, default=1.0
+    random_state : int, numpy Generator or None, default=None
+        ``numpy.random.default_rng(random_state).spawn(K)``: block k's stream.
+    class_weight : dict, "balanced" or None, default=None
+    warm_start : bool, default=False
+        Start from the last fit's α (``dual_coef_``, same rows and classes), or, with
+        ``checkpoint_dir`` holding a checkpoint of the same data, from that checkpoint.
+    checkpoint_dir : str or None, default=None
+        A folder every worker can write and read (shared storage): each block's α and
+        random stream are saved there every ``checkpoint_every`` rounds.
+    checkpoint_every : int, default=5
+    callback : callable or None, default=None
+        ``callback(info)`` with a :class:`RoundInfo` after every round; ``True`` stops.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, lmbd_ :
+        As :class:`solvers.SDCAClassifier`.
+    dual_coef_ : dask array of shape (n_samples,) or (n_classes, n_samples)
+        The signed α, kept on the workers.
+    certified_ : bool or ndarray of bool
+        Whether the returned pair's certified relative gap is at most ``tol``.
+    rel_gap_, primal_, dual_ : float or ndarray
+        The certificate of the returned pair (bounds of P* with rounding included).
+    n_rounds_ : int or ndarray
+    data_passes_ : int or ndarray
+        Passes over the data by the local solvers (``n_rounds_ * local_epochs``).
+    certificate_passes_ : int or ndarray
+        Passes over the data by the certificates.
+    round_times_, round_cpu_times_ : ndarray or list of them
+        Wall seconds of each round, and CPU seconds of its local passes (all blocks).
+    n_blocks_ : int
+    bytes_per_round_ : int
+        Bytes of the vectors a round moves between the driver and the blocks
+        (w to each block and v_k back: 2·K·(d + 1)·8).
+    """
+
+    _parameter_constraints: dict = {
+        "lmbd": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "loss": [StrOptions({"hinge", "smooth_hinge", "squared_hinge"})],
+        "gamma": [Interval(Real, 0, None, closed="left")],
+        "local_epochs": [Interval(Integral, 1, None, closed="left")],
+        "max_rounds": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "check_every": [Interval(Integral, 1, None, closed="left")],
+        "bias_multiplier": [Interval(Real, 0, None, closed="left")],
+        "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "warm_start": ["boolean"],
+        "checkpoint_dir": [str, os.PathLike, None],
+        "checkpoint_every": [Interval(Integral, 1, None, closed="left")],
+        "callback": [callable, None],
+    }
+
+    def __init__(
+        self,
+        lmbd="auto",
+        *,
+        loss="hinge",
+        gamma=1.0,
+        local_epochs=1,
+        max_rounds=200,
+        tol=1e-6,
+        check_every=1,
+        bias_multiplier=1.0,
+        random_state=None,
+        class_weight=None,
+        warm_start=False,
+        checkpoint_dir=None,
+        checkpoint_every=5,
+        callback=None,
+    ):
+        self.lmbd = lmbd
+        self.loss = loss
+        self.gamma = gamma
+        self.local_epochs = local_epochs
+        self.max_rounds = max_rounds
+        self.tol = tol
+        self.check_every = check_every
+        self.bias_multiplier = bias_multiplier
+        self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.checkpoint_dir = checkpoint_dir
+        self.checkpoint_every = checkpoint_every
+        self.callback = callback
+
+    @property
+    def loss_function(self) -> losses.Loss:
+        return losses.make_loss(self.loss, self.gamma)
+
+    # ---------------------------------------------------------------- fit
+    def fit(self, X, y, sample_weight=None):
+        """Fit on dask arrays: X (n_samples, n_features), row chunks = blocks, one chunk
+        across the features (dense or scipy.sparse CSR chunks); y (n_samples,) and
+        ``sample_weight`` chunked like X's rows (rechunked to them otherwise)."""
+        self._validate_params()
+        client = _client()
+        X = _as_dask(X, "X")
+        y = _as_dask(y, "y")
+        if X.ndim != 2 or y.ndim != 1:
+            raise ValueError(f"X must be 2-d and y 1-d, got {X.ndim}-d and {y.ndim}-d")
+        if any(np.isnan(c) for c in X.chunks[0]):
+            raise ValueError(
+                "X has row chunks of unknown size: call X.compute_chunk_sizes() first (or "
+                "read shards with solvers.shards.read_shards, which knows them)."
+            )
+        if len(X.chunks[1]) != 1:
+            X = X.rechunk({1: -1})
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+        if y.chunks[0] != X.chunks[0]:
+            y = y.rechunk((X.chunks[0],))
+        if sample_weight is not None:
+            sample_weight = _as_dask(sample_weight, "sample_weight")
+            if sample_weight.chunks[0] != X.chunks[0]:
+                sample_weight = sample_weight.rechunk((X.chunks[0],))
+        sizes = [int(c) for c in X.chunks[0]]
+        n, d = int(X.shape[0]), int(X.shape[1])
+        data = self._persist_blocks(client, X, y, sample_weight)
+        self.n_features_in_ = d
+        previous = getattr(self, "classes_", None)
+        classes, counts = self._classes(client, data, sample_weight is not None)
+        two = classes.shape[0] == 2
+        class_weights = self._class_weight_map(classes, counts)
+        self.classes_ = classes
+        positives = [classes[1]] if two else list(classes)
+        lmbd = resolve_lmbd(self.lmbd, n)
+        loss = self.loss_function
+        inits = self._warm_inits(client, previous, sizes, d, len(positives))
+        fits = []
+        for j, positive in enumerate(positives):
+            fits.append(
+                self._fit_problem(
+                    client,
+                    data,
+                    sizes,
+                    d,
+                    j,
+                    positive,
+                    class_weights,
+                    two,
+                    lmbd,
+                    loss,
+                    None if inits is None else inits[j],
+                )
+            )
+        self._store(client, fits, sizes)
+        self.lmbd_ = lmbd
+        self.n_blocks_ = len(sizes)
+        self.bytes_per_round_ = 2 * len(sizes) * (d + 1) * 8
+        return self
+
+    def _persist_blocks(self, client, X, y, sample_weight) -> list:
+        """One future per block, a :class:`solvers._cocoa.BlockData` on a worker."""
+        import dask
+
+        xs = X.to_delayed().ravel()
+        ys = y.to_delayed().ravel()
+        ws = [None] * len(xs) if sample_weight is None else sample_weight.to_delayed().ravel()
+        blocks = [
+            dask.delayed(_cocoa.block_data)(xk, yk, wk)
+            for xk, yk, wk in zip(xs, ys, ws, strict=True)
+        ]
+        return client.compute(blocks)
+
+    def _classes(self, client, data, weighted) -> tuple[np.ndarray, np.ndarray]:
+        """The classes over every block and their (weighted) counts."""
+        parts = client.gather([client.submit(_cocoa.block_labels, b, weighted) for b in data])
+        classes = np.unique(np.concatenate([c for c, _ in parts]))
+        counts = np.zeros(classes.shape[0])
+        for c, k in parts:
+            counts[np.searchsorted(classes, c)] += k
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"Classifier can't train when only one class is present: every label is "
+                f"{classes[0]!r}. Pass samples of at least two classes."
+            )
+        return classes, counts
+
+    def _class_weight_map(self, classes, counts) -> dict | None:
+        """scikit-learn's class weights from the blocks' counts (``"balanced"``:
+        n / (n_classes · count), counts weighted by ``sample_weight``)."""
+        if self.class_weight is None:
+            return None
+        if self.class_weight == "balanced":
+            if not np.all(counts > 0):
+                raise ValueError(
+                    "class_weight='balanced' divides by each class's total sample_weight, "
+                    f"which is 0 for class {classes[counts <= 0][0]!r}."
+                )
+            values = counts.sum() / (classes.shape[0] * counts)
+            return dict(zip(classes.tolist(), values.tolist(), strict=True))
+        unknown = set(self.class_weight) - set(classes.tolist())
+        if unknown:
+            raise ValueError(
+                f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
+                f"y's classes {classes.tolist()}."
+            )
+        return {c: float(self.class_weight.get(c, 1.0)) for c in classes.tolist()}
+
+    def _warm_inits(self, client, previous, sizes, d, n_problems) -> list | None:
+        """Per problem, per block, the α to start from (futures or arrays), or None."""
+        if not self.warm_start:
+            return None
+        from_checkpoint = self._checkpoint_inits(sizes, d, n_problems)
+        if from_checkpoint is not None:
+            return from_checkpoint
+        if not hasattr(self, "coef_"):
+            return None
+        if previous is None or not np.array_equal(previous, self.classes_):
+            raise ValueError(
+                f"warm_start=True starts from the last fit, of classes "
+                f"{None if previous is None else previous.tolist()}, and y has classes "
+                f"{self.classes_.tolist()}: fit the same classes or set warm_start=False."
+            )
+        duals = self.dual_coef_.reshape(n_problems, -1)
+        if duals.shape[1] != sum(sizes):
+            raise ValueError(
+                f"warm_start=True starts from the last fit's dual point, of {duals.shape[1]} "
+                f"samples, but X has {sum(sizes)}: fit the same samples or set "
+                "warm_start=False."
+            )
+        duals = duals.rechunk((1, tuple(sizes)))
+        return [client.compute(list(duals[j].to_delayed().ravel())) for j in range(n_problems)]
+
+    # ---------------------------------------------------------------- checkpoints
+    def _manifest_path(self) -> str:
+        return os.path.join(os.fspath(self.checkpoint_dir), "manifest.json")
+
+    def _checkpoint_inits(self, sizes, d, n_problems) -> list | None:
+        """The checkpoint's α per problem and block (file paths, read by the workers), when
+        ``checkpoint_dir`` holds one of the same data; None when it holds none."""
+        if self.checkpoint_dir is None or not os.path.exists(self._manifest_path()):
+            return None
+        with open(self._manifest_path()) as f:
+            manifest = json.load(f)
+        found = (manifest["rows"], manifest["n_features"], manifest["n_problems"])
+        if found != (list(sizes), d, n_problems):
+            raise ValueError(
+                f"the checkpoint in {self.checkpoint_dir} is of blocks {found[0]}, "
+                f"{found[1]} features and {found[2]} binary problems, but X has blocks "
+                f"{list(sizes)}, {d} features and {n_problems} problems: resume with the "
+                "same data and chunks, or use another checkpoint_dir."
+            )
+        return [
+            [manifest["files"][str(j)][k] for k in range(len(sizes))] for j in range(n_problems)
+        ]
+
+    def _write_manifest(self, j, round_, paths, sizes, d, n_problems) -> None:
+        path = self._manifest_path()
+        manifest = {"files": {}}
+        if os.path.exists(path):
+            with open(path) as f:
+                manifest = json.load(f)
+        manifest.update(rows=list(sizes), n_features=d, n_problems=n_problems)
+        manifest["files"][str(j)] = paths
+        manifest.setdefault("rounds", {})[str(j)] = round_
+        tmp = f"{path}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(manifest, f, indent=1)
+        os.replace(tmp, path)
+
+    # ---------------------------------------------------------------- one binary problem
+    def _fit_problem(
+        self, client, data, sizes, d, j, positive, class_weights, two, lmbd, loss, init
+    ) -> dict:
+        """CoCoA+ rounds on one binary problem until certified or ``max_rounds``."""
+        n, k_blocks = sum(sizes), len(sizes)
+        sigma = float(k_blocks)
+        rngs = np.random.default_rng(self.random_state).spawn(k_blocks)
+        bias = float(self.bias_multiplier)
+        alphas = [None] * k_blocks if init is None else init
+        if init is not None and isinstance(init[0], str):
+            alphas = [client.submit(_cocoa.read_alpha, p, pure=False) for p in init]
+        templates = [
+            client.submit(
+                _cocoa.init_block,
+                data[k],
+                k,
+                positive,
+                class_weights,
+                two,
+                bias,
+                loss,
+                lmbd,
+                lmbd * n / sigma,
+                rngs[k],
+                alphas[k],
+                pure=False,
+            )
+            for k in range(k_blocks)
+        ]
+        states = list(templates)
+        ck_dir = None if self.checkpoint_dir is None else os.fspath(self.checkpoint_dir)
+        n_problems = 1 if two else len(self.classes_)
+        w = np.zeros(d + 1)
+        if init is not None:  # w = w(α) of the starting point
+            w = self._certify(client, states, data, w, lmbd, loss)[1]
+        round_times, cpu_times = [], []
+        bounds = None
+        certificates = 0
+        certified = stopped = False
+        rounds = 0
+        last_checkpoint = None
+        try:
+            for rounds in range(1, self.max_rounds + 1):
+                t_wall = time.perf_counter()
+                states = [
+                    client.submit(_cocoa.local_round, s, w, int(self.local_epochs), pure=False)
+                    for s in states
+                ]
+                results = client.gather([client.submit(_cocoa.local_result, s) for s in states])
+                if k_blocks == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
+                    w = np.array(results[0][0])
+                else:
+                    w = w + sum((v - w for v, _ in results), np.zeros(d + 1)) / sigma
+                cpu = float(sum(c for _, c in results))
+                rel_gap = None
+                if self.tol > 0.0 and rounds % self.check_every == 0:
+                    bounds, w_alpha = self._certify(client, states, data, w, lmbd, loss)
+                    certificates += 1
+                    rel_gap = bounds["rel_gap"]
+                    w = w_alpha  # the same point, without the additions' drift
+                    if rel_gap <= self.tol:
+                        bounds = self._certify(client, states, data, w, lmbd, loss)[0]
+                        certificates += 1
+                        certified = bounds["rel_gap"] <= self.tol
+                if ck_dir is not None and (
+                    rounds % self.checkpoint_every == 0 or certified or rounds == self.max_rounds
+                ):
+                    states = self._checkpoint(client, states, templates, ck_dir, j, rounds)
+                    self._write_manifest(
+                        j,
+                        rounds,
+                        [_cocoa.checkpoint_path(ck_dir, j, k, rounds) for k in range(k_blocks)],
+                        sizes,
+                        d,
+                        n_problems,
+                    )
+                    self._prune(ck_dir, j, rounds)
+                    last_checkpoint = rounds
+                round_times.append(time.perf_counter() - t_wall)
+                cpu_times.append(cpu)
+                if self.callback is not None:
+                    info = RoundInfo(rounds, w, rel_gap, cpu, round_times[-1], positive)
+                    if self.callback(info) is True:
+                        stopped = True
+                        break
+                if certified:
+                    break
+        except KeyboardInterrupt as err:
+            where = "no checkpoint (checkpoint_dir=None)"
+            if ck_dir is not None and last_checkpoint is not None:
+                where = (
+                    f"the checkpoint in {ck_dir} (round {last_checkpoint}); resume with "
+                    f"DaskSVMClassifier(..., checkpoint_dir={ck_dir!r}, "
+                    "warm_start=True).fit(X, y) on the same data and chunks"
+                )
+            err.add_note(f"DaskSVMClassifier.fit interrupted at round {rounds}: {where}.")
+            raise
+        if bounds is None or not certified:  # the returned pair, certified once
+            bounds, w = self._certify(client, states, data, w, lmbd, loss)
+            bounds = self._certify(client, states, data, w, lmbd, loss)[0]
+            certificates += 2
+            certified = self.tol > 0.0 and bounds["rel_gap"] <= self.tol
+        if not certified and not stopped and self.tol > 0.0:
+            which = "" if two else f" (class {positive!r})"
+            warnings.warn(
+                f"DaskSVMClassifier did not converge{which}: relative duality gap "
+                f"{bounds['rel_gap']:.3g} > tol={self.tol:g} after max_rounds="
+                f"{self.max_rounds}. Increase max_rounds or local_epochs, or tol.",
+                ConvergenceWarning,
+                stacklevel=caller_stacklevel(),
+            )
+        return {
+            "w": w,
+            "states": states,
+            "bounds": bounds,
+            "certified": certified,
+            "rounds": rounds,
+            "certificates": certificates,
+            "round_times": np.array(round_times),
+            "cpu_times": np.array(cpu_times),
+        }
+
+    @staticmethod
+    def _certify(client, states, data, w, lmbd, loss):
+        """Certified bounds of (w, α) and w(α), from every block's partial sums."""
+        parts = client.gather(
+            [
+                client.submit(_cocoa.block_certificate, s, b, w, loss)
+                for s, b in zip(states, data, strict=True)
+            ]
+        )
+        return objectives.combine_certificate(parts, w, lmbd, loss)
+
+    @staticmethod
+    def _checkpoint(client, states, templates, folder, j, round_) -> list:
+        """Write every block's checkpoint of this round and restart its chain from it."""
+        paths = [_cocoa.checkpoint_path(folder, j, k, round_) for k in range(len(states))]
+        written = [
+            client.submit(_cocoa.write_checkpoint, s, p, pure=False)
+            for s, p in zip(states, paths, strict=True)
+        ]
+        client.gather(written)
+        return [
+            client.submit(_cocoa.restore_block, t, p, pure=False)
+            for t, p in zip(templates, paths, strict=True)
+        ]
+
+    @staticmethod
+    def _prune(folder, j, round_) -> None:
+        """Remove the problem's checkpoint files older than the last two rounds kept."""
+        sub = os.path.join(folder, f"problem-{j}")
+        names = [f for f in os.listdir(sub) if f.endswith(".npz")]
+        rounds = sorted({int(f.rsplit("-", 1)[1][: -len(".npz")]) for f in names})
+        for old in rounds[:-2]:
+            for f in os.listdir(sub):
+                if f.endswith(f"-round-{old}.npz"):
+                    os.remove(os.path.join(sub, f))
+
+    def _store(self, client, fits, sizes) -> None:
+        import dask.array as da
+
+        one = len(fits) == 1
+        bias = float(self.bias_multiplier)
+        self.coef_ = np.stack([f["w"][:-1] for f in fits])
+        self.intercept_ = np.array([bias * f["w"][-1] for f in fits])
+
+        def per_class(values, dtype=None):
+            return values[0] if one else np.array(values, dtype=dtype)
+
+        duals = []
+        for f in fits:
+            parts = [client.submit(_cocoa.block_alpha, s) for s in f["states"]]
+            duals.append(
+                da.concatenate(
+                    [
+                        da.from_delayed(p, shape=(m,), dtype=np.float64)
+                        for p, m in zip(parts, sizes, strict=True)
+                    ]
+                )
+            )
+        self.dual_coef_ = duals[0] if one else da.stack(duals)
+        self.certified_ = per_class([f["certified"] for f in fits], dtype=bool)
+        self.rel_gap_ = per_class([f["bounds"]["rel_gap"] for f in fits], dtype=float)
+        self.primal_ = per_class([f["bounds"]["primal"] for f in fits], dtype=float)
+        self.dual_ = per_class([f["bounds"]["dual"] for f in fits], dtype=float)
+        self.n_rounds_ = per_class([f["rounds"] for f in fits], dtype=int)
+        self.n_iter_ = max(f["rounds"] for f in fits)
+        self.data_passes_ = per_class(
+            [f["rounds"] * int(self.local_epochs) for f in fits], dtype=int
+        )
+        self.certificate_passes_ = per_class([f["certificates"] for f in fits], dtype=int)
+        self.round_times_ = fits[0]["round_times"] if one else [f["round_times"] for f in fits]
+        self.round_cpu_times_ = fits[0]["cpu_times"] if one else [f["cpu_times"] for f in fits]
+
+    # ---------------------------------------------------------------- predict
+    def decision_function(self, X):
+        """Scores; a dask array for dask input (computed block by block on the workers)."""
+        import dask.array as da
+
+        if isinstance(X, da.Array):
+            check_is_fitted(self)
+            coef, intercept = self.coef_, self.intercept_
+            scores = X.map_blocks(
+                lambda b: np.asarray(b @ coef.T) + intercept,
+                chunks=(X.chunks[0], (coef.shape[0],)),
+                dtype=np.float64,
+            )
+            return scores[:, 0] if coef.shape[0] == 1 else scores
+        return super().decision_function(X)
+
+    def predict(self, X):
+        import dask.array as da
+
+        if isinstance(X, da.Array):
+            scores = self.decision_function(X)
+            classes = self.classes_
+            if scores.ndim == 1:
+                return scores.map_blocks(
+                    lambda s: classes[(s > 0).astype(int)], dtype=classes.dtype
+                )
+            return scores.map_blocks(
+                lambda s: classes[s.argmax(axis=1)], drop_axis=1, dtype=classes.dtype
+            )
+        return super().predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        tags.input_tags.sparse = True
+        return tags

@@ -1,0 +1,252 @@
+"""DaskSVMClassifier (CoCoA+ over a dask cluster) and the shards reader, on one LocalCluster.
+
+Tiny problems at a large λ so that every fit certifies in a few dozen rounds: what is
+asserted is mathematics — one block is SDCA bit for bit, the certified optimum is the exact
+engine's, a killed worker changes nothing, the certificate bounds the exact optimum.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from solvers import ExactSVMClassifier, SDCAClassifier
+
+from .conftest import gaussian_problem
+
+distributed = pytest.importorskip("distributed")
+da = pytest.importorskip("dask.array")
+
+from solvers.distributed import DaskSVMClassifier  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",  # None would mean the default :8787 (another run may hold it)
+            silence_logs=logging.CRITICAL,
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
+
+
+def blocks(X, y, k, w=None):
+    """X, y (and w) as dask arrays of k row blocks."""
+    rows = -(-X.shape[0] // k)
+    out = [da.from_array(X, chunks=(rows, -1)), da.from_array(y, chunks=(rows,))]
+    if w is not None:
+        out.append(da.from_array(w, chunks=(rows,)))
+    return out
+
+
+def test_one_block_is_sdca_bit_for_bit(client):
+    """K = 1: σ' = 1, the local subproblem is the problem and a round an SDCA epoch on the
+    same permutations (block 0's stream is ``default_rng(seed).spawn(1)[0]``)."""
+    X, y = gaussian_problem(n=80, d=6, seed=3)
+    Xd, yd = blocks(X, y, 1)
+    dist = DaskSVMClassifier(lmbd=0.01, tol=0.0, max_rounds=6, random_state=7).fit(Xd, yd)
+    stream = np.random.default_rng(7).spawn(1)[0]
+    ref = SDCAClassifier(lmbd=0.01, tol=0, max_epochs=6, random_state=stream).fit(X, y)
+    np.testing.assert_array_equal(dist.dual_coef_.compute(), ref.dual_coef_)
+    # the returned w is w(α) recomputed with compensated sums; SDCA's is its running iterate
+    np.testing.assert_allclose(dist.coef_, ref.coef_, rtol=0, atol=1e-13)
+    assert dist.data_passes_ == 6 and dist.n_rounds_ == 6
+
+
+@pytest.mark.parametrize(
+    "loss,gamma,k,sparse",
+    [("hinge", 1.0, 3, False), ("smooth_hinge", 0.5, 2, True), ("squared_hinge", 1.0, 2, False)],
+)
+def test_certified_optimum_is_the_exact_engines(client, loss, gamma, k, sparse):
+    X, y = gaussian_problem(n=120, d=5, seed=1)
+    Xd, yd = blocks(X, y, k)
+    if sparse:
+        Xd = Xd.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 5)))
+    lmbd = 0.5
+    exact = ExactSVMClassifier(lmbd=lmbd, loss=loss, gamma=gamma).fit(X, y)
+    clf = DaskSVMClassifier(lmbd=lmbd, loss=loss, gamma=gamma, tol=1e-11, random_state=0)
+    clf.fit(Xd, yd)
+    assert clf.certified_ and clf.n_blocks_ == k and clf.rel_gap_ <= 1e-11
+    assert clf.dual_ <= exact.primal_ <= clf.primal_  # the certificate bounds P*
+    assert abs(clf.primal_ - exact.primal_) <= 1e-10 * exact.primal_
+    np.testing.assert_allclose(clf.coef_, exact.coef_, atol=1e-5)
+    assert clf.bytes_per_round_ == 2 * k * 6 * 8
+
+
+def test_weights_and_no_bias_agree_with_the_exact_engine(client):
+    X, y = gaussian_problem(n=90, d=4, seed=2)
+    c = np.random.default_rng(0).uniform(0.2, 2.0, 90)
+    Xd, yd, cd = blocks(X, y, 2, c)
+    params = {"lmbd": 0.5, "bias_multiplier": 0.0, "class_weight": {-1.0: 2.0, 1.0: 0.5}}
+    exact = ExactSVMClassifier(**params).fit(X, y, c)
+    clf = DaskSVMClassifier(**params, tol=1e-11, random_state=1).fit(Xd, yd, cd)
+    assert clf.certified_
+    assert abs(clf.primal_ - exact.primal_) <= 1e-10 * exact.primal_
+    assert clf.intercept_[0] == 0.0
+
+
+def test_one_vs_rest_and_balanced_weights(client):
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((60, 3))
+    y = np.argmax(X @ rng.standard_normal((3, 3)), axis=1)
+    Xd, yd = blocks(X, y, 2)
+    exact = ExactSVMClassifier(lmbd=1.0, class_weight="balanced").fit(X, y)
+    clf = DaskSVMClassifier(lmbd=1.0, class_weight="balanced", tol=1e-11, random_state=2)
+    clf.fit(Xd, yd)
+    assert np.all(clf.certified_) and clf.coef_.shape == (3, 3)
+    np.testing.assert_allclose(clf.primal_, exact.primal_, rtol=1e-10)
+    np.testing.assert_array_equal(clf.predict(Xd).compute(), exact.predict(X))
+
+
+def test_warm_start_continues_from_the_last_dual_point(client):
+    X, y = gaussian_problem(n=100, d=5, seed=5)
+    Xd, yd = blocks(X, y, 2)
+    cold = DaskSVMClassifier(lmbd=0.5, tol=1e-9, random_state=0).fit(Xd, yd)
+    warm = DaskSVMClassifier(lmbd=0.5, tol=1e-9, random_state=0, warm_start=True)
+    warm.fit(Xd, yd)
+    rounds = warm.n_rounds_
+    warm.fit(Xd, yd)  # starts at a certified point: one round certifies again
+    assert warm.certified_ and warm.n_rounds_ < rounds == cold.n_rounds_
+
+
+def test_max_rounds_warns_with_the_gap_reached(client):
+    X, y = gaussian_problem(n=60, d=4, seed=6)
+    with pytest.warns(ConvergenceWarning, match="relative duality gap"):
+        clf = DaskSVMClassifier(lmbd=1e-3, tol=1e-12, max_rounds=2).fit(*blocks(X, y, 2))
+    assert not clf.certified_ and clf.rel_gap_ > 1e-12 and clf.n_rounds_ == 2
+
+
+def test_a_killed_worker_changes_nothing(client, tmp_path):
+    """A worker killed mid-fit (its nanny restarts it): its blocks restart from their last
+    checkpoint and replay the rounds since, so the fit ends at the same pair, certified."""
+    X, y = gaussian_problem(n=120, d=5, seed=8)
+    Xd, yd = blocks(X, y, 3)
+    params = {"lmbd": 0.5, "tol": 1e-10, "random_state": 3, "checkpoint_every": 2}
+    ref = DaskSVMClassifier(**params, checkpoint_dir=str(tmp_path / "a")).fit(Xd, yd)
+
+    def kill_at_round_5(info):
+        if info.round == 5:
+            worker = next(iter(client.scheduler_info()["workers"]))
+            # the connection to the killed worker closes mid-call
+            with contextlib.suppress(Exception):
+                client.run(os._exit, 1, workers=[worker])
+
+    clf = DaskSVMClassifier(**params, checkpoint_dir=str(tmp_path / "b"), callback=kill_at_round_5)
+    clf.fit(Xd, yd)
+    assert clf.certified_ and ref.certified_ and clf.n_rounds_ == ref.n_rounds_ > 5
+    np.testing.assert_array_equal(clf.coef_, ref.coef_)
+    np.testing.assert_array_equal(clf.dual_coef_.compute(), ref.dual_coef_.compute())
+    client.wait_for_workers(2)
+
+
+def test_ctrl_c_leaves_a_checkpoint_to_resume_from(client, tmp_path):
+    X, y = gaussian_problem(n=100, d=5, seed=9)
+    Xd, yd = blocks(X, y, 2)
+    folder = str(tmp_path)
+    params = {"lmbd": 0.5, "tol": 1e-10, "random_state": 4, "checkpoint_dir": folder}
+
+    def interrupt(info):
+        if info.round == 7:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        DaskSVMClassifier(**params, checkpoint_every=3, callback=interrupt).fit(Xd, yd)
+    note = " ".join(getattr(caught.value, "__notes__", []))
+    assert "round 6" in note and "warm_start=True" in note and folder in note
+    first = []
+
+    def first_gap(info):
+        first.append(info.rel_gap)
+
+    resumed = DaskSVMClassifier(**params, warm_start=True, callback=first_gap).fit(Xd, yd)
+    exact = ExactSVMClassifier(lmbd=0.5).fit(X, y)
+    assert resumed.certified_ and resumed.dual_ <= exact.primal_ <= resumed.primal_
+    assert abs(resumed.primal_ - exact.primal_) <= 1e-10 * exact.primal_
+    with pytest.warns(ConvergenceWarning):  # a cold start's first round, for comparison
+        cold = DaskSVMClassifier(lmbd=0.5, tol=1e-10, max_rounds=1, random_state=4).fit(Xd, yd)
+    assert first[0] < 1e-2 * cold.rel_gap_  # the resumed fit went on from round 6
+
+
+def test_bad_inputs_are_named(client):
+    X, y = gaussian_problem(n=20, d=3)
+    with pytest.raises(TypeError, match=r"dask\.array\.from_array"):
+        DaskSVMClassifier().fit(X, y)
+    Xd, yd = blocks(X, y, 2)
+    with pytest.raises(ValueError, match="rows but y has"):
+        DaskSVMClassifier().fit(Xd, yd[:10])
+    with pytest.raises(ValueError, match="only one class"):
+        DaskSVMClassifier().fit(Xd, da.ones(20, chunks=10))
+
+
+# ------------------------------------------------------------------ shards
+def test_split_then_read_svmlight_shards_gives_the_data_back(client, tmp_path):
+    from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+
+    from solvers.shards import read_shards, split_svmlight
+
+    X, y = gaussian_problem(n=50, d=6, seed=10)
+    X[:, 5] = 0.0  # the last feature is absent from every line: n_features says the width
+    dump_svmlight_file(X, y, str(tmp_path / "all.svm"))
+    X = load_svmlight_file(str(tmp_path / "all.svm"), n_features=6)[0].toarray()  # as read
+    paths = split_svmlight(tmp_path / "all.svm", tmp_path / "shards", rows_per_shard=20)
+    assert [os.path.basename(p) for p in paths] == [f"shard-0000{i}.svm" for i in range(3)]
+    Xd, yd = read_shards(tmp_path / "shards", client, n_features=6)
+    assert Xd.chunks == ((20, 20, 10), (6,))
+    np.testing.assert_array_equal(Xd.compute().toarray(), X)
+    np.testing.assert_array_equal(yd.compute(), y)
+    clf = DaskSVMClassifier(lmbd=1.0, tol=1e-10, random_state=0).fit(Xd, yd)
+    exact = ExactSVMClassifier(lmbd=1.0).fit(X, y)
+    assert clf.certified_ and abs(clf.primal_ - exact.primal_) <= 1e-10 * exact.primal_
+
+
+def test_npz_and_parquet_shards(client, tmp_path):
+    import pandas as pd
+
+    from solvers.shards import read_shards
+
+    X, y = gaussian_problem(n=30, d=3, seed=11)
+    (tmp_path / "npz").mkdir()
+    (tmp_path / "pq").mkdir()
+    for k in range(3):
+        rows = slice(10 * k, 10 * k + 10)
+        np.savez(tmp_path / "npz" / f"part-{k}.npz", X=X[rows], y=y[rows])
+        frame = pd.DataFrame(X[rows], columns=["a", "b", "c"]).assign(y=y[rows])
+        frame.to_parquet(tmp_path / "pq" / f"part-{k}.parquet")
+    for folder in ("npz", "pq"):
+        Xd, yd = read_shards(tmp_path / folder, client)
+        np.testing.assert_array_equal(Xd.compute(), X)
+        np.testing.assert_array_equal(yd.compute(), y)
+
+
+def test_bad_shards_are_named(client, tmp_path):
+    from solvers.shards import read_shards
+
+    X, y = gaussian_problem(n=30, d=3, seed=12)
+    np.savez(tmp_path / "a.npz", X=X[:10], y=y[:10])
+    np.savez(tmp_path / "c.npz", X=X[20:], y=y[20:])
+    np.savez(tmp_path / "b.npz", X=X[10:20, :2], y=y[10:20])
+    with pytest.raises(ValueError, match=r"shard .*b\.npz has 2 features but .*a\.npz has 3"):
+        read_shards(tmp_path, client)
+    np.savez(tmp_path / "b.npz", X=X[10:20], y=np.where(y[10:20] > 0, 1, 0))
+    with pytest.raises(ValueError, match=r"shard .*b\.npz has labels \[0\] that no other"):
+        read_shards(tmp_path, client)
+    with pytest.raises(ValueError, match=r"shard .*b\.npz has labels \[0\] outside classes"):
+        read_shards(tmp_path, client, classes=[-1, 1])
+    np.savez(tmp_path / "b.npz", X=X[10:20], y=y[10:20])
+    (tmp_path / "d.svm").write_text("1 1:0.5\n")
+    with pytest.raises(ValueError, match="mixes shard formats"):
+        read_shards(tmp_path, client)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="holds no shard"):
+        read_shards(tmp_path / "empty", client)

@@ -28,7 +28,7 @@ import time
 import pandas as pd
 
 from benchmarks.threads import one_thread
-from cmdline import existing_file, positive_float, positive_int
+from cmdline import command_line, positive_float, positive_int, readme_option
 from experiments import datasets, features
 from experiments.catalogue import BLOOD_LAMBDAS
 from experiments.reports import git_commit, rewrite_block, short_commit
@@ -98,12 +98,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     parser.add_argument("--repeats", type=positive_int, default=3)
     parser.add_argument("--max-epochs", type=positive_int, default=100_000)
     parser.add_argument("--out", type=Path, default=Path("output/bench"))
-    parser.add_argument(
-        "--readme",
-        type=existing_file,
-        default=None,
-        help="rewrite this README's generated warm-path block from this run",
-    )
+    readme_option(parser, "warm-path block from this run")
     args = parser.parse_args(argv)
     load_start = os.getloadavg()
     df = pd.concat(
@@ -116,7 +111,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     (args.out / "lambda_path.md").write_text(text)
     print(text)
     if args.readme:
-        command = " ".join(["python", "benchmarks/lambda_path.py", *(argv or sys.argv[1:])])
+        command = command_line("benchmarks/lambda_path.py", argv)
         header = (
             f"Run of {time.strftime('%Y-%m-%d')} (git {short_commit(git_commit())}, "
             f"`{command}`, load average {load_start[0]:.1f} on {os.cpu_count()} cores at the "

@@ -47,7 +47,7 @@ from threadpoolctl import threadpool_limits
 
 import data
 from benchmarks.problems import make_dense, make_sparse_rows
-from cmdline import existing_file, positive_int
+from cmdline import command_line, positive_int, readme_option
 from data.sparse_synthetic import generate as generate_sparse_synthetic
 from experiments import CATALOGUE, datasets, optima
 from experiments.reports import cpu_model, git_commit, rewrite_block, short_commit
@@ -118,12 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=Path("output/bench"), help="folder of optima.{parquet,json}"
     )
-    parser.add_argument(
-        "--readme",
-        type=existing_file,
-        default=None,
-        help="rewrite this README's generated bench-optima block from the stored run",
-    )
+    readme_option(parser, "bench-optima block from the stored run")
     args = parser.parse_args(argv)
     start, load_start = time.perf_counter(), os.getloadavg()
     bad, records = 0, []
@@ -135,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     if targets:
         bad += regimes(targets, args.n_jobs, records)
     meta = {
-        "command": " ".join(["python", "benchmarks/optima.py", *(argv or sys.argv[1:])]),
+        "command": command_line("benchmarks/optima.py", argv),
         "git_commit": git_commit(),
         "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),

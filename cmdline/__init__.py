@@ -3,17 +3,27 @@
 
 Each is an ``argparse`` ``type=``: a bad value makes argparse print the usage and one line
 naming the argument and what it accepts, and exit with status 2 (never a traceback from
-deep inside a run). The bottom floor of the import graph: it imports no project package, so
-that every one of them can import it.
+deep inside a run). :func:`readme_option` and :func:`command_line` are what the benchmark
+scripts that rewrite a README block share. The bottom floor of the import graph: it imports
+no project package, so that every one of them can import it.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 from pathlib import Path
 
-__all__ = ["existing_dir", "fraction", "positive_float", "positive_int"]
+__all__ = [
+    "command_line",
+    "existing_dir",
+    "existing_file",
+    "fraction",
+    "positive_float",
+    "positive_int",
+    "readme_option",
+]
 
 
 def _number(text: str, parse, expected: str, in_range, out_of_range: str = "") -> int | float:
@@ -68,3 +78,20 @@ def existing_file(text: str) -> Path:
     if not path.is_file():
         raise argparse.ArgumentTypeError(f"no such file: {text!r}")
     return path
+
+
+def readme_option(parser: argparse.ArgumentParser, block: str) -> None:
+    """Add ``--readme FILE`` to a benchmark script's ``parser``: rewrite FILE's generated
+    ``block`` (its help, e.g. ``"warm-path block from this run"``); FILE must exist."""
+    parser.add_argument(
+        "--readme",
+        type=existing_file,
+        default=None,
+        help=f"rewrite this README's generated {block}",
+    )
+
+
+def command_line(script: str, argv: list[str] | None) -> str:
+    """The command that ran ``script`` with ``argv`` (None: this process's arguments), as a
+    README or a record states it: ``python benchmarks/optima.py --n-jobs 2``."""
+    return " ".join(["python", script, *(argv or sys.argv[1:])])

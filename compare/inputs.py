@@ -271,12 +271,7 @@ def _csv(
         column = frame[col]
         empty = column.isna().to_numpy()
         if empty.any():
-            i = int(np.argmax(empty))
-            raise BadInput(
-                f"{path}: line {lines[i]}, {_shown(col, names)} is empty: every feature needs "
-                f"a value (fill it in, or leave the column out with --drop-cols "
-                f"{_ref(col, names)})"
-            )
+            raise _bad_cell(path, lines, column, col, empty, names, _EMPTY_CELL)
         if col in encoded:
             block, note = _one_hot(column, col, names)
             blocks.append(block)
@@ -290,12 +285,7 @@ def _csv(
             continue
         bad = words | ~np.isfinite(parsed.to_numpy(dtype=float))
         if bad.any():
-            i = int(np.argmax(bad))
-            raise BadInput(
-                f"{path}: line {lines[i]}, {_shown(col, names)} is {column.iloc[i]!r}: every "
-                f"feature must be a finite number; fix that line, or leave the column out "
-                f"with --drop-cols {_ref(col, names)}"
-            )
+            raise _bad_cell(path, lines, column, col, bad, names, _NOT_A_NUMBER)
         blocks.append(parsed.to_numpy(dtype=np.float64)[:, None])
     if text:
         raise _text_columns(path, text, names)
@@ -359,6 +349,21 @@ def _shown(col: int, names: list[str] | None) -> str:
 def _ref(col: int, names: list[str] | None) -> str:
     """How an option names column ``col``: its header name, or its index (0 the first)."""
     return shlex.quote(names[col]) if names else str(col)
+
+
+#: What is wrong with a feature's cell (:func:`_bad_cell`): none, or not a finite number.
+_EMPTY_CELL = "empty: every feature needs a value (fill it in, or {leave_out})"
+_NOT_A_NUMBER = "{cell}: every feature must be a finite number; fix that line, or {leave_out}"
+
+
+def _bad_cell(path: Path, lines, column: pd.Series, col: int, bad, names, what: str) -> BadInput:
+    """The refusal of the first cell of feature ``column`` (column ``col`` of the file)
+    flagged in ``bad``: its line and column, then ``what`` is wrong with it, formatted with
+    ``cell`` (the cell's repr) and ``leave_out`` (how ``--drop-cols`` leaves the column out)."""
+    i = int(np.argmax(bad))
+    leave_out = f"leave the column out with --drop-cols {_ref(col, names)}"
+    what = what.format(cell=repr(column.iloc[i]), leave_out=leave_out)
+    return BadInput(f"{path}: line {lines[i]}, {_shown(col, names)} is {what}")
 
 
 def _text_columns(path: Path, text: list, names: list[str] | None) -> BadInput:

@@ -118,6 +118,49 @@ def _level_or_not(v, a: str, b: str, what: str, other: str) -> str:
     return other
 
 
+def _final_objectives(
+    cid: str,
+    claim: str,
+    theirs: str,
+    criterion: str,
+    first: tuple[str, str, str],
+    second: tuple[str, str, str],
+    first_lower: bool,
+    same: str,
+    differs: str,
+) -> Claim:
+    """A claim on P after the last epoch of two main variants: ``first``'s lower
+    (``first_lower``; else higher) than ``second``'s by more than the spread over seeds
+    (level: within it).
+
+    Each variant is ``(its key in the values read, its MAIN_VARIANTS name, its name in the
+    text)``; ``same`` ends the reason of a level, ``differs`` is the reason of the other
+    order (both followed by :func:`_far`'s clause).
+    """
+    (a, config_a, name_a), (b, config_b, name_b) = first, second
+    configs = (MAIN[config_a], MAIN[config_b])
+
+    def values(v) -> tuple:
+        return getattr(v, a), getattr(v, b)
+
+    def holds(v) -> bool:
+        x, y = values(v)
+        return x < y if first_lower else x > y
+
+    def ours(v) -> str:
+        x, y = values(v)
+        return f"P after {v.last} epochs: {name_a} {x:.4g}, {name_b} {y:.4g} ({_p_star(v)})"
+
+    return Claim(
+        cid, (), (), claim, theirs, criterion,
+        read=lambda q: _final_primals(q, **{a: configs[0], b: configs[1]}),
+        level=lambda v: within_spread(*values(v)), holds=holds, ours=ours,
+        why=lambda v: _level_or_not(v, a, b, same, differs) + _far(v, a, b),
+        note=lambda v: _sentence(_far(v, a, b)),
+        configs=configs,
+    )  # fmt: skip
+
+
 # fmt: off
 ANY_DATA: list[Claim] = [
     Claim("any.1", (), (), "SDCA converges faster than Pegasos",
@@ -155,30 +198,20 @@ ANY_DATA: list[Claim] = [
               "the SGD first epoch raises the first-epoch loss" if v.p1s > v.p1 else
               f"the two still differ after epoch {v.last}"),
           configs=(MAIN["sdca-perm"], MAIN["sdca-sgd"])),
-    Claim("any.4", (), (), "Per sample processed, mini-batches do not speed Pegasos up",
-          "no gain (study 001)",
-          "P after the last epoch: Pegasos (k = 1) lower than mini-batch Pegasos (k = 8) by more "
-          "than the spread over seeds (level: within it)",
-          read=lambda q: _final_primals(q, k1=MAIN["pegasos"], k8=MAIN["pegasos-batch"]),
-          level=lambda v: within_spread(v.k1, v.k8), holds=lambda v: v.k1 < v.k8,
-          ours=lambda v: f"P after {v.last} epochs: k = 1 {v.k1:.4g}, k = 8 {v.k8:.4g} "
-          f"({_p_star(v)})",
-          why=lambda v: _level_or_not(v, "k1", "k8", ": mini-batches neither help nor hurt",
-                                      "mini-batches end lower per sample processed")
-          + _far(v, "k1", "k8"),
-          note=lambda v: _sentence(_far(v, "k1", "k8")),
-          configs=(MAIN["pegasos"], MAIN["pegasos-batch"])),
-    Claim("any.5", (), (), "ASDCA ends above SDCA in the hinge objective",
-          "ASDCA farthest from P* (study 001)",
-          "P (hinge) after the last epoch: ASDCA higher than SDCA-Perm by more than the spread "
-          "over seeds (level: within it); ASDCA solves the smoothed hinge (γ = 1)",
-          read=lambda q: _final_primals(q, a=MAIN["asdca"], s=MAIN["sdca-perm"]),
-          level=lambda v: within_spread(v.a, v.s), holds=lambda v: v.a > v.s,
-          ours=lambda v: f"P after {v.last} epochs: ASDCA {v.a:.4g}, SDCA-Perm {v.s:.4g} "
-          f"({_p_star(v)})",
-          why=lambda v: _level_or_not(v, "a", "s", "", "ASDCA ends below SDCA")
-          + _far(v, "a", "s"),
-          note=lambda v: _sentence(_far(v, "a", "s")),
-          configs=(MAIN["asdca"], MAIN["sdca-perm"])),
+    _final_objectives(
+        "any.4", "Per sample processed, mini-batches do not speed Pegasos up",
+        "no gain (study 001)",
+        "P after the last epoch: Pegasos (k = 1) lower than mini-batch Pegasos (k = 8) by more "
+        "than the spread over seeds (level: within it)",
+        ("k1", "pegasos", "k = 1"), ("k8", "pegasos-batch", "k = 8"), first_lower=True,
+        same=": mini-batches neither help nor hurt",
+        differs="mini-batches end lower per sample processed"),
+    _final_objectives(
+        "any.5", "ASDCA ends above SDCA in the hinge objective",
+        "ASDCA farthest from P* (study 001)",
+        "P (hinge) after the last epoch: ASDCA higher than SDCA-Perm by more than the spread "
+        "over seeds (level: within it); ASDCA solves the smoothed hinge (γ = 1)",
+        ("a", "asdca", "ASDCA"), ("s", "sdca-perm", "SDCA-Perm"), first_lower=False,
+        same="", differs="ASDCA ends below SDCA"),
 ]
 # fmt: on

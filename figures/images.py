@@ -52,7 +52,9 @@ def pick_per_class(labels: np.ndarray, n_per_class: int, seed: int = 0) -> list[
     return out
 
 
-def _finish(fig, note: str, width: int, spec, out_dir) -> list[Path]:
+def _finish(fig, title: str, note: str, width: int, spec, out_dir) -> list[Path]:
+    """Title ``fig``, add ``note`` under it (wrapped at ``width`` characters) and save it."""
+    fig.suptitle(title)
     footnote(fig, note, width=width)
     return save_figure(fig, out_dir, spec.name)
 
@@ -64,21 +66,27 @@ def _blood():
     return blood
 
 
+def _class_rows(images, names, per_class: int, title, note, spec, out_dir, **style):
+    """Fig. 1 and 5: ``per_class`` images of each class, a row per class (LYMPHOCYTE first, as
+    :func:`pick_per_class` and :func:`data.blood.example_images` draw them), each titled by
+    its name; ``style``: :func:`image_grid`'s colour map, range and panel size."""
+    from data.blood import CLASSES
+
+    fig = image_grid(images, names, per_class, [CLASSES[-1], CLASSES[1]], **style)
+    return _finish(fig, title, note, 110, spec, out_dir)
+
+
 def examples(spec, out_dir=None, reports_dir=None, per_class: int = 4) -> list[Path]:
     """Fig. 1: original RGB training images of both classes (:func:`data.blood.example_images`)."""
-    blood = _blood()
-    shown = blood.example_images(n_per_class=per_class, seed=0)
+    shown = _blood().example_images(n_per_class=per_class, seed=0)
     h, w = shown[0].image.shape[:2]
-    fig = image_grid(
-        [e.image for e in shown], [Path(e.path).name for e in shown], ncols=per_class,
-        row_labels=[e.class_name for e in shown[::per_class]],
-    )  # fmt: skip
-    fig.suptitle(f"Study 000, fig. 1: examples of both classes ({w}×{h} RGB training images)")
+    title = f"Study 000, fig. 1: examples of both classes ({w}×{h} RGB training images)"
     note = (
         "The cell to classify is the purple-stained one; its position varies, and other cells "
         "fill the background. Drawn at random within each class (seed 0)."
     )
-    return _finish(fig, note, 110, spec, out_dir)
+    images, names = [e.image for e in shown], [Path(e.path).name for e in shown]
+    return _class_rows(images, names, per_class, title, note, spec, out_dir)
 
 
 def pipeline(spec, out_dir=None, reports_dir=None) -> list[Path]:
@@ -107,31 +115,27 @@ def pipeline(spec, out_dir=None, reports_dir=None) -> list[Path]:
     ]
     fig = image_grid(images, [titles.get(k, k) for k in steps], 4, cmap="gray", vmin=0, vmax=1)
     name = f"{blood.CLASSES[int(labels[index])]} {Path(files[index]).name}"
-    fig.suptitle(f"Study 000, fig. 4: automatic cropping procedure ({name})")
+    title = f"Study 000, fig. 4: automatic cropping procedure ({name})"
     note = (
         "Steps of appendix A (data/blood/detection.py): the centre is the mean position of "
         "the dark pixels left after the opening; the crop is cut from the original image."
     )
-    return _finish(fig, note, 120, spec, out_dir)
+    return _finish(fig, title, note, 120, spec, out_dir)
 
 
 def crops(spec, out_dir=None, reports_dir=None, per_class: int = 6) -> list[Path]:
     """Fig. 5: training crops (grey negatives) of both classes, from the crop cache."""
-    blood = _blood()
-    cropped = blood.crops(progress=False)
+    cropped = _blood().crops(progress=False)
     chosen = pick_per_class(cropped.y_train, per_class)
     s = cropped.params.crop_size
-    fig = image_grid(
-        [cropped.X_train[i] for i in chosen], [f"#{i}" for i in chosen], ncols=per_class,
-        row_labels=[blood.CLASSES[-1], blood.CLASSES[1]], cmap="gray", vmin=0, vmax=255,
-        panel_size=1.8,
-    )  # fmt: skip
-    fig.suptitle(f"Study 000, fig. 5: automatically cropped images ({s}×{s}, grey negative)")
+    title = f"Study 000, fig. 5: automatically cropped images ({s}×{s}, grey negative)"
     note = (
         "Training crops drawn at random within each class (seed 0); #: row of the training "
         "set. Negative: the dark nucleus becomes bright, so its pixels have the large values."
     )
-    return _finish(fig, note, 110, spec, out_dir)
+    images, names = [cropped.X_train[i] for i in chosen], [f"#{i}" for i in chosen]
+    style = {"cmap": "gray", "vmin": 0, "vmax": 255, "panel_size": 1.8}
+    return _class_rows(images, names, per_class, title, note, spec, out_dir, **style)
 
 
 def n_components() -> int:
@@ -155,13 +159,13 @@ def pca(spec, out_dir=None, reports_dir=None, per_class: int = 4) -> list[Path]:
         titles += [f"#{i} crop" for i in chosen[part]] + [f"#{i} PCA-{k}" for i in chosen[part]]
         rows += [f"{blood.CLASSES[label]}\ncrop", f"{blood.CLASSES[label]}\nPCA-{k}"]
     fig = image_grid(images, titles, per_class, rows, "gray", vmin=0, vmax=1, panel_size=1.9)
-    fig.suptitle(f"Study 000, fig. 7: crops rebuilt from {k} principal components")
+    title = f"Study 000, fig. 7: crops rebuilt from {k} principal components"
     note = (
         f"Rebuilt = inverse transform of the first {k} whitened PCA coordinates (fit on the "
         "training crops only), clipped to [0, 1] for display. Training crops drawn at random "
         "within each class (seed 0)."
     )
-    return _finish(fig, note, 100, spec, out_dir)
+    return _finish(fig, title, note, 100, spec, out_dir)
 
 
 def singular_values(spec, out_dir=None, reports_dir=None, shown: int = 1000) -> list[Path]:
@@ -178,9 +182,9 @@ def singular_values(spec, out_dir=None, reports_dir=None, shown: int = 1000) -> 
     ax.text(k * 1.3, first[0], text, va="top", color="#e31a1c", fontsize=9)
     ax.set_xlabel("rank")
     ax.set_ylabel("singular value (log scale)")
-    fig.suptitle(f"Study 000, fig. 8: first {len(first)} singular values of the training crops")
+    title = f"Study 000, fig. 8: first {len(first)} singular values of the training crops"
     note = (
         f"Training crops in [0, 1] ({n} images), each pixel centred; variance share = sum of "
         f"the first {k} squared singular values over the sum of all {len(values)}."
     )
-    return _finish(fig, note, 95, spec, out_dir)
+    return _finish(fig, title, note, 95, spec, out_dir)

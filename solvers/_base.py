@@ -485,12 +485,11 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=caller_stacklevel(),
             )
-        return BinaryFit(
+        return BinaryFit.of_epochs(
+            cpu_times,
+            wall_times,
             w=w_out.copy(),
             dual_coef=None if dual_out is None else dual_out.copy(),
-            n_epochs=len(cpu_times),
-            epoch_times=np.array(cpu_times),
-            epoch_wall_times=np.array(wall_times),
             setup_time=setup_time,
             setup_wall_time=setup_wall_time,
             converged=converged,

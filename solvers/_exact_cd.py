@@ -41,17 +41,19 @@ def _prefetch_row_start_impl(rows, i):
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def _cd_step(loss, ai, g, h, c, pg_hi, pg_lo):
+def _cd_step(loss, ai, g, h, c, pg_hi, pg_lo, hi, lo):
     """One shrinking coordinate step on a_i (gradient g, curvature h, weight c): returns
-    ``(keep, projected gradient, new a_i)`` by liblinear's rule
-    (:func:`solvers.losses.stays_active`) and the exact coordinate minimum
-    (:func:`solvers.losses.coordinate_step`); a dropped or stationary variable keeps a_i."""
+    ``(keep, hi, lo, new a_i)`` by liblinear's rule (:func:`solvers.losses.stays_active`)
+    and the exact coordinate minimum (:func:`solvers.losses.coordinate_step`), with the
+    sweep's running max ``hi`` and min ``lo`` of the projected gradient updated when a_i is
+    kept; a dropped or stationary variable keeps a_i."""
     if not losses.stays_active(loss, ai, g, pg_hi, pg_lo, c):
-        return False, 0.0, ai
+        return False, hi, lo, ai
     pg = losses.projected_gradient(loss, ai, g, c)
+    hi, lo = max(hi, pg), min(lo, pg)
     if pg == 0.0:
-        return True, pg, ai
-    return True, pg, losses.coordinate_step(loss, ai, g, h, c)
+        return True, hi, lo, ai
+    return True, hi, lo, losses.coordinate_step(loss, ai, g, h, c)
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -95,12 +97,8 @@ def cd_sweep_primal(rows, w, a, order, inv_lmbd_n, loss, pg_hi, pg_lo, keep):
         c = weight_of(rows.weights, i)
         g = losses.gradient(loss, y[i] * s, ai, c)
         h = losses.curvature(loss, rows.sq_norms[i] * inv_lmbd_n, c)
-        keep[j], pg, new = _cd_step(loss, ai, g, h, c, pg_hi, pg_lo)
-        if not keep[j]:
-            continue
-        hi = max(hi, pg)
-        lo = min(lo, pg)
-        delta = new - ai
+        keep[j], hi, lo, new = _cd_step(loss, ai, g, h, c, pg_hi, pg_lo, hi, lo)
+        delta = new - ai  # 0 for a sample shrunk away
         if delta != 0.0:
             a[i] = new
             c = delta * y[i] * inv_lmbd_n
@@ -125,14 +123,9 @@ def cd_sweep_gram(Q, a, qa, order, loss, weights, pg_hi, pg_lo, keep):
         ai = a[i]
         c = weight_of(weights, i)
         g = losses.gradient(loss, qa[i], ai, c)
-        keep[j], pg, new = _cd_step(
-            loss, ai, g, losses.curvature(loss, Q[i, i], c), c, pg_hi, pg_lo
-        )
-        if not keep[j]:
-            continue
-        hi = max(hi, pg)
-        lo = min(lo, pg)
-        delta = new - ai
+        h = losses.curvature(loss, Q[i, i], c)
+        keep[j], hi, lo, new = _cd_step(loss, ai, g, h, c, pg_hi, pg_lo, hi, lo)
+        delta = new - ai  # 0 for a sample shrunk away
         if delta != 0.0:
             a[i] = new
             qi = Q[i]

@@ -219,6 +219,22 @@ def csr_dot(data, cols, start, end, v):
 
 
 @njit(cache=True, fastmath=FASTMATH)
+def dot4(r0, r1, r2, r3, v):
+    """``(r0 · v[:d], r1 · v[:d], r2 · v[:d], r3 · v[:d])`` in float64, d = len(r0): four
+    rows against one vector in one pass over k, each product its own chain in the rows'
+    order, so that four memory streams are in flight instead of one (the dot products of
+    :func:`gram4` without the pairwise ones)."""
+    g0 = g1 = g2 = g3 = 0.0
+    for k in range(r0.shape[0]):
+        vk = v[k]
+        g0 += r0[k] * vk
+        g1 += r1[k] * vk
+        g2 += r2[k] * vk
+        g3 += r3[k] * vk
+    return g0, g1, g2, g3
+
+
+@njit(cache=True, fastmath=FASTMATH)
 def gram4(r0, r1, r2, r3, v):
     """One pass over four rows: their scores against ``v`` and their six pairwise products.
 

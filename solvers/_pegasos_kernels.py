@@ -90,6 +90,7 @@ from . import losses
 from ._kernels import (
     FASTMATH,
     DenseRows,
+    dot4,
     gram4,
     row_axpy,
     row_dot,
@@ -340,13 +341,7 @@ def _batch_scores_impl(rows, v, indices, start, size, out):
         while b + 4 <= size:
             r0, r1 = X[indices[start + b]], X[indices[start + b + 1]]
             r2, r3 = X[indices[start + b + 2]], X[indices[start + b + 3]]
-            g0 = g1 = g2 = g3 = 0.0
-            for k in range(d):
-                vk = v[k]
-                g0 += r0[k] * vk
-                g1 += r1[k] * vk
-                g2 += r2[k] * vk
-                g3 += r3[k] * vk
+            g0, g1, g2, g3 = dot4(r0, r1, r2, r3, v)
             out[b], out[b + 1], out[b + 2], out[b + 3] = g0 + vb, g1 + vb, g2 + vb, g3 + vb
             b += 4
         while b < size:

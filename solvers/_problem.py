@@ -110,6 +110,18 @@ class BinaryFit:
     iterations: int | None = None
     attributes: dict = field(default_factory=dict)
 
+    @classmethod
+    def of_epochs(cls, cpu_times, wall_times, **fields) -> BinaryFit:
+        """The fit of the epochs timed in ``cpu_times`` and ``wall_times`` (one entry per
+        epoch, CPU and wall seconds): ``n_epochs``, ``epoch_times`` and ``epoch_wall_times``
+        are theirs; ``fields`` are the others."""
+        return cls(
+            n_epochs=len(cpu_times),
+            epoch_times=np.array(cpu_times),
+            epoch_wall_times=np.array(wall_times),
+            **fields,
+        )
+
 
 class EpochInfo:
     """State handed to the per-epoch ``callback``, after the epoch's clock has stopped.

@@ -314,20 +314,16 @@ def _add_rowwise(rows, it, indices, start, size, inv_se, weight, sigma):
         i = indices[start + b]
         for p in range(row_nnz(rows, i)):
             k, x = row_entry(rows, i, p)
-            dk = c * x
-            z[k] += dk
-            ve[k] -= dk * inv_se
-            if avg:
-                acc_z[k] += weight * dk
-                acc_e[k] += cs * dk
+            _add_delta(z, ve, acc_z, acc_e, k, c * x, inv_se, weight, cs, avg)
         total += c
-    _add_bias(it, d, total * rows.bias, inv_se, weight, cs, avg)
+    _add_delta(z, ve, acc_z, acc_e, d, total * rows.bias, inv_se, weight, cs, avg)
 
 
 @njit(cache=True, fastmath=FASTMATH)
 def _add_dense4(rows, it, indices, start, size, inv_se, weight, sigma):
     """:func:`_add_batch` for dense rows, four rows per pass (δ_k of four rows formed in
-    registers, then z, v_e and the averages written once)."""
+    registers, then z, v_e and the averages written once). Each loop over k is written
+    twice, with and without the averages, so that no loop tests ``avg``."""
     X, coef = rows.X, it.coef
     z, ve, acc_z, acc_e = it.z, it.ve, it.acc_z, it.acc_e
     d = X.shape[1]
@@ -343,15 +339,11 @@ def _add_dense4(rows, it, indices, start, size, inv_se, weight, sigma):
             if avg:
                 for k in range(d):
                     dk = c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-                    z[k] += dk
-                    ve[k] -= dk * inv_se
-                    acc_z[k] += weight * dk
-                    acc_e[k] += cs * dk
+                    _add_delta(z, ve, acc_z, acc_e, k, dk, inv_se, weight, cs, True)
             else:
                 for k in range(d):
                     dk = c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-                    z[k] += dk
-                    ve[k] -= dk * inv_se
+                    _add_delta(z, ve, acc_z, acc_e, k, dk, inv_se, weight, cs, False)
             total += c0 + c1 + c2 + c3
             b += 4
         else:
@@ -359,29 +351,25 @@ def _add_dense4(rows, it, indices, start, size, inv_se, weight, sigma):
             c = coef[b]
             if avg:
                 for k in range(d):
-                    dk = c * xi[k]
-                    z[k] += dk
-                    ve[k] -= dk * inv_se
-                    acc_z[k] += weight * dk
-                    acc_e[k] += cs * dk
+                    _add_delta(z, ve, acc_z, acc_e, k, c * xi[k], inv_se, weight, cs, True)
             else:
                 for k in range(d):
-                    dk = c * xi[k]
-                    z[k] += dk
-                    ve[k] -= dk * inv_se
+                    _add_delta(z, ve, acc_z, acc_e, k, c * xi[k], inv_se, weight, cs, False)
             total += c
             b += 1
-    _add_bias(it, d, total * rows.bias, inv_se, weight, cs, avg)
+    _add_delta(z, ve, acc_z, acc_e, d, total * rows.bias, inv_se, weight, cs, avg)
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
-def _add_bias(it, d, db, inv_se, weight, cs, avg):
-    """The bias entry of :func:`_add_batch`: δ_d = db = B Σ_b coef[b]."""
-    it.z[d] += db
-    it.ve[d] -= db * inv_se
+def _add_delta(z, ve, acc_z, acc_e, k, dk, inv_se, weight, cs, avg):
+    """Entry k of :func:`_add_batch`'s update by δ_k = ``dk``: z_k += δ_k, v_e,k −= δ_k/s_e
+    and, with averaging (``avg``), the averages' entries by ``weight``·δ_k and ``cs``·δ_k.
+    The bias entry is k = d, with δ_d = B Σ_b coef[b]."""
+    z[k] += dk
+    ve[k] -= dk * inv_se
     if avg:
-        it.acc_z[d] += weight * db
-        it.acc_e[d] += cs * db
+        acc_z[k] += weight * dk
+        acc_e[k] += cs * dk
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")

@@ -610,12 +610,11 @@ class ExactSVMClassifier(BaseLinearSVM):
                 ConvergenceWarning,
                 stacklevel=caller_stacklevel(),
             )
-        return BinaryFit(
+        return BinaryFit.of_epochs(
+            [res.cpu_seconds],  # one solve, timed as one epoch
+            [wall],
             w=res.w,
             dual_coef=res.dual_coef,
-            n_epochs=1,
-            epoch_times=np.array([res.cpu_seconds]),
-            epoch_wall_times=np.array([wall]),
             setup_time=0.0,
             setup_wall_time=0.0,
             converged=res.certified,

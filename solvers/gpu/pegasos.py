@@ -100,12 +100,11 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
             f"{type(est).__name__}(device='cuda') diverged to non-finite coefficients: scale "
             "the features (e.g. StandardScaler) or increase lmbd; no model was stored."
         )
-    return BinaryFit(
+    return BinaryFit.of_epochs(
+        gpu_times,
+        wall_times,
         w=w_out,
         dual_coef=None,
-        n_epochs=len(gpu_times),
-        epoch_times=np.array(gpu_times),
-        epoch_wall_times=np.array(wall_times),
         setup_time=setup_wall,
         setup_wall_time=setup_wall,
         converged=False,

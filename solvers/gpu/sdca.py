@@ -212,12 +212,11 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
             ConvergenceWarning,
             stacklevel=caller_stacklevel(),
         )
-    return BinaryFit(
+    return BinaryFit.of_epochs(
+        gpu_times,
+        wall_times,
         w=w_out.copy(),
         dual_coef=dual_coef,
-        n_epochs=len(gpu_times),
-        epoch_times=np.array(gpu_times),
-        epoch_wall_times=np.array(wall_times),
         setup_time=setup_wall,
         setup_wall_time=setup_wall,
         converged=bool(converged),

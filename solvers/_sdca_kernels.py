@@ -22,6 +22,7 @@ from ._kernels import (
     ROW_AHEAD,
     U1,
     csr_dot,
+    fma,
     gram4,
     is_array,
     is_csr_rows,
@@ -132,7 +133,18 @@ class Params(NamedTuple):
     snap: int
 
 
-@njit(cache=True, fastmath=FASTMATH, inline="always")
+# Same seed, same bits, in every process. Numba links a copy of each kernel a sweep calls into
+# the sweep's machine code and optimises it again there; which copy runs depends on whether the
+# process compiled the kernels or loaded them from the cache (the first one loaded is used).
+# Fast-math lets LLVM fuse a product into the sum it feeds (one rounding instead of two) and
+# divide by a reciprocal wherever it sees fit, and the copies differed there: _sweep_two_pass's
+# own code and its copy in sweep_blocks had 101 and 104 FMAs, 12 and 11 divisions, for weighted
+# κ > 0, and α differed in the last bit from the first epoch on (``tests/test_sdca.py::
+# test_same_bits_whether_compiled_or_cached``). So a step's arithmetic has the same roundings
+# wherever the optimiser puts it: :func:`_coordinate_step` is compiled without fast-math (a
+# function of its own, which LLVM inlines: no speed lost), and :func:`_block_steps` corrects
+# the scores with explicit FMAs (:func:`solvers._kernels.fma`).
+@njit(cache=True)  # no fast-math: see above
 def _coordinate_step(i, score, rows, sweep, loss, inv_lmbd_n):
     """Exact maximisation of D along coordinate i given x̃_i·w = ``score``
     (:func:`solvers.losses.coordinate_step`).
@@ -168,7 +180,8 @@ def _is_block(m, j, mode, s, snap):
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def _block_steps(i0, i1, i2, i3, scores, wb, b2, rows, sweep, loss, inv):
     """The four coordinate steps of a block, in order, each score corrected by the block's
-    earlier steps: x̃_b·w_{after c} = x̃_b·w + Σ_{c<b} Δ_c (x̃_b·x̃_c + B²) / (λn).
+    earlier steps: x̃_b·w_{after c} = x̃_b·w + Σ_{c<b} Δ_c (x̃_b·x̃_c + B²) / (λn), each term
+    added by one FMA (the rounding does not depend on where the optimiser puts it).
 
     ``scores`` is what :func:`solvers._kernels.gram4` returns for the block's rows against
     the w before the block; ``wb`` = B·w_b. Returns ``(Δ0, Δ1, Δ2, Δ3, max PG, min PG)``.
@@ -176,12 +189,12 @@ def _block_steps(i0, i1, i2, i3, scores, wb, b2, rows, sweep, loss, inv):
     g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = scores
     d0, q0 = _coordinate_step(i0, g0 + wb, rows, sweep, loss, inv)
     c0 = d0 * inv
-    d1, q1 = _coordinate_step(i1, g1 + wb + c0 * (h10 + b2), rows, sweep, loss, inv)
+    d1, q1 = _coordinate_step(i1, fma(c0, h10 + b2, g1 + wb), rows, sweep, loss, inv)
     c1 = d1 * inv
-    score2 = g2 + wb + c0 * (h20 + b2) + c1 * (h21 + b2)
+    score2 = fma(c1, h21 + b2, fma(c0, h20 + b2, g2 + wb))
     d2, q2 = _coordinate_step(i2, score2, rows, sweep, loss, inv)
     c2 = d2 * inv
-    score3 = g3 + wb + c0 * (h30 + b2) + c1 * (h31 + b2) + c2 * (h32 + b2)
+    score3 = fma(c2, h32 + b2, fma(c1, h31 + b2, fma(c0, h30 + b2, g3 + wb)))
     d3, q3 = _coordinate_step(i3, score3, rows, sweep, loss, inv)
     return d0, d1, d2, d3, max(max(q0, q1), max(q2, q3)), min(min(q0, q1), min(q2, q3))
 

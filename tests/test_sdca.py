@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -411,6 +416,74 @@ def test_same_seed_same_bits(small, sampling, average):
     assert_array_equal(a.coef_, b.coef_)
     assert_array_equal(a.dual_coef_, b.dual_coef_)
     assert not np.array_equal(a.coef_, c.coef_)
+
+
+# Weighted fits with κ > 0 (their steps divide by c_i) in a fresh process: dense (both block
+# sweeps, every output mode, shrinking) and CSR. Prints each fit's bits, then how many of
+# sdca_epoch's signatures were compiled and how many loaded from the cache.
+_FIT_IN_A_FRESH_PROCESS = textwrap.dedent(
+    """
+    import numpy as np
+    import scipy.sparse as sp
+    from solvers import SDCAClassifier
+    from solvers._sdca_kernels import sdca_epoch
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((240, 13))
+    y = np.where(X[:, 0] + 0.5 * rng.standard_normal(240) > 0, 1.0, -1.0)
+    weights = np.random.default_rng(11).uniform(0.2, 2.0, 240)
+    wide = np.random.default_rng(8).standard_normal((240, 900))  # the fused sweep
+    fits = {
+        "smooth": (X, {"loss": "smooth_hinge"}),
+        "squared": (X, {"loss": "squared_hinge"}),
+        "average": (X, {"loss": "smooth_hinge", "average": True}),
+        "random": (X, {"loss": "smooth_hinge", "average": "random"}),
+        "wide": (wide, {"loss": "smooth_hinge"}),
+        "shrinking": (X, {"loss": "smooth_hinge", "shrinking": True}),
+        "csr": (sp.csr_matrix(np.where(np.abs(X) < 0.7, 0.0, X)), {"loss": "smooth_hinge"}),
+    }
+    for name, (data, params) in fits.items():
+        est = SDCAClassifier(lmbd=0.01, gamma=0.5, max_epochs=6, tol=0, random_state=3,
+                             **params).fit(data, y, sample_weight=weights)
+        bits = np.concatenate([est.coef_.ravel(), est.intercept_, est.dual_coef_])
+        print(name, bits.tobytes().hex())
+    stats = sdca_epoch.stats
+    print("compiled", sum(stats.cache_misses.values()), "loaded", sum(stats.cache_hits.values()))
+    """
+)
+
+
+@pytest.mark.slow
+def test_same_bits_whether_compiled_or_cached(tmp_path):
+    """Fits in a process that compiles the kernels and in one that loads them from Numba's
+    cache give the same bits. Numba runs the copy of a called kernel that was loaded
+    first, its own or the one linked into its caller, and these were optimised separately:
+    under fast-math they rounded the weighted smoothed hinge's step differently (the last
+    bit of α, from the first epoch on), until the steps were compiled without it."""
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(repo)}
+    runs = []
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-W", "error", "-c", _FIT_IN_A_FRESH_PROCESS],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        runs.append(proc.stdout.splitlines())
+    compiled, cached = runs
+    signatures = 3  # dense, dense with shrinking's gradients, CSR
+    assert compiled[-1] == f"compiled {signatures} loaded 0", compiled[-1]
+    assert cached[-1] == f"compiled 0 loaded {signatures}", cached[-1]
+    for line_compiled, line_cached in zip(compiled[:-1], cached[:-1], strict=True):
+        name, bits = line_compiled.split()
+        assert line_cached.split()[0] == name
+        assert_array_equal(
+            np.frombuffer(bytes.fromhex(line_cached.split()[1])),
+            np.frombuffer(bytes.fromhex(bits)),
+            err_msg=f"{name}: loaded from the cache vs compiled",
+        )
 
 
 def test_golden_index_sequence_for_seed_0(record_fit):

@@ -343,6 +343,12 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
                 "averaged and random-iterate outputs are defined over SDCA's uniform sweeps, "
                 "which shrinking replaces. Pass shrinking=False to average."
             )
+        if self.shrinking and problem.n_samples >= 2**32:
+            raise ValueError(
+                f"shrinking=True draws its passes with 32-bit bounded draws "
+                f"(solvers._sampling.uniform_below): at most 2**32 - 1 samples, got "
+                f"{problem.n_samples}. Pass shrinking=False."
+            )
 
     def _warm_up_overrides(self) -> dict:
         return {"avg_start": None}
@@ -425,8 +431,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         active, n = state.active, state.problem.n_samples
         full = active.size[0] == n
         state.swept = int(active.size[0])
-        kernel = shrunk_epoch
-        state.steps += kernel(
+        state.steps += shrunk_epoch(
             state.rows,
             state.sweep,
             state.params,

@@ -367,6 +367,18 @@ def test_shrinking_with_averaging_is_refused(average):
         SDCAClassifier(shrinking=True, average=average).fit(X, y)
 
 
+def test_more_samples_than_the_passes_can_draw_are_refused():
+    """The passes' bounded draws take 32 bits: 2**32 samples or more is a clear error (a
+    stand-in problem: nothing of that size is allocated)."""
+
+    class Huge:
+        n_samples = 2**32
+
+    with pytest.raises(ValueError, match=r"at most 2\*\*32 - 1 samples.*shrinking=False"):
+        SDCAClassifier(shrinking=True)._check_problem(Huge())
+    SDCAClassifier(shrinking=False)._check_problem(Huge())  # without shrinking: no limit
+
+
 def test_callback_parameter_is_restored_after_fit():
     X, y = real_problem("iris")
 

@@ -56,6 +56,8 @@ PCA40 = ProblemSpec("blood-pca40", "blood PCA-40", "blood", {"pca": 40}, "1/n")
 #: 500 (skin's rows are sorted by class).
 PROBLEMS = {
     "synthetic": (synthetic("synthetic", 20000, 40, 0), synthetic("synthetic", 400, 40, 0)),
+    # shaped like blood PCA-40 (4982 x 40), for machines without the blood crops
+    "pca40-like": (synthetic("pca40-like", 5000, 40, 0), synthetic("pca40-like", 400, 40, 0)),
     "dense": (synthetic("dense", 5000, 2000, 1), synthetic("dense", 200, 50, 1)),
     "skin": (SKIN, replace(SKIN, max_rows=500)),
     "blood-pca40": (PCA40, replace(PCA40, max_rows=500)),
@@ -132,7 +134,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument(
         "--problems",
         default="synthetic,skin,blood-pca40",
-        help="comma-separated: synthetic (20000x40), dense (5000x2000), skin, blood-pca40",
+        help="comma-separated: synthetic (20000x40), pca40-like (5000x40), dense (5000x2000), "
+        "skin, blood-pca40",
     )
     parser.add_argument("--seeds", type=int, default=3, help="fits per configuration")
     parser.add_argument(

@@ -138,7 +138,8 @@ class EpochInfo:
         the samples its epochs actually swept).
     n_active : int or None
         Size of the set of samples this epoch swept: ``n_samples``, or fewer when SDCA's
-        shrinking had set some aside (``SDCAClassifier(shrinking=True)``); None for solvers
+        shrinking had set some aside (``SDCAClassifier(shrinking=True)``: the active set the
+        epoch began with, its first pass, which its later passes shrink); None for solvers
         without an active set.
     cpu_time, wall_time : float
         Update-loop CPU (``time.process_time``) and wall seconds of this epoch only.

@@ -1,7 +1,14 @@
 """Index streams drawn by the drivers and handed to the kernels (randomness enters as data).
 
 Every function takes a ``numpy.random.Generator`` and returns an ``int64`` array; kernels never
-draw random numbers themselves (STYLE.md, practice 2).
+call a random generator of NumPy's or Numba's (STYLE.md, practice 2). One exception, made
+because it pays: SDCA's shrinking shrinks the active set after every pass inside its kernel,
+so the next pass's order cannot be drawn before the epoch. The driver then draws one seed
+per epoch from its generator, and the kernel draws the passes from it with
+:func:`splitmix64` and :func:`uniform_below`, written here in integer arithmetic (the same
+bits on every platform and Numba version; their Python twins in ``tests/reference.py``). A
+seed replaces an index array of n entries (and its n uniforms and Fisher–Yates pass, 1.1
+ms an epoch on skin's 245,057 rows), and only the draws the epoch uses are made.
 
 One vocabulary for the order in which an epoch visits the samples, in every solver,
 experiment and figure (``sampling=``):
@@ -118,48 +125,38 @@ def distinct_batches(rng: np.random.Generator, n_samples: int, batch_size: int) 
     return out
 
 
+#: SplitMix64's increment and output multipliers (Steele, Lea & Flood, OOPSLA 2014; the
+#: constants of Vigna's reference code).
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_LOW32 = np.uint64(0xFFFFFFFF)
+
+
 @njit(cache=True)
-def _shuffled_passes(values, uniforms, out):
-    """``out`` = consecutive random permutations of ``values``, each from ``len(values)``
-    entries of ``uniforms`` (Fisher–Yates in Durstenfeld's form: position k takes the entry
-    at ⌊u·(k + 1)⌋ ≤ k, u uniform in [0, 1)). ``out`` : (passes · m,) int64."""
-    m = values.shape[0]
-    for start in range(0, out.shape[0], m):
-        out[start : start + m] = values
-        for k in range(m - 1, 0, -1):
-            j = start + min(int(uniforms[start + k] * (k + 1)), k)  # rounding never gives k+1
-            tmp = out[start + k]
-            out[start + k] = out[j]
-            out[j] = tmp
+def splitmix64(state):
+    """``(next state, 64 random bits)`` of SplitMix64: the generator of the passes that SDCA's
+    shrinking draws inside its kernel (:func:`solvers._sdca_kernels.shrunk_epoch`), seeded
+    by the driver's ``numpy.random.Generator`` once per epoch. ``state`` : an integer, read
+    as uint64."""
+    state = np.uint64(state) + _GOLDEN
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return state, z ^ (z >> np.uint64(31))
 
 
-def shuffled_passes(rng: np.random.Generator, values: np.ndarray, passes: int) -> np.ndarray:
-    """``passes`` consecutive uniform random permutations of ``values`` in one compiled call,
-    from ``passes * len(values)`` uniforms of ``rng`` (a uniform in [0, 1) carries 53 random
-    bits: the bias of ⌊u·(k + 1)⌋ is below 2^-53·k). For many passes over a small set (a
-    shrunk active set: up to n/|A| per epoch) this is what ``rng.permutation`` would cost
-    once per pass in call overhead alone (PCA-40 at λ = 1/n: a third of a fit's CPU time)."""
-    values = np.ascontiguousarray(values, dtype=np.int64)
-    out = np.empty(passes * values.shape[0], dtype=np.int64)
-    if out.shape[0]:
-        _shuffled_passes(values, rng.random(out.shape[0]), out)
-    return out
-
-
-def active_indices(
-    rng: np.random.Generator, active: np.ndarray, sampling: str, sweeps: int = 1
-) -> np.ndarray:
-    """``sweeps`` consecutive passes over the ``active`` samples only (SDCA's shrinking).
-
-    Each pass is ``len(active)`` entries: a fresh permutation of ``active``
-    (``permutation``, :func:`shuffled_passes`), as many i.i.d. uniform draws among them
-    (``iid``), or ``active`` itself in its order (``cyclic``: the caller keeps it in the
-    cyclic order). Returns a new ``int64`` array of ``sweeps * len(active)`` entries.
-    """
-    if sampling == "permutation":
-        return shuffled_passes(rng, active, sweeps)
-    if sampling == "iid":
-        return active[rng.integers(0, active.shape[0], size=sweeps * active.shape[0])]
-    if sampling == "cyclic":
-        return np.tile(active, sweeps)
-    raise ValueError(f"unknown sampling {sampling!r}; expected one of {SAMPLINGS}")
+@njit(cache=True)
+def uniform_below(state, bound):
+    """``(next state, j)``, j uniform in ``[0, bound)`` for ``1 <= bound < 2**32``: Lemire's
+    multiply-shift on the top 32 bits of a :func:`splitmix64` word, with his rejection of
+    the low products that would bias it (ACM TOMACS 2019), so exactly uniform."""
+    b = np.uint64(bound)
+    state, z = splitmix64(state)
+    m = (z >> np.uint64(32)) * b
+    if (m & _LOW32) < b:
+        threshold = (_LOW32 + np.uint64(1) - b) % b  # 2**32 mod bound
+        while (m & _LOW32) < threshold:
+            state, z = splitmix64(state)
+            m = (z >> np.uint64(32)) * b
+    return state, np.int64(m >> np.uint64(32))

@@ -26,28 +26,34 @@ The optional first epoch is the modified SGD of seeds/000 §2.1.2: at step :math
 after which :math:`w^{(n)} = \tilde w(\alpha)` and SDCA continues from that dual point.
 
 Shrinking (``shrinking=True``) is liblinear's (Hsieh et al. 2008 §3; Fan et al. 2008,
-appendix), with the active set kept by the driver between epochs. With
+appendix), with the active set kept between epochs. With
 :math:`G_i = z_i - 1 + \gamma a_i`, the derivative of :math:`-nD` along :math:`a_i`, and its
 projection :math:`PG_i` (:math:`\min(G_i, 0)` at :math:`a_i = 0`, :math:`\max(G_i, 0)` at
 :math:`a_i = 1`, :math:`G_i` inside), the kernel records every sample's :math:`G_i` right
 after its step and each pass the range :math:`[\underline m, \overline M]` of the
-:math:`PG_i` before the steps. After an epoch the driver removes sample :math:`i` when
+:math:`PG_i` before the steps. After each pass sample :math:`i` leaves the active set when
 :math:`a_i = 0` and :math:`G_i > \overline M`, or :math:`a_i = 1` and
 :math:`G_i < \underline m` (:math:`\overline M \le 10^{-12}`: :math:`+\infty`;
 :math:`\underline m \ge -10^{-12}`: :math:`-\infty`): it sits at a bound with a margin
-larger than any violation of the pass. An epoch over the active set :math:`A` makes
-:math:`\lfloor n/|A| \rfloor` passes, each a fresh permutation of :math:`A` drawn by the
-driver (never more steps than a full pass, and the driver's per-epoch work — gap,
-callback — stays once per about :math:`n` steps); it ends after the first pass whose range
-:math:`\overline M - \underline m` is at most a tenth of the last full pass's, and then
-every sample is restored for a full pass, after which shrinking starts afresh. Deviations
-from liblinear, which decides *during* a pass: the gradient is the one after the sample's
-own step (the test liblinear makes at the next visit), the thresholds are those of the same
-pass (known when the driver decides), and the restoring criterion is relative to the last
-full pass (liblinear's absolute ε is its stopping tolerance; the stop here is the gap). The
-``tol`` stop is unchanged: the gap is computed over all samples after every epoch, so it
-certifies the returned pair whatever the active set (liblinear needs a final full pass
-because its stopping test only sees the active set).
+larger than any violation of the pass. An epoch (one call of
+:func:`solvers._sdca_kernels.shrunk_epoch`) makes passes over the active set :math:`A`, each
+over the survivors of the one before — a fresh permutation of them, :math:`|A|` i.i.d.
+draws among them, or them in the cyclic order — while the next pass fits in :math:`n` steps
+(so the driver's per-epoch work — gap, callback — stays once per about :math:`n` steps); it
+ends after the first pass whose range :math:`\overline M - \underline m` is at most a tenth
+of the last full pass's, and then every sample is restored for a full pass, after which
+shrinking starts afresh. The kernel draws the passes itself, from a seed the driver draws
+each epoch (SplitMix64 and Lemire's exact bounded draws, :mod:`solvers._sampling`), and the
+shrink test and the next pass's shuffle are one loop over :math:`A`: an epoch costs
+:math:`O(\text{steps} \cdot \text{nnz per row})`, with no term of order :math:`n` besides a
+full pass. Deviations from liblinear, which decides *during* a pass: the gradient is the one
+after the sample's own step (the test liblinear makes at the next visit), the thresholds are
+those of the same pass (known at its end), and the restoring criterion is relative to the
+last full pass (liblinear's absolute ε is its stopping tolerance; the stop here is the gap).
+The ``tol`` stop is unchanged: the gap is computed over all samples after the epochs that
+call for it (:meth:`SDCAClassifier._kkt_statistic`), so it certifies the returned pair
+whatever the active set (liblinear needs a final full pass because its stopping test only
+sees the active set).
 
 Sparse input
 ------------
@@ -73,25 +79,22 @@ from . import losses, objectives
 from ._base import BaseLinearSVM
 from ._device import DEVICE_CONSTRAINT, DeviceMixin
 from ._problem import Problem
-from ._sampling import (
-    DEPRECATED_SAMPLINGS,
-    SAMPLINGS,
-    active_indices,
-    epoch_indices,
-    resolve_sampling,
-)
+from ._sampling import DEPRECATED_SAMPLINGS, SAMPLINGS, epoch_indices, resolve_sampling
 from ._sdca_kernels import (
     AVERAGE,
+    CYCLIC,
+    IID,
     LAST,
-    PG_ZERO,
+    PERMUTATION,
     RANDOM,
     UNSHRINK_RATIO,
+    ActiveSet,
     Params,
     Sweep,
     kernel_inputs,
     sdca_epoch,
     sgd_init_epoch,
-    shrink,
+    shrunk_epoch,
     sweep_blocks,
     sweep_samples,
 )
@@ -112,11 +115,10 @@ class _State:
     sweep: Sweep
     params: Params
     cyclic_order: np.ndarray | None
-    active: np.ndarray  # shrinking: active[:n_active] are swept, in their base order (else [])
-    n_active: int
+    active: ActiveSet | None  # shrinking: the active set (None without shrinking)
     eps: float = np.inf  # shrinking: restore every sample once the PG range is below it
     steps: int = 0  # samples processed (steps taken) so far
-    swept: int = 0  # size of the set the last epoch swept (n_active before shrinking)
+    swept: int = 0  # size of the set the last epoch swept (its first pass: passes only shrink)
     sgd_first: bool = False  # epoch 1 is the modified-SGD epoch (sgd_init, cold start)
 
 
@@ -161,14 +163,15 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         intermediate iterates are not SDCA iterates).
     shrinking : bool, default=False
         Sweep only an *active set* of samples: those not held at a dual bound by their
-        gradient (liblinear's rule; see :mod:`solvers.sdca`). A shrunk epoch makes
-        ⌊n/|A|⌋ passes over the active set A — fresh permutations of it (``permutation``),
-        |A| i.i.d. draws among it each (``iid``; only samples drawn since the last shrink
-        can leave), or A in the fixed cyclic order (``cyclic``) — and ends early once A's
-        problem is solved, after which every sample gets a full pass. The first epoch is
-        full. With ``tol``, the exact gap (over all samples) is computed only when the last
-        pass's projected-gradient range predicts it below ``tol`` (at least every 8
-        epochs, and for the returned pair): the certificate stays exact, paid for rarely.
+        gradient (liblinear's rule; see :mod:`solvers.sdca`). A shrunk epoch makes passes
+        over the active set A, shrinking it after each, for at most n steps — fresh
+        permutations of it (``permutation``), |A| i.i.d. draws among it each (``iid``;
+        only samples drawn since the last shrink can leave), or A in the fixed cyclic order
+        (``cyclic``) — and ends early once A's problem is solved, after which every sample
+        gets a full pass. The first epoch is full. With ``tol``, the exact gap (over all
+        samples) is computed only when the last pass's projected-gradient range predicts
+        it below ``tol`` (at least every 8 epochs, and for the returned pair): the
+        certificate stays exact, paid for rarely.
         Needs ``average=False`` (the averaged and random-iterate outputs are defined over
         the uniform sweeps of SDCA's analysis, which shrinking replaces). Off by default,
         decided by measurement (``make bench-peers``, one thread, CPU time of a whole
@@ -340,6 +343,12 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
                 "averaged and random-iterate outputs are defined over SDCA's uniform sweeps, "
                 "which shrinking replaces. Pass shrinking=False to average."
             )
+        if self.shrinking and problem.n_samples >= 2**32:
+            raise ValueError(
+                f"shrinking=True draws its passes with 32-bit bounded draws "
+                f"(solvers._sampling.uniform_below): at most 2**32 - 1 samples, got "
+                f"{problem.n_samples}. Pass shrinking=False."
+            )
 
     def _warm_up_overrides(self) -> dict:
         return {"avg_start": None}
@@ -365,11 +374,19 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
             pg_range=np.array([-np.inf, np.inf]),
         )
         params = Params(problem.lmbd, problem.lmbd * n, self.loss_function, mode, t0, snap)
-        active = np.empty(0, dtype=np.int64)
+        active = None
         if self.shrinking:
-            active = np.arange(n) if cyclic_order is None else cyclic_order.copy()
+            sampling = {"permutation": PERMUTATION, "iid": IID, "cyclic": CYCLIC}
+            active = ActiveSet(
+                np.arange(n) if cyclic_order is None else cyclic_order.copy(),
+                np.empty(n, dtype=np.int64),
+                np.array([n]),
+                sampling[self._sampling()],
+            )
         rows = problem.rows(np.empty(n))
-        return _State(problem, rows, sweep, params, cyclic_order, active, n, sgd_first=sgd_first)
+        return _State(
+            problem, rows, sweep, params, cyclic_order, active, swept=n, sgd_first=sgd_first
+        )
 
     def _setup(self, state: _State) -> None:
         p = state.problem
@@ -381,74 +398,56 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
             state.sweep.w[:] = objectives.dual_weights(p.X, state.sweep.dual_coef, p.lmbd, p.bias)
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
+        """The epoch's index array; with shrinking (after an SGD first epoch), the seed of
+        the passes that :func:`~solvers._sdca_kernels.shrunk_epoch` draws (one int64)."""
         n = state.problem.n_samples
         if epoch == 1 and state.sgd_first:
             return state.cyclic_order if self._sampling() == "cyclic" else rng.permutation(n)
-        if state.n_active < n:  # as many passes over the active set as fit in n steps
-            sweeps = n // state.n_active
-            active = state.active[: state.n_active]
-            return active_indices(rng, active, self._sampling(), sweeps)
+        if state.active is not None:
+            return rng.integers(2**63, size=1)
         return epoch_indices(rng, n, self._sampling(), state.cyclic_order)
 
     def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
-        p = state.problem
-        state.swept = state.n_active
         if epoch == 1 and state.sgd_first:
-            sgd_kernel = sgd_init_epoch
-            sgd_kernel(state.rows, state.sweep, state.params, indices)
-            steps = indices.shape[0]
-        else:
-            shrunk = state.n_active < p.n_samples
+            sgd_init_epoch(state.rows, state.sweep, state.params, indices)
+            state.steps += indices.shape[0]
+            snap = state.params.snap
+            if state.params.mode == RANDOM and snap == state.steps:
+                state.sweep.acc_w[:] = state.sweep.w  # the SGD kernel keeps no snapshot: its
+                state.sweep.acc_a[:] = state.sweep.dual_coef  # last step is the snapshot
+        elif state.active is None:
             kernel = sdca_epoch
-            steps = kernel(
-                state.rows,
-                state.sweep,
-                state.params,
-                indices,
-                state.steps,
-                state.n_active if shrunk else indices.shape[0],
-                state.eps if shrunk else -np.inf,
+            m = indices.shape[0]
+            state.steps += kernel(
+                state.rows, state.sweep, state.params, indices, state.steps, m, -np.inf
             )
-            if self.shrinking:
-                self._update_active_set(state)
-        state.steps += steps
-        snap = state.params.snap
-        if state.params.mode == RANDOM and snap == state.steps and epoch == 1 and state.sgd_first:
-            state.sweep.acc_w[:] = state.sweep.w  # the SGD kernel keeps no snapshot: its
-            state.sweep.acc_a[:] = state.sweep.dual_coef  # last step is the snapshot
-
-    def _update_active_set(self, state: _State) -> None:
-        """Shrink after an epoch, or restore every sample (see ``shrinking``); timed."""
-        n = state.problem.n_samples
-        pg_max, pg_min = state.sweep.pg_range
-        if state.n_active == n:  # a full pass sets the precision of the next shrunk phase
-            state.eps = UNSHRINK_RATIO * (pg_max - pg_min)
-        elif pg_max - pg_min <= state.eps:  # the active problem is solved: full pass next
-            self._restore_all(state)
-            return
-        # as liblinear, a projected gradient within 1e-12 of 0 counts as 0 (rounding)
-        upper = pg_max if pg_max > PG_ZERO else np.inf
-        lower = pg_min if pg_min < -PG_ZERO else -np.inf
-        state.n_active = shrink(
-            state.active,
-            state.n_active,
-            state.rows,
-            state.sweep,
-            state.params.loss,
-            upper,
-            lower,
-            self._sampling() == "iid",  # permutation and cyclic passes visit every active one
-        )
-        if state.n_active == 0:  # every sample at a bound: check them all
-            self._restore_all(state)
+        else:
+            self._shrunk_epoch(state, int(indices[0]))
 
     @staticmethod
-    def _restore_all(state: _State) -> None:
-        state.active[:] = (
-            np.arange(state.active.shape[0]) if state.cyclic_order is None else state.cyclic_order
+    def _shrunk_epoch(state: _State, seed: int) -> None:
+        """An epoch of :func:`~solvers._sdca_kernels.shrunk_epoch`, then the active set's
+        bookkeeping (see ``shrinking``); timed."""
+        active, n = state.active, state.problem.n_samples
+        full = active.size[0] == n
+        state.swept = int(active.size[0])
+        state.steps += shrunk_epoch(
+            state.rows,
+            state.sweep,
+            state.params,
+            active,
+            state.steps,
+            seed,
+            -np.inf if full else state.eps,
         )
-        state.n_active = state.active.shape[0]
-        state.sweep.grad[:] = np.nan  # gradients from before the full pass are stale
+        pg_max, pg_min = state.sweep.pg_range
+        if full:  # a full pass sets the precision of the next shrunk phase
+            state.eps = UNSHRINK_RATIO * (pg_max - pg_min)
+        if active.size[0] == 0 or (not full and pg_max - pg_min <= state.eps):
+            # every sample at a bound, or the active problem solved: a full pass next
+            active.samples[:] = np.arange(n) if state.cyclic_order is None else state.cyclic_order
+            active.size[0] = n
+            state.sweep.grad[:] = np.nan  # gradients from before the full pass are stale
 
     def _kkt_statistic(self, state: _State) -> float | None:
         """Shrinking: the last pass's projected-gradient range (liblinear's stopping

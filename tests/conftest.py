@@ -62,10 +62,13 @@ def small():
 
 
 class FitRecord:
-    """What one ``fit`` handed to its kernels: the epoch index arrays and the state."""
+    """What one ``fit`` handed to its kernels: the epoch index arrays and the state, and the
+    samples each epoch stepped on, in order (``visited``: the index array, except for SDCA
+    with shrinking, whose kernel draws its passes itself from the seed it is handed)."""
 
     def __init__(self):
         self.indices: list[np.ndarray] = []
+        self.visited: list[np.ndarray] = []
         self.state = None
 
 
@@ -79,10 +82,10 @@ def record_fit(monkeypatch):
 
     def install(cls):
         record = FitRecord()
-        init, draw = cls._init_state, cls._epoch_indices
+        init, draw, run = cls._init_state, cls._epoch_indices, cls._run_epoch
 
         def _init_state(self, problem, rng):
-            record.indices = []
+            record.indices, record.visited = [], []
             record.state = init(self, problem, rng)
             return record.state
 
@@ -91,8 +94,18 @@ def record_fit(monkeypatch):
             record.indices.append(np.array(idx, copy=True))
             return idx
 
+        def _run_epoch(self, state, indices, epoch):
+            before = getattr(state, "steps", 0)
+            run(self, state, indices, epoch)
+            active = getattr(state, "active", None)
+            if isinstance(active, tuple) and not (epoch == 1 and state.sgd_first):
+                record.visited.append(active.order[: state.steps - before].copy())
+            else:
+                record.visited.append(record.indices[-1])
+
         monkeypatch.setattr(cls, "_init_state", _init_state)
         monkeypatch.setattr(cls, "_epoch_indices", _epoch_indices)
+        monkeypatch.setattr(cls, "_run_epoch", _run_epoch)
         return record
 
     return install

@@ -76,37 +76,55 @@ def sdca_reference(
     return w, alpha, w, alpha
 
 
-def sdca_shrinking_reference(X, y, lmbd, index_arrays, *, gamma=0.0, bias=0.0, ratio=0.1):
-    """SDCA with liblinear-style shrinking, one sample at a time, from the epochs' indices.
+def sdca_shrinking_reference(
+    X, y, lmbd, visited, *, gamma=0.0, bias=0.0, ratio=0.1, sampling="permutation", sgd_init=False
+):
+    """SDCA with liblinear-style shrinking, one sample at a time, from the steps each epoch
+    made (``visited``: the samples, in order, that the kernel drew; the first epoch is the
+    modified-SGD one if ``sgd_init``). Checks that every pass is drawn from the right set.
 
     Returns ``(w, alpha, history)`` with ``history[e] = (active-set size, steps made)`` of
     epoch e. Rules (as documented in ``SDCAClassifier``): G_i = y_i x̃_i·w − 1 + γ a_i; a
     pass records each step's projected gradient before the step and G_i after it. An epoch
-    with every sample active is one pass over its indices; it sets ε = ratio·(max PG −
-    min PG). An epoch over a smaller active set A is made of passes of |A| indices and ends
-    after the first pass whose PG range is ≤ ε; if that happened, every sample is restored.
-    Otherwise sample i of A leaves if a_i = 0 and G_i > max PG (when above 1e-12) or a_i = 1
-    and G_i < min PG (when below -1e-12), with the last pass's PG range and the last G_i
-    seen since the previous shrink (none: the sample stays). If no sample is left, all
-    return.
+    is passes over the active set A: a permutation of A, or A in its order (the same set),
+    or |A| i.i.d. draws from A. A pass over every sample sets ε = ratio·(max PG − min PG);
+    after a pass over fewer, the epoch ends if its PG range is ≤ ε, and every sample is
+    restored. Otherwise after each pass sample i of A leaves if a_i = 0 and G_i > max PG
+    (when above 1e-12) or a_i = 1 and G_i < min PG (when below -1e-12), with that pass's PG
+    range and the last G_i seen since the last restore (i.i.d.: since the last shrink; none:
+    the sample stays). If no sample is left, all return and the epoch ends. Otherwise the
+    next pass follows, unless the epoch ran out of steps: another pass of the size before
+    the shrink would have taken it past n steps.
     """
     Xt = augment(X, bias)
     n = Xt.shape[0]
     alpha = np.zeros(n)
     w = np.zeros(Xt.shape[1])
-    everyone = set(range(n))
-    active = set(everyone)
+    active = list(range(n))
+    grad = {}
     eps = np.inf
     history = []
-    for indices in index_arrays:
-        full = len(active) == n
-        assert set(np.asarray(indices).tolist()) <= active, "only active samples are swept"
-        sweep = len(indices) if full else len(active)
-        grad = {}
-        steps = 0
-        for start in range(0, len(indices), sweep):
+    epochs = list(visited)
+    if sgd_init:
+        w, alpha, *_ = sdca_reference(
+            X, y, lmbd, epochs[:1], gamma=gamma, bias=bias, sgd_init=True
+        )
+        history.append((n, n))
+        epochs = epochs[1:]
+    for order in epochs:
+        order = [int(i) for i in order]
+        history.append((len(active), len(order)))
+        start = 0
+        while True:
+            full = len(active) == n
+            chunk = order[start : start + len(active)]
+            assert len(chunk) == len(active), "a pass sweeps as many samples as are active"
+            if sampling == "iid":
+                assert set(chunk) <= set(active), "only active samples are drawn"
+            else:
+                assert sorted(chunk) == sorted(active), "a pass visits each active sample once"
             pgs = []
-            for i in indices[start : start + sweep]:
+            for i in chunk:
                 q = Xt[i] @ Xt[i] / (lmbd * n) + gamma
                 a_old = y[i] * alpha[i]
                 G = y[i] * (Xt[i] @ w) - 1 + gamma * a_old
@@ -115,28 +133,33 @@ def sdca_shrinking_reference(X, y, lmbd, index_arrays, *, gamma=0.0, bias=0.0, r
                 alpha[i] = y[i] * a_new
                 w = w + y[i] * (a_new - a_old) / (lmbd * n) * Xt[i]
                 grad[i] = G + q * (a_new - a_old)
-                steps += 1
+            start += len(chunk)
             pg_max, pg_min = max(pgs), min(pgs)
-            if not full and pg_max - pg_min <= eps:
+            if full:
+                eps = ratio * (pg_max - pg_min)
+            elif pg_max - pg_min <= eps:
+                active, grad = list(range(n)), {}
                 break
-        history.append((len(active), steps))
-        if full:
-            eps = ratio * (pg_max - pg_min)
-        elif pg_max - pg_min <= eps:
-            active = set(everyone)
-            continue
-        upper = pg_max if pg_max > 1e-12 else np.inf
-        lower = pg_min if pg_min < -1e-12 else -np.inf
-        active = {
-            i
-            for i in active
-            if not (
-                (y[i] * alpha[i] == 0 and grad.get(i, np.nan) > upper)
-                or (y[i] * alpha[i] == 1 and grad.get(i, np.nan) < lower)
-            )
-        }
-        if not active:
-            active = set(everyone)
+            upper = pg_max if pg_max > 1e-12 else np.inf
+            lower = pg_min if pg_min < -1e-12 else -np.inf
+            size = len(active)
+            active = [
+                i
+                for i in active
+                if not (
+                    (y[i] * alpha[i] == 0 and grad.get(i, np.nan) > upper)
+                    or (y[i] * alpha[i] == 1 and grad.get(i, np.nan) < lower)
+                )
+            ]
+            if sampling == "iid":  # the next pass may not visit every survivor
+                grad = {}
+            if not active:
+                active, grad = list(range(n)), {}
+                break
+            if start == len(order):
+                assert start + size > n, "the epoch stopped while another pass fitted"
+                break
+        assert start == len(order), "the epoch made the passes its rules allow, no more"
     return w, alpha, history
 
 
@@ -313,3 +336,39 @@ def exact_dot(a, b) -> float:
     (ah, al), (bh, bl) = split(a), split(b)
     e = (((ah * bh - p) + ah * bl) + al * bh) + al * bl
     return math.fsum(np.concatenate([p, e]))
+
+
+# ---------------------------------------------------------------- the passes' generator
+MASK64 = (1 << 64) - 1
+
+
+def splitmix64_reference(state):
+    """(next state, output) of SplitMix64 (Vigna's reference C code), in Python integers."""
+    state = (state + 0x9E3779B97F4A7C15) & MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return state, z ^ (z >> 31)
+
+
+def uniform_below_reference(state, bound):
+    """(next state, j) with j uniform in [0, bound): Lemire's multiply-shift on the top 32
+    bits of each output, drawing again while the low half of the product is below
+    2**32 mod bound."""
+    while True:
+        state, z = splitmix64_reference(state)
+        m = (z >> 32) * bound
+        if (m & 0xFFFFFFFF) >= (2**32 - bound) % bound:
+            return state, m >> 32
+
+
+def shuffle_reference(values, state):
+    """(a uniformly random permutation of ``values``, the state after it): the "inside-out"
+    Fisher–Yates shuffle (Durstenfeld), entry k placed at a uniform position among the first
+    k + 1."""
+    out = []
+    for k, v in enumerate(values):
+        state, j = uniform_below_reference(state, k + 1)
+        out.append(v)
+        out[k], out[j] = out[j], v
+    return out, state

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -92,7 +94,7 @@ def test_set_aside_samples_do_not_move_in_a_final_full_pass(record_fit, name, lm
             random_state=seed,
         ).fit(X, y)  # fmt: skip
         assert est.converged_ and est.duality_gap_ <= TOL
-        dropped = np.setdiff1d(np.arange(n), record.indices[-1])  # not in the last epoch's set
+        dropped = np.setdiff1d(np.arange(n), record.visited[-1])  # not in the last epoch's set
         if dropped.size:
             break
     assert dropped.size > 0, "the test needs samples set aside at the end"
@@ -110,11 +112,13 @@ def test_set_aside_samples_do_not_move_in_a_final_full_pass(record_fit, name, lm
 
 
 # ------------------------------------------------------------------ 3. the NumPy twin
+@pytest.mark.parametrize("sgd_init", [False, True])
 @pytest.mark.parametrize("bias", [0.0, 1.5])
 @pytest.mark.parametrize("sampling", SAMPLINGS)
 @pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("smooth_hinge", 0.7)])
-def test_kernel_and_driver_equal_numpy_twin(record_fit, loss, gamma, sampling, bias):
-    """Same index arrays → same iterates, same active-set sizes, same steps per epoch."""
+def test_kernel_and_driver_equal_numpy_twin(record_fit, loss, gamma, sampling, bias, sgd_init):
+    """Same steps → same iterates, same active sets, same steps per epoch; and every pass the
+    kernel drew is over exactly the set the twin's rules leave active."""
     X, y = gaussian_problem(n=80, d=6, seed=4)
     lmbd = 1.0 / X.shape[0]
     record = record_fit(SDCAClassifier)
@@ -124,6 +128,7 @@ def test_kernel_and_driver_equal_numpy_twin(record_fit, loss, gamma, sampling, b
         loss=loss,
         gamma=gamma,
         sampling=sampling,
+        sgd_init=sgd_init,
         shrinking=True,
         max_epochs=25,
         tol=0,
@@ -132,7 +137,7 @@ def test_kernel_and_driver_equal_numpy_twin(record_fit, loss, gamma, sampling, b
         callback=lambda info: seen.append((info.n_active, info.n_samples_seen)),
     ).fit(X, y)
     w_ref, a_ref, history = sdca_shrinking_reference(
-        X, y, lmbd, record.indices, gamma=gamma, bias=bias
+        X, y, lmbd, record.visited, gamma=gamma, bias=bias, sampling=sampling, sgd_init=sgd_init
     )
     assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)
     assert_allclose(est.intercept_[0], bias * w_ref[-1], rtol=0, atol=1e-10)
@@ -142,11 +147,27 @@ def test_kernel_and_driver_equal_numpy_twin(record_fit, loss, gamma, sampling, b
     assert list(np.cumsum([h[1] for h in history])) == list(seen_total)
     assert min(sizes) < X.shape[0], "shrinking did set samples aside"
     assert sizes[0] == X.shape[0], "the first epoch is a full pass"
+    passes = sum(h[1] > h[0] for h in history)
+    assert passes > 0, "some epoch made several passes (and shrank between them)"
+
+
+def passes_of(visited, first):
+    """An epoch's steps cut into its passes: the first over ``first`` samples; each later
+    one visits distinct samples, all of the pass before, so it ends at its first repeat."""
+    visited = visited.tolist()
+    out, start = [visited[:first]], first
+    while start < len(visited):
+        end = start
+        while end < len(visited) and visited[end] not in visited[start:end]:
+            end += 1
+        out.append(visited[start:end])
+        start = end
+    return out
 
 
 def test_epochs_are_at_most_n_steps(record_fit):
-    """A shrunk epoch makes ⌊n / |A|⌋ passes over its active set A at most (never more steps
-    than a full pass), each a permutation of A."""
+    """A shrunk epoch makes passes over its active set, each a permutation of the survivors
+    of the pass before, and never more than n steps in all."""
     X, y = real_problem("digits38")
     n = X.shape[0]
     record = record_fit(SDCAClassifier)
@@ -159,12 +180,144 @@ def test_epochs_are_at_most_n_steps(record_fit):
         random_state=0,
         callback=lambda info: seen.append(info.n_active),
     ).fit(X, y)
-    for size, indices in zip(seen, record.indices, strict=True):
-        passes = n // size
-        assert len(indices) == passes * size <= n
-        for p in range(passes):
-            chunk = indices[p * size : (p + 1) * size]
-            assert len(np.unique(chunk)) == size
+    shrank = 0
+    for size, visited in zip(seen, record.visited, strict=True):
+        assert size <= len(visited) <= n
+        cut = passes_of(visited, size)
+        assert len(set(cut[0])) == size
+        for before, after in itertools.pairwise(cut):
+            assert len(set(after)) == len(after) and set(after) <= set(before)
+            shrank += len(after) < len(before)
+    assert shrank > 0, "some pass shrank the active set within an epoch"
+
+
+# ------------------------------------------------------------------ 3b. the kernel's passes
+def kernel_state(n=300, d=5, epochs=6, seed=0):
+    """(rows, sweep, params) of a hinge fit at λ = 1/n after ``epochs`` full SDCA passes:
+    some samples at 0, some at 1, some inside, gradients recorded."""
+    X, y = gaussian_problem(n=n, d=d, seed=seed)
+    rows, sweep, params = sdca_kernels.kernel_inputs(X, y, 1.0 / n, shrinking=True)
+    rng = np.random.default_rng(seed)
+    for _ in range(epochs):
+        sdca_kernels.sdca_epoch(rows, sweep, params, rng.permutation(n), 0, n, -np.inf)
+    return rows, sweep, params
+
+
+def copy_sweep(sweep):
+    return sdca_kernels.Sweep(*(None if a is None else a.copy() for a in sweep))
+
+
+def active_set(n, samples, sampling=sdca_kernels.PERMUTATION):
+    """An ActiveSet with ``samples`` active, every unused entry a sentinel (-7)."""
+    buffer = np.full(n, -7, dtype=np.int64)
+    buffer[: len(samples)] = samples
+    order = np.full(n, -7, dtype=np.int64)
+    return sdca_kernels.ActiveSet(buffer, order, np.array([len(samples)]), sampling)
+
+
+def old_scan(rows, sweep, samples):
+    """The shrink test as the driver made it before it moved into the kernel: one NumPy
+    pass over the active samples after the epoch (liblinear's rule, see the reference)."""
+    pg_max, pg_min = sweep.pg_range
+    upper = pg_max if pg_max > 1e-12 else np.inf
+    lower = pg_min if pg_min < -1e-12 else -np.inf
+    a = rows.y[samples] * sweep.dual_coef[samples]
+    g = sweep.grad[samples]
+    out = ((a <= 0) & (g > upper)) | ((a >= 1) & (g < lower))  # NaN compares False: stays
+    return samples[~out]
+
+
+@pytest.mark.parametrize("sampling", ["permutation", "cyclic", "iid"])
+def test_each_pass_is_drawn_from_exactly_the_active_samples_by_the_seed(sampling):
+    """The first pass of a shrunk epoch: a permutation of exactly the active samples (the
+    inside-out shuffle of the reference generator, from the seed), them in order (cyclic),
+    or as many i.i.d. draws among them; the same seed gives the same pass, another seed
+    another one."""
+    from tests.reference import shuffle_reference, uniform_below_reference
+
+    rows, sweep0, params = kernel_state()
+    n = rows.y.shape[0]
+    samples = np.arange(0, n, 3)  # every third sample active, in base order
+    m = samples.shape[0]
+    code = {"permutation": 0, "iid": 1, "cyclic": 2}[sampling]
+
+    def first_pass(seed):
+        active = active_set(n, samples, code)
+        steps = sdca_kernels.shrunk_epoch(
+            rows, copy_sweep(sweep0), params, active, 0, seed, np.inf
+        )  # eps_stop = inf: the epoch ends after its first pass
+        assert steps == m and active.size[0] == m
+        assert np.all(active.order[m:] == -7)  # nothing written past the pass
+        return active.order[:m].copy()
+
+    first = first_pass(2024)
+    assert_array_equal(first, first_pass(2024))
+    seed = 2024
+    if sampling == "permutation":
+        assert sorted(first) == sorted(samples)
+        assert list(first) == shuffle_reference(samples.tolist(), seed)[0]
+        assert not np.array_equal(first, first_pass(2025))
+    elif sampling == "cyclic":
+        assert_array_equal(first, samples)
+    else:
+        state, expected = seed, []
+        for _ in range(m):
+            state, j = uniform_below_reference(state, m)
+            expected.append(samples[j])
+        assert_array_equal(first, expected)
+        assert not np.array_equal(first, first_pass(2025))
+
+
+def test_the_folded_shrink_removes_exactly_what_the_old_scan_removed():
+    """After a pass, the kernel's next pass is over exactly the samples that the driver's
+    old NumPy scan (run on the same state: the first pass made again by ``sdca_epoch`` on
+    the same order) would have kept; a case where the scan removes some and keeps some."""
+    rows, sweep0, params = kernel_state()
+    n = rows.y.shape[0]
+    samples = np.arange(0, n, 2)
+    m = samples.shape[0]
+    active = active_set(n, samples)
+    sweep = copy_sweep(sweep0)
+    steps = sdca_kernels.shrunk_epoch(rows, sweep, params, active, 0, 7, -np.inf)
+    cut = passes_of(active.order[:steps], m)
+    assert len(cut) >= 2
+    again = copy_sweep(sweep0)  # the first pass again, then the old scan
+    sdca_kernels.sdca_epoch(rows, again, params, active.order[:m].copy(), 0, m, -np.inf)
+    kept = old_scan(rows, again, samples)
+    assert 0 < len(kept) < m, "the case must remove some samples and keep some"
+    assert sorted(cut[1]) == sorted(kept.tolist())
+
+
+def test_a_shrunk_epoch_works_on_the_active_samples_only(record_fit):
+    """Work counters of one shrunk epoch on 60 active samples of 20,000: it steps on them
+    only, writes the order and the active list no further than its steps and the 60, and
+    leaves every other sample's α and gradient as they were; the driver hands it one seed
+    (no O(n) draw)."""
+    rows, sweep0, params = kernel_state(n=20_000, d=4, epochs=2)
+    n = rows.y.shape[0]
+    samples = np.sort(np.random.default_rng(1).choice(n, 60, replace=False))
+    sweep = copy_sweep(sweep0)
+    sweep.grad[np.setdiff1d(np.arange(n), samples)] = -123.0  # sentinels
+    grad_before, alpha_before = sweep.grad.copy(), sweep.dual_coef.copy()
+    active = active_set(n, samples)
+    steps = sdca_kernels.shrunk_epoch(rows, sweep, params, active, 0, 5, np.inf)
+    assert steps == 60  # one pass (eps_stop = inf): 60 steps
+    assert np.all(active.order[60:] == -7) and np.all(active.samples[60:] == -7)
+    others = np.setdiff1d(np.arange(n), samples)
+    assert_array_equal(sweep.grad[others], grad_before[others])
+    assert_array_equal(sweep.dual_coef[others], alpha_before[others])
+    assert not np.array_equal(sweep.dual_coef[samples], alpha_before[samples])
+    # a whole epoch (passes until n steps): every step on the active samples
+    active = active_set(n, samples)
+    steps = sdca_kernels.shrunk_epoch(rows, copy_sweep(sweep0), params, active, 0, 5, -np.inf)
+    assert n - 60 < steps <= n and set(active.order[:steps].tolist()) <= set(samples.tolist())
+    assert np.all(active.samples[60:] == -7)
+    # the driver's draw for a shrunk epoch is one seed
+    record = record_fit(SDCAClassifier)
+    SDCAClassifier(1.0 / 300, shrinking=True, max_epochs=5, tol=0, random_state=0).fit(
+        *gaussian_problem(n=300, d=5)
+    )
+    assert len(record.indices) == 5 and all(i.shape == (1,) for i in record.indices)
 
 
 # ------------------------------------------------------------------ 4. determinism and API
@@ -212,6 +365,18 @@ def test_shrinking_with_averaging_is_refused(average):
     X, y = real_problem("iris")
     with pytest.raises(ValueError, match="shrinking=True needs average=False"):
         SDCAClassifier(shrinking=True, average=average).fit(X, y)
+
+
+def test_more_samples_than_the_passes_can_draw_are_refused():
+    """The passes' bounded draws take 32 bits: 2**32 samples or more is a clear error (a
+    stand-in problem: nothing of that size is allocated)."""
+
+    class Huge:
+        n_samples = 2**32
+
+    with pytest.raises(ValueError, match=r"at most 2\*\*32 - 1 samples.*shrinking=False"):
+        SDCAClassifier(shrinking=True)._check_problem(Huge())
+    SDCAClassifier(shrinking=False)._check_problem(Huge())  # without shrinking: no limit
 
 
 def test_callback_parameter_is_restored_after_fit():

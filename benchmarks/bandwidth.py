@@ -13,8 +13,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from solvers import FASTMATH
-from solvers._kernels import dot4
+from solvers import FASTMATH, dot4
 
 
 @njit(cache=True, fastmath=FASTMATH)

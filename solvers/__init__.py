@@ -19,7 +19,8 @@ Every solver names its sampling orders in one vocabulary, ``"iid"`` / ``"permuta
 
 Shared maths (objectives, dual, gap, λ ↔ C) lives in :mod:`solvers.objectives`, the losses
 (hinge, smoothed hinge, squared hinge: value, conjugate, coordinate step, shrinking test) in
-:mod:`solvers.losses`; ``FASTMATH`` is the kernels' compile flag set.
+:mod:`solvers.losses`; ``FASTMATH`` is the kernels' compile flag set and ``dot4`` their pass of
+four rows against one vector (benchmarks stream X with it as the kernels do).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import scipy.sparse as sp
 
 from . import losses, objectives
 from ._base import BaseLinearSVM
-from ._kernels import FASTMATH
+from ._kernels import FASTMATH, dot4
 from ._problem import EpochInfo
 from ._scales import check_lmbd
 from .asdca import ASDCAClassifier
@@ -49,6 +50,7 @@ __all__ = [
     "PegasosClassifier",
     "SDCAClassifier",
     "check_lmbd",
+    "dot4",
     "lambda_path",
     "losses",
     "objectives",

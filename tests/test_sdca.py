@@ -420,13 +420,14 @@ def test_same_seed_same_bits(small, sampling, average):
 
 # Weighted fits with κ > 0 (their steps divide by c_i) in a fresh process: dense (both block
 # sweeps, every output mode, shrinking) and CSR. Prints each fit's bits, then how many of
-# sdca_epoch's signatures were compiled and how many loaded from the cache.
+# the epoch kernels' signatures (sdca_epoch, shrunk_epoch) were compiled and how many loaded
+# from the cache.
 _FIT_IN_A_FRESH_PROCESS = textwrap.dedent(
     """
     import numpy as np
     import scipy.sparse as sp
     from solvers import SDCAClassifier
-    from solvers._sdca_kernels import sdca_epoch
+    from solvers._sdca_kernels import sdca_epoch, shrunk_epoch
     rng = np.random.default_rng(7)
     X = rng.standard_normal((240, 13))
     y = np.where(X[:, 0] + 0.5 * rng.standard_normal(240) > 0, 1.0, -1.0)
@@ -446,8 +447,9 @@ _FIT_IN_A_FRESH_PROCESS = textwrap.dedent(
                              **params).fit(data, y, sample_weight=weights)
         bits = np.concatenate([est.coef_.ravel(), est.intercept_, est.dual_coef_])
         print(name, bits.tobytes().hex())
-    stats = sdca_epoch.stats
-    print("compiled", sum(stats.cache_misses.values()), "loaded", sum(stats.cache_hits.values()))
+    stats = [kernel.stats for kernel in (sdca_epoch, shrunk_epoch)]
+    misses = sum(sum(s.cache_misses.values()) for s in stats)
+    print("compiled", misses, "loaded", sum(sum(s.cache_hits.values()) for s in stats))
     """
 )
 
@@ -473,7 +475,7 @@ def test_same_bits_whether_compiled_or_cached(tmp_path):
         )
         runs.append(proc.stdout.splitlines())
     compiled, cached = runs
-    signatures = 3  # dense, dense with shrinking's gradients, CSR
+    signatures = 3  # sdca_epoch: dense, CSR; shrunk_epoch: dense
     assert compiled[-1] == f"compiled {signatures} loaded 0", compiled[-1]
     assert cached[-1] == f"compiled 0 loaded {signatures}", cached[-1]
     for line_compiled, line_cached in zip(compiled[:-1], cached[:-1], strict=True):

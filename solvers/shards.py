@@ -20,11 +20,14 @@ streams lines, a fixed number per shard (``python -m solvers.shards big.svm out/
 from __future__ import annotations
 
 import argparse
+import glob
 import os
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+
+from cmdline import existing_file, positive_int
 
 __all__ = ["SHARD_SUFFIXES", "read_shard", "read_shards", "split_svmlight"]
 
@@ -209,6 +212,12 @@ def split_svmlight(source, folder, rows_per_shard: int, prefix: str = "shard") -
     if rows_per_shard < 1:
         raise ValueError(f"rows_per_shard must be >= 1, got {rows_per_shard}")
     os.makedirs(folder, exist_ok=True)
+    stale = sorted(glob.glob(os.path.join(glob.escape(str(folder)), f"{prefix}-*.svm")))
+    if stale:  # a reader of the folder would mix the old shards with the new ones
+        raise FileExistsError(
+            f"{folder} already holds {len(stale)} shard(s) named {prefix}-*.svm (e.g. "
+            f"{os.path.basename(stale[0])}): remove them or name another folder"
+        )
     paths: list[str] = []
     out = None
     count = 0
@@ -225,6 +234,13 @@ def split_svmlight(source, folder, rows_per_shard: int, prefix: str = "shard") -
                     count = 0
                 out.write(line if line.endswith("\n") else line + "\n")
                 count += 1
+    except BaseException:  # an error or Ctrl-C: no partial set of shards is left behind
+        if out is not None:
+            out.close()
+            out = None
+        for path in paths:
+            os.remove(path)
+        raise
     finally:
         if out is not None:
             out.close()
@@ -236,11 +252,16 @@ def main(argv=None) -> None:
         prog="python -m solvers.shards",
         description="Cut a large svmlight file into shards without loading it.",
     )
-    parser.add_argument("source")
-    parser.add_argument("folder")
-    parser.add_argument("--rows", type=int, required=True, help="rows per shard")
+    parser.add_argument("source", type=existing_file, help="the svmlight file to cut")
+    parser.add_argument("folder", help="where the shards go (created; must hold none yet)")
+    parser.add_argument("--rows", type=positive_int, required=True, help="rows per shard")
     args = parser.parse_args(argv)
-    paths = split_svmlight(args.source, args.folder, args.rows)
+    try:
+        paths = split_svmlight(args.source, args.folder, args.rows)
+    except FileExistsError as err:
+        parser.exit(2, f"{parser.prog}: error: {err}\n")
+    except KeyboardInterrupt:
+        parser.exit(130, f"{parser.prog}: interrupted; no shard was left in {args.folder}\n")
     print(f"{len(paths)} shards in {args.folder}")
 
 

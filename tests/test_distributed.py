@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -250,3 +251,41 @@ def test_bad_shards_are_named(client, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match="holds no shard"):
         read_shards(tmp_path / "empty", client)
+
+
+def test_split_refuses_a_folder_with_shards_and_leaves_none_when_interrupted(
+    tmp_path, capsys, monkeypatch
+):
+    """A second split into the same folder would mix old and new shards under a reader: it is
+    refused by name (exit 2 on the command line, nothing written). A split that fails midway
+    (here: a line that cannot be decoded, after three shards were written) removes its shards."""
+    from solvers.shards import main, split_svmlight
+
+    src = tmp_path / "all.svm"
+    src.write_text("".join(f"{1 if i % 2 else -1} 1:{i}.5 3:2\n" for i in range(10)))
+    assert len(split_svmlight(src, tmp_path / "s", rows_per_shard=4)) == 3
+    with pytest.raises(SystemExit) as exc:
+        main([str(src), str(tmp_path / "s"), "--rows", "4"])
+    assert exc.value.code == 2
+    assert "already holds 3 shard(s)" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == [
+        f"shard-0000{k}.svm" for k in range(3)
+    ]
+    with pytest.raises(SystemExit) as exc:
+        main([str(tmp_path / "missing.svm"), str(tmp_path / "t"), "--rows", "0"])
+    assert exc.value.code == 2 and "--rows" in capsys.readouterr().err
+    bad = tmp_path / "bad.svm"  # 20,000 good lines (past the read buffer), then not UTF-8
+    bad.write_bytes(src.read_bytes() * 2000 + b"1 1:\xff\n")
+    written = []
+    real_open = open
+
+    def spy(path, *args, **kwargs):
+        if str(path).endswith(".svm") and "u" in Path(path).parent.name:
+            written.append(path)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", spy)
+    with pytest.raises(UnicodeDecodeError):
+        split_svmlight(bad, tmp_path / "u", rows_per_shard=4)
+    assert len(written) > 100, "shards were written before the bad line"
+    assert list((tmp_path / "u").iterdir()) == []

@@ -180,8 +180,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         skin at 1/n to 1e-2, 0.13 → 0.14 s — but far faster to 1e-4 and 1e-6 at small λ
         (skin 0.94 s → 0.28 s, and 1e-6 unreached in 12 s → 0.96 s; PCA-40 at 1/n 0.37 s →
         0.045 s, 1e-6 unreached → 0.097 s; measured before a shrunk epoch became one
-        kernel, 2026-11-26, which took 3–11 % off a shrinking fit on skin and a PCA-40-like
-        draw: not remeasured on blood). And every experiment, figure and averaged
+        kernel on 2026-11-26, not remeasured since). And every experiment, figure and averaged
         output of the studies is defined on epochs that sweep all n samples. Turn it on to
         solve to 1e-4 or better.
     max_epochs : int, default=1000

@@ -359,10 +359,13 @@ _NOT_A_NUMBER = "{cell}: every feature must be a finite number; fix that line, o
 def _bad_cell(path: Path, lines, column: pd.Series, col: int, bad, names, what: str) -> BadInput:
     """The refusal of the first cell of feature ``column`` (column ``col`` of the file)
     flagged in ``bad``: its line and column, then ``what`` is wrong with it, formatted with
-    ``cell`` (the cell's repr) and ``leave_out`` (how ``--drop-cols`` leaves the column out)."""
+    ``cell`` (a text cell's repr, a number as written) and ``leave_out`` (how
+    ``--drop-cols`` leaves the column out)."""
     i = int(np.argmax(bad))
     leave_out = f"leave the column out with --drop-cols {_ref(col, names)}"
-    what = what.format(cell=repr(column.iloc[i]), leave_out=leave_out)
+    cell = column.iloc[i]  # read as a number: shown as one (inf, not np.float64(inf))
+    cell = repr(cell) if isinstance(cell, str) else str(cell)
+    what = what.format(cell=cell, leave_out=leave_out)
     return BadInput(f"{path}: line {lines[i]}, {_shown(col, names)} is {what}")
 
 

@@ -105,6 +105,9 @@ def broken(folder: Path) -> dict[str, Path]:
     lines = ["a,b,c,label"] + [f"{x[0]},{x[1]},{x[2]},{t}" for x, t in zip(X, y, strict=True)]
     lines[5] = lines[5].replace(lines[5].split(",")[1], "oops", 1)
     write("word_in_numbers.csv", "\n".join(lines) + "\n")
+    lines = ["a,b,c,label"] + [f"{x[0]},{x[1]},{x[2]},{t}" for x, t in zip(X, y, strict=True)]
+    lines[4] = lines[4].replace(lines[4].split(",")[2], "inf", 1)
+    write("inf_in_numbers.csv", "\n".join(lines) + "\n")
     lines = [f"{x[0]},{x[1]},{x[2]},{t}" for x, t in zip(X, y, strict=True)]
     lines[3] = ",".join(lines[3].split(",")[:2]) + ",," + lines[3].split(",")[3]
     write("missing_value.csv", "\n".join(lines) + "\n")

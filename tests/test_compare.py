@@ -247,6 +247,7 @@ BAD_FILES = {
     "pickled.npz": "not a .npz archive",
     "objects.npz": "never unpickled",
     "word_in_numbers.csv": "is 'oops': every feature must be a finite number",
+    "inf_in_numbers.csv": "line 5, column 3 ('c') is inf: every feature must be a finite number",
     "missing_value.csv": "line 4, column 3 is empty",
     "three_labels.csv": "not two-valued: 3 distinct labels",
     "one_class.csv": "one class only",

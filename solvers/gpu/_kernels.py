@@ -293,22 +293,27 @@ def scatter_csr(data, cols, indptr, rows, start, count, coef, out, out_mag):
             cuda.atomic.add(out_mag, cols[p], abs(v))
 
 
+@cuda.jit(device=True)
+def _store_block_pair(a, b, out):
+    """out[k] = (Σ a, Σ b) over the threads of block k (each sum by :func:`_block_sum`)."""
+    t = cuda.threadIdx.x
+    red = cuda.shared.array(TPB, float64)
+    a = _block_sum(red, t, a)
+    b = _block_sum(red, t, b)
+    if t == 0:
+        out[cuda.blockIdx.x, 0] = a
+        out[cuda.blockIdx.x, 1] = b
+
+
 @cuda.jit
 def sums(v, count, out):
     """Per-block partial sums out[k] = (Σ v_r, Σ |v_r|) over r < count (grid-stride, tree)."""
-    k = cuda.blockIdx.x
-    t = cuda.threadIdx.x
-    red = cuda.shared.array(TPB, float64)
     s = 0.0
     m = 0.0
     for r in range(cuda.grid(1), count, cuda.gridsize(1)):
         s += v[r]
         m += abs(v[r])
-    s = _block_sum(red, t, s)
-    m = _block_sum(red, t, m)
-    if t == 0:
-        out[k, 0] = s
-        out[k, 1] = m
+    _store_block_pair(s, m, out)
 
 
 @cuda.jit
@@ -357,19 +362,12 @@ def combine(a, a_new, step, c, loss):
 def dots(u, v, out):
     """Per-block partial sums: out[k, 0] = Σ u_j v_j, out[k, 1] = Σ v_j² over the block's
     grid-stride share (the driver adds the blocks in order)."""
-    k = cuda.blockIdx.x
-    t = cuda.threadIdx.x
-    red = cuda.shared.array(TPB, float64)
     s_uv = 0.0
     s_vv = 0.0
     for j in range(cuda.grid(1), v.shape[0], cuda.gridsize(1)):
         s_uv += u[j] * v[j]
         s_vv += v[j] * v[j]
-    s_uv = _block_sum(red, t, s_uv)
-    s_vv = _block_sum(red, t, s_vv)
-    if t == 0:
-        out[k, 0] = s_uv
-        out[k, 1] = s_vv
+    _store_block_pair(s_uv, s_vv, out)
 
 
 @cuda.jit

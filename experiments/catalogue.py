@@ -119,8 +119,9 @@ EPOCHS_TO_CONVERGENCE = 100_000
 #: Rows of SDCA with shrinking run to convergence (:func:`experiments.stopping.recorded`):
 #: every epoch below 200, then 100 per doubling, so the rows are at most 1 % of the epoch
 #: count apart and a time to ε read at the first row reaching ε is at most 1 % of the epochs
-#: late. A row is a pass over both splits (~40 ms on the raw crops, where these runs took
-#: ~9,400 epochs of a few ms, issue 32); a run of 9,400 epochs writes 748 rows.
+#: late while the run stays below ε (P(w) is not monotone). A row is a pass over both
+#: splits (~40 ms on the raw crops, where these runs took ~9,400 epochs of a few ms, issue
+#: 32); a run of 9,400 epochs writes 748 rows.
 ROWS_PER_DOUBLING = 100
 
 #: Per sweep: (CPU budget of SDCA with shrinking in s, its seeds; the exact solver's

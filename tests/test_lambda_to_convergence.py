@@ -388,7 +388,9 @@ def test_a_thinned_run_writes_the_full_runs_rows_at_its_epochs(seed, per_doublin
     assert thinned["epoch"].tolist() == epochs
     expected = trace[METRICS].iloc[epochs].reset_index(drop=True)
     pd.testing.assert_frame_equal(thinned[METRICS], expected, check_exact=True)
-    assert stop <= end <= stop + max(0, stop // per_doubling - 1)
+    window = stops(trace).iloc[stop : stop + max(1, stop // per_doubling)]
+    assert window.all(), "the gap stays below rel_gap after the stop on these runs"
+    assert stop <= end <= stop + max(0, stop // per_doubling - 1)  # the stated bound
     if per_doubling == 4:
         assert end > stop, "the difference this test states must show on this problem"
 

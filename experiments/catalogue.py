@@ -116,6 +116,13 @@ STOP_REL_GAP = 1e-7
 #: Epoch cap of SDCA with shrinking: a safeguard, not the stop (its gap or budget ends the
 #: runs long before: at most 188 epochs on the genomic substitute, 144 on skin at 1/n).
 EPOCHS_TO_CONVERGENCE = 100_000
+#: Rows of SDCA with shrinking run to convergence (:func:`experiments.stopping.recorded`):
+#: every epoch below 200, then 100 per doubling, so the rows are at most 1 % of the epoch
+#: count apart and a time to ε read at the first row reaching ε is at most 1 % of the epochs
+#: late while the run stays below ε (P(w) is not monotone). A row is a pass over both
+#: splits (~40 ms on the raw crops, where these runs took ~9,400 epochs of a few ms, issue
+#: 32); a run of 9,400 epochs writes 748 rows.
+ROWS_PER_DOUBLING = 100
 
 #: Per sweep: (CPU budget of SDCA with shrinking in s, its seeds; the exact solver's
 #: budget in s, its seeds). The exact solver is deterministic (its iterates do not depend on
@@ -149,6 +156,7 @@ def _to_convergence(lmbds, budgets: tuple[float, int, float, int]) -> tuple[Conf
                 cpu_budget=sdca_budget,
                 max_epochs=EPOCHS_TO_CONVERGENCE,
                 seeds=sdca_seeds,
+                rows_per_doubling=ROWS_PER_DOUBLING,
             )
         )
         configs.append(

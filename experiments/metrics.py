@@ -42,6 +42,10 @@ METRIC_COLUMNS = (
 class Recorder:
     """Callback that turns each :class:`solvers.EpochInfo` into one report row.
 
+    Called, it records every epoch. A run to convergence records fewer
+    (:class:`experiments.stopping.StopRule`): :meth:`tally` counts every epoch's time into
+    the cumulative columns, :meth:`record` writes the row of an epoch it keeps.
+
     Parameters
     ----------
     dataset : data.Dataset
@@ -77,9 +81,8 @@ class Recorder:
 
     # --------------------------------------------------------------------------- helpers
     def _row(self, epoch, samples, n_active, cpu, wall, w, dual_coef, w_out) -> dict:
+        """The row of an epoch whose times are already counted (:meth:`tally`)."""
         m = self.metrics(w, dual_coef if self.has_dual else None, w_out)
-        self._cpu += cpu
-        self._wall += wall
         values = (
             epoch,
             samples,
@@ -101,26 +104,45 @@ class Recorder:
         return dict(zip(METRIC_COLUMNS, values, strict=True))
 
     # --------------------------------------------------------------------------- API
+    @property
+    def cpu_time_cum(self) -> float:
+        """Timed CPU seconds of every epoch counted so far, setup included."""
+        return self._cpu
+
     def initial(self, n_features: int) -> None:
         """Epoch 0: the initial state w = 0, α = 0 of every solver here."""
         w = np.zeros(n_features + 1)
         alpha = np.zeros(self.metrics.n_samples)
         self.rows.append(self._row(0, 0, None, 0.0, 0.0, w, alpha, w))
 
-    def __call__(self, info) -> None:
-        if info.epoch == 1:  # the per-fit precomputation counts once, in epoch 1
+    def tally(self, info) -> tuple[float, float]:
+        """Count the epoch's timed CPU and wall seconds into the cumulative ones (every
+        epoch, recorded or not: ``cpu_time_cum`` sums all of them) and return them; the
+        per-fit precomputation counts once, in epoch 1."""
+        if info.epoch == 1:
             cpu, wall = info.cpu_time + info.setup_time, info.wall_time + info.setup_wall_time
         else:
             cpu, wall = info.cpu_time, info.wall_time
-        self.rows.append(
-            self._row(
-                info.epoch,
-                info.n_samples_seen,
-                info.n_active,
-                cpu,
-                wall,
-                info.w,
-                info.dual_coef,
-                info.output_w(),
-            )
+        self._cpu += cpu
+        self._wall += wall
+        return cpu, wall
+
+    def record(self, info, cpu: float, wall: float) -> dict:
+        """Append (and return) the row of the epoch ``info``, counted by :meth:`tally`,
+        whose own times were ``cpu`` and ``wall``: its metrics, one pass over each split."""
+        row = self._row(
+            info.epoch,
+            info.n_samples_seen,
+            info.n_active,
+            cpu,
+            wall,
+            info.w,
+            info.dual_coef,
+            info.output_w(),
         )
+        self.rows.append(row)
+        return row
+
+    def __call__(self, info) -> None:
+        """Every epoch's row (the fixed-epoch configurations' callback)."""
+        self.record(info, *self.tally(info))

@@ -3,10 +3,10 @@
 An :class:`Experiment` names a dataset (and loader options), a regulariser, a number of
 epochs and seeds, and a list of solver :class:`Config` s. Every (configuration, seed) pair is
 one *run*. A run is identified by a hash of exactly what determines its rows (dataset and
-options, λ, epochs, solver and parameters, base seed, the configuration's stop rule if it
-has one, and the source code of the solvers, loaders and metrics), so that changing an
-experiment invalidates only the runs it changes, and adding seeds or configurations reuses
-every finished run.
+options, λ, epochs, solver and parameters, base seed, the configuration's stop rule and the
+epochs it records if it has one, and the source code of the solvers, loaders and metrics),
+so that changing an experiment invalidates only the runs it changes, and adding seeds or
+configurations reuses every finished run.
 """
 
 from __future__ import annotations
@@ -122,6 +122,11 @@ class Config:
         Epoch cap of a configuration with a stop rule (None: the experiment's ``epochs``).
     seeds : int or None, default=None
         At most this many seeds (a deterministic solver needs few), else the experiment's.
+    rows_per_doubling : int or None, default=None
+        A stop rule's runs record every epoch below 2R (R = this), then R per doubling of
+        the epoch count, and their last epoch (:func:`experiments.stopping.recorded`);
+        None: every epoch. A row costs a pass over both splits: a long run to convergence
+        records what its readers need, not every cheap epoch of SDCA with shrinking.
     """
 
     label: str
@@ -132,6 +137,7 @@ class Config:
     cpu_budget: float | None = None
     max_epochs: int | None = None
     seeds: int | None = None
+    rows_per_doubling: int | None = None
 
     def __post_init__(self):
         if self.solver not in SOLVER_CLASSES:
@@ -148,7 +154,7 @@ class Config:
             raise ValueError(f"{self.label}: rel_gap needs a dual point; Pegasos has none")
         if self.cpu_budget is not None and not self.cpu_budget > 0:
             raise ValueError(f"{self.label}: cpu_budget must be > 0 seconds or None")
-        for name in ("max_epochs", "seeds"):
+        for name in ("max_epochs", "seeds", "rows_per_doubling"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{self.label}: {name} must be >= 1 or None")
@@ -162,6 +168,12 @@ class Config:
                 f"{self.label}: max_epochs is the cap of a stop rule; set rel_gap or "
                 "cpu_budget, or change the experiment's epochs"
             )
+        if self.rows_per_doubling is not None and (not self.stops_early or self.solver == "exact"):
+            raise ValueError(
+                f"{self.label}: rows_per_doubling thins the rows of a run with a stop rule "
+                "(rel_gap or cpu_budget) and epochs; a fixed-epoch run records every epoch, "
+                "the exact solver's one solve is one row"
+            )
 
     @property
     def stops_early(self) -> bool:
@@ -169,14 +181,18 @@ class Config:
         return self.rel_gap > 0 or self.cpu_budget is not None
 
     def stop_rule(self) -> dict:
-        """The stop rule's fields, for the run key ({} without one: keys stay as before)."""
+        """The stop rule's fields, for the run key ({} without one: keys stay as before;
+        ``rows_per_doubling`` only when set: the keys of runs recording every epoch stay)."""
         if not self.stops_early:
             return {}
-        return {
+        rule = {
             "rel_gap": self.rel_gap,
             "cpu_budget": self.cpu_budget,
             "max_epochs": self.max_epochs,
         }
+        if self.rows_per_doubling is not None:
+            rule["rows_per_doubling"] = self.rows_per_doubling
+        return rule
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,8 @@ def trace(spec) -> list[str]:
                         f" until rel. gap ≤ {c.rel_gap:g} or {c.cpu_budget:g} CPU s, "
                         f"{exp.config_seeds(c)} seeds"
                     )
+                    if c.rows_per_doubling is not None:
+                        rule += f", rows: {c.rows_per_doubling} per doubling of the epochs"
                 lines.append(f"    {c.label:<32} solvers.{SOLVER_CLASSES[c.solver]}({args}){rule}")
     return lines
 

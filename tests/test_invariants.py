@@ -439,7 +439,7 @@ def _other_value(owner, name, value):
         return "asdca" if value != "asdca" else "sdca"
     if name == "cpu_budget":
         return 5.0 if value is None else None
-    if name in ("max_epochs", "seeds") and value is None:
+    if name in ("max_epochs", "seeds", "rows_per_doubling") and value is None:
         return 7
     if isinstance(value, bool):
         return not value

@@ -236,3 +236,22 @@ def test_averaging_claim_groups_each_variant_under_its_own_solver():
         f"sdca +0.0010 {sd}; pegasos +0.0040 {sd}; asdca +0.0020 {sd}"
     )
     assert result.verdict == "holds"
+
+
+def test_the_lambda_claim_reads_the_fixed_epoch_runs_last_epoch(tiny_reports, tmp_path):
+    """001.10 reads the four algorithms' final objective at their own last epoch: the λ
+    sweep's runs to convergence (SDCA with shrinking: up to 188 epochs on the genomic
+    substitute, against the fixed configurations' 50) must not move it (they did: the
+    report's last epoch found no row of the four, and every final P read NaN)."""
+    claim = scorecard.CLAIM["001.10"]
+    before = scorecard.evaluate(scorecard.Query(tiny_reports), claim)
+    copy_reports(tiny_reports, tmp_path)
+    path = tmp_path / "001_genomic_lambda.parquet"
+    report = pd.read_parquet(path)
+    longer = report[report["tags"].str.contains("SDCA-Perm + shrinking", regex=False)]
+    longer = longer[longer["epoch"] == longer["epoch"].max()]
+    extra = [longer.assign(epoch=longer["epoch"] + k) for k in (1, 2, 3)]
+    pd.concat([report, *extra], ignore_index=True).to_parquet(path, index=False)
+    after = scorecard.evaluate(scorecard.Query(tmp_path), claim)
+    assert "nan" not in before.ours
+    assert (after.ours, after.verdict) == (before.ours, before.verdict)

@@ -25,7 +25,7 @@ from solvers import ExactSVMClassifier, PegasosClassifier, SDCAClassifier, losse
 from solvers.gpu import _kernels as K
 from solvers.gpu.certificate import Certifier
 from solvers.gpu.data import to_device
-from solvers.gpu.sdca import cpu_round, line_search_step
+from solvers.gpu.sdca import adapt_sigma, cpu_round, line_search_step
 
 pytestmark = pytest.mark.skipif(not solvers.gpu.available(), reason="no GPU and no simulator")
 
@@ -197,6 +197,21 @@ def test_line_search_step():
     assert line_search_step(linear, 0.0, 0.0, lmbd, n) == 1.0  # no curvature at all
 
 
+def test_adapt_sigma_moves_by_the_step_and_stays_between_one_and_the_blocks():
+    assert adapt_sigma(8.0, 0.25, 64) == 32.0  # overshoot by 1/t: σ' divided by t
+    assert adapt_sigma(8.0, 0.0, 64) == 32.0  # no ascent: by at most 4
+    assert adapt_sigma(8.0, 0.7, 64) == 8.0  # a long step that was cut: kept
+    assert adapt_sigma(8.0, 1.0, 64) == 4.0  # a full step: halved
+    assert adapt_sigma(1.0, 1.0, 64) == 1.0  # ... not below 1
+    # the H200 record's stall: rounds proposing no ascent grew σ' by 4 each, past 1e143;
+    # K (CoCoA+'s safe value for adding K blocks' updates) caps it
+    sigma = 1.0
+    for _ in range(300):
+        sigma = adapt_sigma(sigma, 0.0, 4224)
+    assert sigma == 4224.0
+    assert adapt_sigma(4224.0, 1.0, 4224) == 2112.0  # and it comes down again
+
+
 # ---------------------------------------------------------------------------- certificate
 def _exact_pair_values(X, y, w, a, lmbd, bias, loss, c):
     """P(w) and D(α) of the pair in exact rational arithmetic (hinge / smoothed hinge)."""
@@ -350,17 +365,31 @@ def test_benchmark_runs_end_to_end_on_the_simulator(tmp_path):
     from benchmarks import gpu as bench
 
     bench.main(
-        ["--out", str(tmp_path), "--scale", "0.00001", "--cpu-cap", "0.2", "--gpu-cap", "3"]
-    )
+        ["--out", str(tmp_path), "--scale", "0.00001", "--cpu-cap", "0.2", "--gpu-cap", "3",
+         "--dense-schemes", "private,shared@2"]
+    )  # fmt: skip
     record = json.loads((tmp_path / "gpu.json").read_text())
     assert record["meta"]["simulated"] is True
-    assert set(record["results"]) == {"dense_1n", "dense_1e-6", "csr_1n", "csr_1e-6"}
-    for res in record["results"].values():
+    results = record["results"]
+    assert set(results) == {
+        "dense_1n_private", "dense_1n_shared2", "dense_1e-6_private", "dense_1e-6_shared2",
+        "csr_1n", "csr_1e-6",
+    }  # fmt: skip
+    for res in results.values():
         assert res["checks"], "no certified check recorded"
         assert all(ch["dual"] <= res["d_best"] <= ch["primal"] for ch in res["checks"])
         assert res["cpu"]["records"] and res["cpu"]["capped"]
+    for lmbd in ("1n", "1e-6"):  # one CPU baseline and one best dual per (problem, λ)
+        private, shared = results[f"dense_{lmbd}_private"], results[f"dense_{lmbd}_shared2"]
+        assert private["cpu"] == shared["cpu"]
+        assert private["d_best"] == shared["d_best"]
+        best = max(ch["dual"] for ch in private["checks"] + shared["checks"])
+        assert private["d_best"] == best
+    assert solvers.gpu.sdca.DENSE_PRIVATE is True  # the schemes' switches restored
+    assert solvers.gpu.sdca.MAX_BLOCKS_DENSE == 4
     table = bench.table(record)
-    assert table.count("\n| dense") + table.count("\n| csr") == 4
+    assert table.count("\n| dense") + table.count("\n| csr") == 6
+    assert "(shared buffers, K ≤ 2)" in table and "(private buffers)" in table
 
 
 def test_row_stack_alias_for_numba_cuda_under_numpy_2_5(monkeypatch):

@@ -96,6 +96,32 @@ def _warp_sum(red, t, v):
 #: the same sums are added in another fixed order).
 _block_sum = _tree_sum if SIMULATED else _warp_sum
 
+#: SDCA blocks per CUDA block on a GPU: each warp is a block of the algorithm (its own chunk
+#: of rows), so that an SM holds twice as many rows in flight as its 32 resident CUDA blocks
+#: would allow with one warp each (the sweep is latency-bound: docs/measurements.md). One in
+#: the simulator, whose barriers are block-wide.
+WARPS = 1 if SIMULATED else 2
+
+
+@cuda.jit(device=True)
+def _warp_barrier():
+    """The end of a row on a GPU: the warp's writes to v are seen by its next margin."""
+    cuda.syncwarp()
+
+
+@cuda.jit(device=True)
+def _block_barrier():
+    cuda.syncthreads()
+
+
+#: The barrier between two rows of a block's sweep (the simulator has no syncwarp).
+_row_barrier = _block_barrier if SIMULATED else _warp_barrier
+
+
+def round_launch(blocks: int) -> tuple[int, int]:
+    """(grid, threads) of a round with ``blocks`` SDCA blocks: WARPS of them per CUDA block."""
+    return (blocks + WARPS - 1) // WARPS, TPB * WARPS
+
 
 @cuda.jit(device=True)
 def _dense_dot(X, _cols, _indptr, i, w, v, sigma, t):
@@ -148,9 +174,9 @@ def _round_kernel(row_dot, row_axpy):
 
     @cuda.jit
     def kernel(R0, R1, R2, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss, stats):
-        k = cuda.blockIdx.x
-        t = cuda.threadIdx.x
-        red = cuda.shared.array(TPB, float64)
+        k = cuda.blockIdx.x * WARPS + cuda.threadIdx.x // TPB  # this warp's SDCA block
+        t = cuda.threadIdx.x % TPB
+        red = cuda.shared.array(TPB, float64)  # the simulator's tree (WARPS = 1 there)
         n_blocks = starts.shape[0] - 1
         if k >= n_blocks:
             return
@@ -160,27 +186,37 @@ def _round_kernel(row_dot, row_axpy):
         slot = k % buf.shape[0]
         v = buf[slot]
         atomic = buf.shape[0] < n_blocks
+        # the margin's weight on v: σ' on a block's own v (CoCoA+'s local subproblem); 1 on a
+        # shared v, which holds every block's updates (σ' then only damps the curvature, the
+        # β of mini-batch SDCA: σ'·v there would count the other blocks' updates σ' times)
+        vs = 1.0 if atomic else sigma
         d = w.shape[0] - 1
         lo = starts[k]
         m = starts[k + 1] - lo
         s1 = 0.0
         s2 = 0.0
         s3 = 0.0
-        for s in range(m):
-            p = s + rot[k]
-            if p >= m:
-                p -= m
-            i = order[lo + p]
-            acc, _ = row_dot(R0, R1, R2, i, w, v, sigma, t)
-            if t == 0 and bias != 0.0:  # read before the tree's barriers: thread 0 writes
-                acc += bias * (w[d] + sigma * v[d])  # v[d] once the step is known
-            z = _block_sum(red, t, acc)
+        p = rot[k]
+        i = order[lo + p] if m > 0 else 0
+        for _ in range(m):
+            # the row's scalars, and the next row's index, are loaded before its products
+            # are summed: their latencies overlap the row's own reads instead of following
+            # them (a is read-only in a round: the new values go to a_new)
             yi = y[i]
-            z *= yi
             ci = c[i]
             ai = a[i]
+            qi = q[i]
+            p += 1
+            if p >= m:
+                p -= m
+            i_next = order[lo + p]
+            acc, _ = row_dot(R0, R1, R2, i, w, v, vs, t)
+            if t == 0 and bias != 0.0:  # read before the tree's barriers: thread 0 writes
+                acc += bias * (w[d] + vs * v[d])  # v[d] once the step is known
+            z = _block_sum(red, t, acc)
+            z *= yi
             g = _gradient(loss, z, ai, ci)
-            h = _curvature(loss, sigma * q[i], ci)
+            h = _curvature(loss, sigma * qi, ci)
             an = _coordinate_step(loss, ai, g, h, ci)
             delta = an - ai
             if delta != 0.0:
@@ -198,7 +234,8 @@ def _round_kernel(row_dot, row_axpy):
                     s2 += kc * ai * delta
                     s3 += kc * delta * delta
                 s1 += delta
-            cuda.syncthreads()  # the block's own updates of v are seen by its next margin
+            _row_barrier()  # the block's own updates of v are seen by its next margin
+            i = i_next
         if t == 0:
             stats[k, 0] = s1
             stats[k, 1] = s2
@@ -209,8 +246,9 @@ def _round_kernel(row_dot, row_axpy):
 
 #: One round of block-local SDCA (CoCoA+ with SDCA as the local solver).
 #:
-#: ``sdca_round_dense[K, TPB](X, X, X, y, c, q, a, a_new, w, buf, order, starts, rot, sc,
-#: loss, stats)`` (CSR: ``data, cols, indptr`` for the first three). Block k sweeps its chunk
+#: ``sdca_round_dense[round_launch(K)](X, X, X, y, c, q, a, a_new, w, buf, order, starts, rot,
+#: sc, loss, stats)`` (CSR: ``data, cols, indptr`` for the first three). Block k (warp
+#: k % WARPS of CUDA block k // WARPS) sweeps its chunk
 #: ``order[starts[k]:starts[k+1]]`` from the offset ``rot[k]``, one sample at a time, taking
 #: the exact coordinate step of the local subproblem with curvature factor σ' = ``sc[1]``:
 #: margin at w + σ'v, curvature σ'q_i + κ/c_i (``q`` = ‖x̃_i‖²/(λn), ``sc[0]`` = 1/(λn),

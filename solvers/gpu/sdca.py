@@ -12,8 +12,9 @@ block's own changes :math:`\Delta a_i y_i\tilde x_i/(\lambda n)` of the round.
   :math:`v_k` (K × (d+1) float64), no atomics: the fit is bit-deterministic for a seed.
   σ' starts at K, CoCoA+'s safe value for *adding* the blocks' updates.
 - **Shared buffer** (CSR X): the blocks share one v through atomics (asynchronous SDCA,
-  TPA-SCD / PASSCoDe style: a sample sees every update made before it, from any block), σ'
-  starts at 1. Rows share few columns, so the delay costs little (on the H200 record the
+  TPA-SCD / PASSCoDe style: a sample sees every update made before it, from any block), so
+  margins are at :math:`w + v` and σ' only damps the curvature (the β of mini-batch SDCA);
+  σ' starts at 1. Rows share few columns, so the delay costs little (on the H200 record the
   rounds track CPU SDCA's epochs to four digits). The order of the atomic additions is the
   hardware's, so a CSR fit is **not bit-deterministic** on a GPU (its certificate is exact
   all the same; the simulator runs blocks one after another and is deterministic).
@@ -36,9 +37,10 @@ maximises the dual exactly: :math:`D` is a concave quadratic in :math:`t`,
 
 and :math:`a + t\Delta a` stays in the box for :math:`t \in [0, 1]`. So the dual never
 decreases, whatever σ' (a round that would overshoot is shortened; one that proposes no
-ascent is not taken), and σ' is adapted from the step: divided by t (by at most 4) when
-:math:`t < 1/2`, halved (not below 1) when :math:`t = 1`. The duality gap is computed on the device
-(:mod:`solvers.gpu.certificate`) after epochs 1–10 and then every ⌈epoch/10⌉ epochs, and
+ascent is not taken), and σ' is adapted from the step (:func:`adapt_sigma`): divided by t
+(by at most 4) when :math:`t < 1/2`, halved when :math:`t = 1`, kept in [1, K]. The
+duality gap is computed on the device (:mod:`solvers.gpu.certificate`) after epochs 1–10
+and then every ⌈epoch/10⌉ epochs, and
 for the returned pair; each check rebuilds :math:`w = \tilde w(\alpha)` from α, so the
 drift of the running w never reaches the certificate.
 
@@ -61,9 +63,12 @@ from . import _kernels as K
 from .certificate import Certifier
 from .data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros
 
-#: Blocks of a round: at most this many (32 resident 32-thread blocks on each of 132 SMs of an
-#: H100/H200), and at least this many rows per block.
-MAX_BLOCKS = 4 if K.SIMULATED else 132 * 32
+#: Blocks of a round: at most this many (32 resident CUDA blocks of K.WARPS warps on each of
+#: 132 SMs of an H100/H200, a warp per block; dense: one warp per SM's resident CUDA block,
+#: since more blocks cost a dense round progress, see DENSE_PRIVATE), and at least this
+#: many rows per block.
+MAX_BLOCKS = 4 if K.SIMULATED else 132 * 32 * K.WARPS
+MAX_BLOCKS_DENSE = 4 if K.SIMULATED else 132 * 32
 MIN_ROWS_PER_BLOCK = 8
 #: Whether dense rounds give each block its own buffer (CoCoA+; bit-deterministic) instead of
 #: sharing one through atomics as CSR rounds do. Measured on an H200 (benchmarks/records/),
@@ -76,9 +81,10 @@ DENSE_PRIVATE = True
 MAX_PRIVATE_BYTES = 1 << 30
 
 
-def n_blocks(n_samples: int) -> int:
+def n_blocks(n_samples: int, sparse: bool = True) -> int:
     """K: as many blocks as fill the GPU, each with at least MIN_ROWS_PER_BLOCK rows."""
-    return max(1, min(MAX_BLOCKS, n_samples // MIN_ROWS_PER_BLOCK))
+    cap = MAX_BLOCKS if sparse else MAX_BLOCKS_DENSE
+    return max(1, min(cap, n_samples // MIN_ROWS_PER_BLOCK))
 
 
 def line_search_step(stats: np.ndarray, w_dw: float, dw_dw: float, lmbd: float, n: int):
@@ -94,6 +100,21 @@ def line_search_step(stats: np.ndarray, w_dw: float, dw_dw: float, lmbd: float, 
     if not curvature > 0.0:
         return 1.0
     return min(1.0, slope / curvature)
+
+
+def adapt_sigma(sigma: float, step: float, blocks: int) -> float:
+    """σ' for the next round from this round's step t: divided by t (by at most 4) when
+    t < 1/2 (the blocks overshoot by about 1/t), halved when t = 1, kept in [1, K].
+
+    K (the number of blocks) is CoCoA+'s safe value for adding the blocks' updates, so σ'
+    never needs to exceed it; without the cap a run of rounds that propose no ascent (t = 0:
+    with σ' large the proposals are tiny and lost in rounding) grew σ' by 4 each round, past
+    1e143 on the H200 record, and the fit stalled for good."""
+    if step < 0.5:
+        sigma /= max(step, 0.25)
+    elif step >= 1.0:
+        sigma *= 0.5
+    return min(float(blocks), max(1.0, sigma))
 
 
 def _target(est, tol: float, result: dict) -> float:
@@ -127,7 +148,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     if problem.init is not None:
         w.copy_to_device(certify.weights_of(a)[0])
 
-    blocks = n_blocks(n)
+    blocks = n_blocks(n, data.sparse)
     private = DENSE_PRIVATE and not data.sparse and blocks * (d + 1) * 8 <= MAX_PRIVATE_BYTES
     buf = zeros((blocks if private else 1, d + 1))
     dw = buf[0] if not private else cuda.device_array(d + 1, dtype=np.float64)
@@ -158,7 +179,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
         buf_flat = buf.reshape(buf.shape[0] * buf.shape[1])
         K.fill[GRID, K.TPB](buf_flat, 0.0)
         kernel = K.sdca_round_csr if data.sparse else K.sdca_round_dense
-        kernel[blocks, K.TPB](
+        kernel[K.round_launch(blocks)](
             *data.rows, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss, stats
         )
         if private:
@@ -176,10 +197,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
         gpu_times.append(start_ev.elapsed_time(stop_ev) / 1e3)
         wall_times.append(time.perf_counter() - t_wall)
         # ---- clock stopped: monitoring only below this line
-        if step < 0.5:  # the blocks overshoot by about 1/step
-            sigma /= max(step, 0.25)
-        elif step >= 1.0:
-            sigma = max(1.0, 0.5 * sigma)
+        sigma = adapt_sigma(sigma, step, blocks)
         result = None
         if tol > 0.0 and (epoch <= 10 or epoch % max(1, epoch // 10) == 0):
             result = certify(a)
@@ -241,6 +259,7 @@ def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, pr
     buf = np.zeros((n_b if private else 1, d + 1))
     a_new = np.empty_like(a)
     stats = np.zeros((n_b, 3))
+    vs = sigma if private else 1.0  # the margin's weight on v (the kernel's comment)
     for k in range(n_b):
         v = buf[k % buf.shape[0]]
         lo, m = starts[k], starts[k + 1] - starts[k]
@@ -250,10 +269,10 @@ def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, pr
             for t in range(K.TPB):
                 acc = 0.0
                 for j in range(t, d, K.TPB):
-                    acc += X[i, j] * (w[j] + sigma * v[j])
+                    acc += X[i, j] * (w[j] + vs * v[j])
                 partial[t] = acc
             if bias != 0.0:
-                partial[0] += bias * (w[d] + sigma * v[d])
+                partial[0] += bias * (w[d] + vs * v[d])
             width = K.TPB // 2
             while width > 0:
                 for t in range(width):
@@ -279,4 +298,4 @@ def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, pr
     return a_new, buf, stats
 
 
-__all__ = ["cpu_round", "fit", "line_search_step", "n_blocks"]
+__all__ = ["adapt_sigma", "cpu_round", "fit", "line_search_step", "n_blocks"]

@@ -317,7 +317,7 @@ def run(args) -> dict:
     from solvers.gpu import sdca as gpu_sdca
 
     results = {}
-    max_blocks = gpu_sdca.MAX_BLOCKS_DENSE
+    max_blocks, dense_private = gpu_sdca.MAX_BLOCKS_DENSE, gpu_sdca.DENSE_PRIVATE
     for name, (kind, params) in problems(args.scale).items():
         t = time.perf_counter()
         X, y = make(kind, params)
@@ -346,7 +346,7 @@ def run(args) -> dict:
                     f"(one read {res['read_ms']:.2f} ms), gap {gap:.2e}, "
                     f"σ' {res['sigma_last']:.3g}"
                 )
-        gpu_sdca.DENSE_PRIVATE, gpu_sdca.MAX_BLOCKS_DENSE = True, max_blocks
+        gpu_sdca.DENSE_PRIVATE, gpu_sdca.MAX_BLOCKS_DENSE = dense_private, max_blocks
         if name == "dense":
             meta["pegasos"] = pegasos_epoch(X, y, 1.0 / params["n"])
         del X, y
@@ -463,7 +463,7 @@ def main(argv=None) -> None:
     parser.add_argument("--commit", default="unknown")
     parser.add_argument(
         "--dense-schemes",
-        default="private,shared",
+        default="shared,private",
         help="dense rounds to run, comma-separated: private (a buffer per block, CoCoA+) "
         "and/or shared (one buffer through atomics), each optionally @K (at most K blocks)",
     )

@@ -144,19 +144,25 @@ def test_round_equals_cpu_reference_bit_for_bit(loss, bias, private):
     rot = rng.integers(0, np.diff(starts))
     sigma = 3.0
     ref = cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss_, private)
-    a_new, buf = np.zeros(n), np.zeros((blocks if private else 1, d + 1))
-    stats = np.zeros((blocks, 3))
-    sc = np.array([scale, sigma, bias])
+    a_new, stats = np.zeros(n), np.zeros((blocks, 3))
+    if private:  # a v_k per block, margins at w + σ'v_k
+        buf = cuda.to_device(np.zeros((blocks, d + 1)))
+        w_arg, sc = w, np.array([scale, sigma, bias, sigma])
+    else:  # the driver's shared round: u = w + v running in buf[0], passed as w, s = 0
+        buf = cuda.to_device(w.copy()[None, :])
+        w_arg, sc = buf[0], np.array([scale, sigma, bias, 0.0])
     K.sdca_round_dense[blocks, K.TPB](
-        X, X, X, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss_, stats
+        X, X, X, y, c, q, a, a_new, w_arg, buf, order, starts, rot, sc, loss_, stats
     )
+    buf = buf.copy_to_host()
     np.testing.assert_array_equal(a_new, ref[0])
     np.testing.assert_array_equal(buf, ref[1])
     np.testing.assert_array_equal(stats, ref[2])
-    # the blocks' buffers are X̃ᵀ(Δa·y)/(λn): what the line search combines
+    # Δw = Σ_k v_k (private) or u − w (shared) is X̃ᵀ(Δa·y)/(λn): what the line search takes
     delta = a_new - a
+    dw = buf.sum(0) if private else buf[0] - w
     np.testing.assert_allclose(
-        buf.sum(0), scale * np.append(X.T @ (delta * y), bias * (delta * y).sum()), atol=1e-12
+        dw, scale * np.append(X.T @ (delta * y), bias * (delta * y).sum()), atol=1e-12
     )
 
 
@@ -173,7 +179,7 @@ def test_csr_round_equals_dense_round_on_a_full_matrix():
     q = ((X**2).sum(1)) / (lmbd * n)
     w = np.zeros(d + 1)
     order, starts, rot = rng.permutation(n), np.array([0, 16, 32]), np.array([3, 5])
-    sc = np.array([1.0 / (lmbd * n), 1.0, 0.0])
+    sc = np.array([1.0 / (lmbd * n), 1.0, 0.0, 1.0])  # private buffers: s = σ' = 1
     hinge = losses.make_loss("hinge")
     out = []
     for rows in [(X, X, X), (Xs.data, Xs.indices, Xs.indptr)]:
@@ -385,7 +391,7 @@ def test_benchmark_runs_end_to_end_on_the_simulator(tmp_path):
         assert private["d_best"] == shared["d_best"]
         best = max(ch["dual"] for ch in private["checks"] + shared["checks"])
         assert private["d_best"] == best
-    assert solvers.gpu.sdca.DENSE_PRIVATE is True  # the schemes' switches restored
+    assert solvers.gpu.sdca.DENSE_PRIVATE is False  # the schemes' switches restored
     assert solvers.gpu.sdca.MAX_BLOCKS_DENSE == 4
     table = bench.table(record)
     assert table.count("\n| dense") + table.count("\n| csr") == 6

@@ -96,11 +96,13 @@ def _warp_sum(red, t, v):
 #: the same sums are added in another fixed order).
 _block_sum = _tree_sum if SIMULATED else _warp_sum
 
-#: SDCA blocks per CUDA block on a GPU: each warp is a block of the algorithm (its own chunk
-#: of rows), so that an SM holds twice as many rows in flight as its 32 resident CUDA blocks
-#: would allow with one warp each (the sweep is latency-bound: docs/measurements.md). One in
-#: the simulator, whose barriers are block-wide.
-WARPS = 1 if SIMULATED else 2
+#: SDCA blocks per CUDA block: each warp is a block of the algorithm (its own chunk of rows).
+#: Two on a GPU would let an SM hold twice the rows in flight of its 32 resident one-warp
+#: CUDA blocks; on an H100 that made the CSR round ~10 % slower (13.4–14.2 ms against
+#: 12.2–12.7 ms, alternated runs, with the row prefetch of the same commit): the round is
+#: bound by the L2 traffic of its gathers and atomics, not by latency (docs/measurements.md).
+#: One, then; the simulator's barriers are block-wide and need one.
+WARPS = 1
 
 
 @cuda.jit(device=True)
@@ -129,7 +131,8 @@ def _dense_dot(X, _cols, _indptr, i, w, v, sigma, t):
     acc = 0.0
     mag = 0.0
     for j in range(t, X.shape[1], TPB):
-        p = X[i, j] * (w[j] + sigma * v[j])
+        wj = w[j] if sigma == 0.0 else w[j] + sigma * v[j]  # σ = 0: v is not read
+        p = X[i, j] * wj
         acc += p
         mag += abs(p)
     return acc, mag
@@ -142,7 +145,8 @@ def _csr_dot(data, cols, indptr, i, w, v, sigma, t):
     mag = 0.0
     for p in range(indptr[i] + t, indptr[i + 1], TPB):
         j = cols[p]
-        q = data[p] * (w[j] + sigma * v[j])
+        wj = w[j] if sigma == 0.0 else w[j] + sigma * v[j]
+        q = data[p] * wj
         acc += q
         mag += abs(q)
     return acc, mag
@@ -186,10 +190,7 @@ def _round_kernel(row_dot, row_axpy):
         slot = k % buf.shape[0]
         v = buf[slot]
         atomic = buf.shape[0] < n_blocks
-        # the margin's weight on v: σ' on a block's own v (CoCoA+'s local subproblem); 1 on a
-        # shared v, which holds every block's updates (σ' then only damps the curvature, the
-        # β of mini-batch SDCA: σ'·v there would count the other blocks' updates σ' times)
-        vs = 1.0 if atomic else sigma
+        vs = sc[3]  # the margin's weight on v (the kernel's comment below)
         d = w.shape[0] - 1
         lo = starts[k]
         m = starts[k + 1] - lo
@@ -212,7 +213,7 @@ def _round_kernel(row_dot, row_axpy):
             i_next = order[lo + p]
             acc, _ = row_dot(R0, R1, R2, i, w, v, vs, t)
             if t == 0 and bias != 0.0:  # read before the tree's barriers: thread 0 writes
-                acc += bias * (w[d] + vs * v[d])  # v[d] once the step is known
+                acc += bias * (w[d] if vs == 0.0 else w[d] + vs * v[d])  # v[d] after the step
             z = _block_sum(red, t, acc)
             z *= yi
             g = _gradient(loss, z, ai, ci)
@@ -251,11 +252,14 @@ def _round_kernel(row_dot, row_axpy):
 #: k % WARPS of CUDA block k // WARPS) sweeps its chunk
 #: ``order[starts[k]:starts[k+1]]`` from the offset ``rot[k]``, one sample at a time, taking
 #: the exact coordinate step of the local subproblem with curvature factor σ' = ``sc[1]``:
-#: margin at w + σ'v, curvature σ'q_i + κ/c_i (``q`` = ‖x̃_i‖²/(λn), ``sc[0]`` = 1/(λn),
-#: ``sc[2]`` = B), where v = ``buf[k % nb]`` collects the block's Δa_i y_i x̃_i/(λn). ``a``
-#: is not changed: the new values go to ``a_new`` and the driver combines them by a line
-#: search. nb = K (every block its own v): deterministic; nb < K: blocks share a v through
-#: atomics (asynchronous SDCA), not bit-deterministic. ``stats[k]`` = (Σδ_i, Σ(κ/c_i)a_iδ_i,
+#: margin at w + s·v (s = ``sc[3]``), curvature σ'q_i + κ/c_i (``q`` = ‖x̃_i‖²/(λn),
+#: ``sc[0]`` = 1/(λn), ``sc[2]`` = B), where v = ``buf[k % nb]`` collects the block's
+#: Δa_i y_i x̃_i/(λn). ``a`` is not changed: the new values go to ``a_new`` and the driver
+#: combines them by a line search. nb = K (every block its own v, s = σ': CoCoA+'s local
+#: subproblem): deterministic. nb = 1 < K: the blocks share one vector through atomics
+#: (asynchronous SDCA), not bit-deterministic; the driver passes the running u = w + v as
+#: both ``w`` and ``buf[0]`` with s = 0, so a margin reads one vector (u) and σ' only damps
+#: the curvature (the β of mini-batch SDCA). ``stats[k]`` = (Σδ_i, Σ(κ/c_i)a_iδ_i,
 #: Σ(κ/c_i)δ_i²) of the block (δ_i = Δa_i), for the line search.
 sdca_round_dense = _round_kernel(_dense_dot, _dense_axpy)
 sdca_round_csr = _round_kernel(_csr_dot, _csr_axpy)

@@ -8,24 +8,28 @@ Ma et al. 2015; Smith et al. 2018): margins at :math:`w + \sigma' v_k`, curvatur
 :math:`\sigma'\|\tilde x_i\|^2/(\lambda n) + \kappa/c_i`, where :math:`v_k` gathers the
 block's own changes :math:`\Delta a_i y_i\tilde x_i/(\lambda n)` of the round.
 
-- **Private buffers** (dense X, ``DENSE_PRIVATE``): every block has its own
-  :math:`v_k` (K × (d+1) float64), no atomics: the fit is bit-deterministic for a seed.
-  σ' starts at K, CoCoA+'s safe value for *adding* the blocks' updates.
-- **Shared buffer** (CSR X): the blocks share one v through atomics (asynchronous SDCA,
-  TPA-SCD / PASSCoDe style: a sample sees every update made before it, from any block), so
-  margins are at :math:`w + v` and σ' only damps the curvature (the β of mini-batch SDCA);
-  σ' starts at 1. Rows share few columns, so the delay costs little (on the H200 record the
-  rounds track CPU SDCA's epochs to four digits). The order of the atomic additions is the
-  hardware's, so a CSR fit is **not bit-deterministic** on a GPU (its certificate is exact
-  all the same; the simulator runs blocks one after another and is deterministic).
+- **Shared vector** (CSR X, and dense X by default): the blocks read and add (atomics) one
+  running vector u = w + v (asynchronous SDCA, TPA-SCD / PASSCoDe style: a sample sees
+  every update made before it, from any block), so margins are at :math:`u` and σ' only
+  damps the curvature (the β of mini-batch SDCA); σ' starts at 1 and
+  :math:`\Delta w = u - w`. On CSR rows, which share few columns, the delay costs little
+  (on the GPU records the rounds track CPU SDCA's epochs to four digits). The order of the
+  atomic additions is the hardware's, so such a fit is **not bit-deterministic** on a GPU
+  (its certificate is exact all the same; the simulator runs blocks one after another and
+  is deterministic).
+- **Private buffers** (dense X when ``DENSE_PRIVATE``; off by default, its comment has the
+  measurements): every block has its own :math:`v_k` (K × (d+1) float64), margins at
+  :math:`w + \sigma' v_k`, no atomics: the fit is bit-deterministic for a seed. σ' starts
+  at K, CoCoA+'s safe value for *adding* the blocks' updates.
 
 **Known limit (issue 33 stays open for it):** on dense data with many rows per feature and
-a small λ, neither scheme converges in useful time at GPU scale (``DENSE_PRIVATE``'s comment
-has the measurements): with the private buffers σ' stays in the thousands (the line
-search keeps cutting the rounds short), with the shared one the atomics on few addresses
-make a round slow. Dense GPU fits are certified like any other, but slow.
+a small λ, the rounds progress slowly at GPU scale: every row's update adds to the same d
++ 1 addresses, so the shared vector's atomics make a round ~30–60 reads of X long, and the
+private buffers need σ' in the thousands (the blocks' updates point the same way). Dense
+GPU fits are certified like any other, but slow (``DENSE_PRIVATE``'s comment, and
+docs/measurements.md).
 
-After the round, the proposed :math:`\Delta a` and :math:`\Delta w = \sum_k v_k` are combined
+After the round, the proposed :math:`\Delta a` and :math:`\Delta w` are combined
 as :math:`a + t\Delta a`, :math:`w + t\Delta w` with the step :math:`t \in [0, 1]` that
 maximises the dual exactly: :math:`D` is a concave quadratic in :math:`t`,
 
@@ -64,19 +68,19 @@ from .certificate import Certifier
 from .data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros
 
 #: Blocks of a round: at most this many (32 resident CUDA blocks of K.WARPS warps on each of
-#: 132 SMs of an H100/H200, a warp per block; dense: one warp per SM's resident CUDA block,
-#: since more blocks cost a dense round progress, see DENSE_PRIVATE), and at least this
-#: many rows per block.
+#: 132 SMs of an H100/H200, a warp per block; dense: one warp per resident CUDA block, since
+#: more blocks in flight cost a dense round progress), and at least this many rows per block.
 MAX_BLOCKS = 4 if K.SIMULATED else 132 * 32 * K.WARPS
 MAX_BLOCKS_DENSE = 4 if K.SIMULATED else 132 * 32
 MIN_ROWS_PER_BLOCK = 8
 #: Whether dense rounds give each block its own buffer (CoCoA+; bit-deterministic) instead of
-#: sharing one through atomics as CSR rounds do. Measured on an H200 (benchmarks/records/),
-#: dense 10,000,000 × 100 at λ = 1/n, neither converges: private P = 3.20, D = 0.0044 after
-#: 1,261 rounds (17 ms each); shared P = 4.84, D = 0.263 after 244 rounds (104 ms each: the
-#: atomics on 101 addresses); our CPU estimator's P after 120 s: 0.505. On 4,000 × 20 at
-#: λ = 1e-3: private reached a gap of 2.1e-6 in 3,000 rounds, shared 1.59. Private it is.
-DENSE_PRIVATE = True
+#: sharing one through atomics as CSR rounds do. Measured on an H100 (benchmarks/records/
+#: gpu_h100_3bbbce3.json), dense 10,000,000 × 100, 25 s per run: shared (margins at w + v, σ' a
+#: curvature damping, settled at 4) reached relative gaps 0.52 (λ = 1/n) and 0.053 (1e-6);
+#: private (σ' ≈ 1,100) 576 and 76, and 194 and 44 with K ≤ 528. (The H200 records of
+#: 2026-11-26 measured an earlier shared scheme that took margins at w + σ'v and stalled.)
+#: Shared it is; a dense fit on a GPU is then not bit-deterministic (certified all the same).
+DENSE_PRIVATE = False
 #: Largest K × (d + 1) float64 of private block buffers (dense); beyond it blocks share one.
 MAX_PRIVATE_BYTES = 1 << 30
 
@@ -150,8 +154,10 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
 
     blocks = n_blocks(n, data.sparse)
     private = DENSE_PRIVATE and not data.sparse and blocks * (d + 1) * 8 <= MAX_PRIVATE_BYTES
+    # private: K buffers v_k, Δw = Σ_k v_k; shared: one running u = w + v (the kernel's
+    # comment), Δw = u − w
     buf = zeros((blocks if private else 1, d + 1))
-    dw = buf[0] if not private else cuda.device_array(d + 1, dtype=np.float64)
+    dw = cuda.device_array(d + 1, dtype=np.float64)
     order_host = rng.permutation(n).astype(data.all_rows.dtype)
     order = cuda.to_device(order_host)
     starts_host = (np.arange(blocks + 1, dtype=np.int64) * n) // blocks
@@ -161,7 +167,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     stats = cuda.device_array((blocks, 3), dtype=np.float64)
     dot_part = cuda.device_array((GRID, 2), dtype=np.float64)
     sigma = float(blocks) if private else 1.0
-    sc = cuda.to_device(np.array([1.0 / (lmbd * n), sigma, bias]))
+    sc = cuda.to_device(np.array([1.0 / (lmbd * n), sigma, bias, sigma if private else 0.0]))
     cuda.synchronize()
     setup_wall = time.perf_counter() - t_wall
 
@@ -173,17 +179,24 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     for epoch in range(1, problem.epochs + 1):
         if not cyclic:
             rot.copy_to_device(rng.integers(0, lengths))
-        sc.copy_to_device(np.array([1.0 / (lmbd * n), sigma, bias]))
+        sc.copy_to_device(np.array([1.0 / (lmbd * n), sigma, bias, sigma if private else 0.0]))
         t_wall = time.perf_counter()
         start_ev.record()
-        buf_flat = buf.reshape(buf.shape[0] * buf.shape[1])
-        K.fill[GRID, K.TPB](buf_flat, 0.0)
         kernel = K.sdca_round_csr if data.sparse else K.sdca_round_dense
-        kernel[K.round_launch(blocks)](
-            *data.rows, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss, stats
-        )
         if private:
+            K.fill[GRID, K.TPB](buf.reshape(buf.shape[0] * buf.shape[1]), 0.0)
+            kernel[K.round_launch(blocks)](
+                *data.rows, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss, stats
+            )
             K.sum_rows[d + 1, K.TPB](buf, dw)
+        else:
+            u = buf[0]
+            u.copy_to_device(w)
+            kernel[K.round_launch(blocks)](
+                *data.rows, y, c, q, a, a_new, u, buf, order, starts, rot, sc, loss, stats
+            )
+            dw.copy_to_device(u)
+            K.axpy[GRID, K.TPB](dw, -1.0, w)
         K.dots[GRID, K.TPB](w, dw, dot_part)
         parts = dot_part.copy_to_host()
         step = line_search_step(
@@ -251,15 +264,19 @@ def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, pr
     r"""The CPU reference of one dense round (:func:`solvers.gpu._kernels.sdca_round_dense`),
     in the kernel's own order of operations (a row's products summed per thread over columns
     t, t + TPB, ..., then by the same tree), so that the simulator's result equals it bit for
-    bit. Returns (a_new, buf, stats)."""
+    bit. Returns (a_new, buf, stats): buf holds the blocks' v_k (private) or the running
+    u = w + v (shared: 1 × (d + 1), the kernel's u)."""
     from .. import losses
 
     n_b = starts.shape[0] - 1
     d = w.shape[0] - 1
-    buf = np.zeros((n_b if private else 1, d + 1))
+    # private: a v_k per block, margins at w + σ'v_k; shared: the running u = w + v in
+    # buf[0], margins at u (the kernel is called with u as its w and s = 0)
+    buf = np.zeros((n_b, d + 1)) if private else w.copy()[None, :]
+    w = w if private else buf[0]
     a_new = np.empty_like(a)
     stats = np.zeros((n_b, 3))
-    vs = sigma if private else 1.0  # the margin's weight on v (the kernel's comment)
+    vs = sigma if private else 0.0
     for k in range(n_b):
         v = buf[k % buf.shape[0]]
         lo, m = starts[k], starts[k + 1] - starts[k]
@@ -269,10 +286,10 @@ def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, pr
             for t in range(K.TPB):
                 acc = 0.0
                 for j in range(t, d, K.TPB):
-                    acc += X[i, j] * (w[j] + vs * v[j])
+                    acc += X[i, j] * (w[j] if vs == 0.0 else w[j] + vs * v[j])
                 partial[t] = acc
             if bias != 0.0:
-                partial[0] += bias * (w[d] + vs * v[d])
+                partial[0] += bias * (w[d] if vs == 0.0 else w[d] + vs * v[d])
             width = K.TPB // 2
             while width > 0:
                 for t in range(width):

@@ -14,6 +14,7 @@ import threading
 import time
 import types
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -144,25 +145,19 @@ def test_round_equals_cpu_reference_bit_for_bit(loss, bias, private):
     rot = rng.integers(0, np.diff(starts))
     sigma = 3.0
     ref = cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss_, private)
-    a_new, stats = np.zeros(n), np.zeros((blocks, 3))
-    if private:  # a v_k per block, margins at w + σ'v_k
-        buf = cuda.to_device(np.zeros((blocks, d + 1)))
-        w_arg, sc = w, np.array([scale, sigma, bias, sigma])
-    else:  # the driver's shared round: u = w + v running in buf[0], passed as w, s = 0
-        buf = cuda.to_device(w.copy()[None, :])
-        w_arg, sc = buf[0], np.array([scale, sigma, bias, 0.0])
+    a_new, buf = np.zeros(n), np.zeros((blocks if private else 1, d + 1))
+    stats = np.zeros((blocks, 3))
+    sc = np.array([scale, sigma, bias])
     K.sdca_round_dense[blocks, K.TPB](
-        X, X, X, y, c, q, a, a_new, w_arg, buf, order, starts, rot, sc, loss_, stats
+        X, X, X, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss_, stats
     )
-    buf = buf.copy_to_host()
     np.testing.assert_array_equal(a_new, ref[0])
     np.testing.assert_array_equal(buf, ref[1])
     np.testing.assert_array_equal(stats, ref[2])
-    # Δw = Σ_k v_k (private) or u − w (shared) is X̃ᵀ(Δa·y)/(λn): what the line search takes
+    # the blocks' buffers are X̃ᵀ(Δa·y)/(λn): what the line search combines
     delta = a_new - a
-    dw = buf.sum(0) if private else buf[0] - w
     np.testing.assert_allclose(
-        dw, scale * np.append(X.T @ (delta * y), bias * (delta * y).sum()), atol=1e-12
+        buf.sum(0), scale * np.append(X.T @ (delta * y), bias * (delta * y).sum()), atol=1e-12
     )
 
 
@@ -179,7 +174,7 @@ def test_csr_round_equals_dense_round_on_a_full_matrix():
     q = ((X**2).sum(1)) / (lmbd * n)
     w = np.zeros(d + 1)
     order, starts, rot = rng.permutation(n), np.array([0, 16, 32]), np.array([3, 5])
-    sc = np.array([1.0 / (lmbd * n), 1.0, 0.0, 1.0])  # private buffers: s = σ' = 1
+    sc = np.array([1.0 / (lmbd * n), 1.0, 0.0])
     hinge = losses.make_loss("hinge")
     out = []
     for rows in [(X, X, X), (Xs.data, Xs.indices, Xs.indptr)]:
@@ -392,10 +387,69 @@ def test_benchmark_runs_end_to_end_on_the_simulator(tmp_path):
         best = max(ch["dual"] for ch in private["checks"] + shared["checks"])
         assert private["d_best"] == best
     assert solvers.gpu.sdca.DENSE_PRIVATE is False  # the schemes' switches restored
-    assert solvers.gpu.sdca.MAX_BLOCKS_DENSE == 4
+    assert solvers.gpu.sdca.MAX_BLOCKS == 4
     table = bench.table(record)
     assert table.count("\n| dense") + table.count("\n| csr") == 6
     assert "(shared buffers, K ≤ 2)" in table and "(private buffers)" in table
+
+
+def _bench_row(problem, scheme, epoch_ms, gpu_1e4, cpu_1e4, capped=False, gap=0.5):
+    return {
+        "problem": problem, "scheme": scheme, "lmbd_name": "1/n", "epoch_ms_median": epoch_ms,
+        "read_ms": 1.0, "gpu_time_to": {"0.0001": gpu_1e4}, "cpu_time_to": {"0.0001": cpu_1e4},
+        "cpu": {"capped": capped, "cpu_s": 120.0},
+        "checks": [{"gap": gap, "dual": 1.0, "primal": 1.0 + gap}],
+    }  # fmt: skip
+
+
+def test_benchmark_targets_are_met_or_missed_as_the_record_says():
+    """The README's verdicts on issue 33's targets, read from a record: each bound at its
+    edge, a CPU cap making the speed-up a lower bound, and no verdict from the simulator."""
+    from benchmarks.gpu import targets
+
+    def record(*rows, simulated=False):
+        return {"meta": {"simulated": simulated}, "results": dict(enumerate(rows))}
+
+    met = targets(record(
+        _bench_row("dense", "shared", 2.0, 1.0, 30.0),
+        _bench_row("dense", "private", 9.0, None, None),
+        _bench_row("csr", "shared", 3.0, 0.1, 1.0),
+    ))  # fmt: skip
+    assert "dense epoch ≤ 2× one read of X: met (best 2.0×, 1/n, shared)" in met
+    assert "CSR epoch ≤ 3× one read of X: met (best 3.0×, 1/n)" in met
+    assert "dense time to 1e-4 ≥ 30× the CPU's: met (30×, 1/n, shared)" in met
+    missed = targets(record(
+        _bench_row("dense", "shared", 2.01, 1.0, 29.0),
+        _bench_row("csr", "shared", 3.01, 0.1, 1.0),
+    ))  # fmt: skip
+    assert "dense epoch ≤ 2× one read of X: missed (best 2.0×" in missed
+    assert "CSR epoch ≤ 3× one read of X: missed" in missed
+    assert "dense time to 1e-4 ≥ 30× the CPU's: missed (29×" in missed
+    capped = targets(record(_bench_row("dense", "shared", 5.0, 2.0, None, capped=True)))
+    assert "met (≥ 60×, 1/n, shared)" in capped  # 120 s of capped CPU over 2 s
+    none = targets(record(_bench_row("dense", "shared", 5.0, None, None, gap=0.25)))
+    assert "missed (no GPU run reached 1e-4; certified relative gaps at the cap: 0.25" in none
+    assert targets(record(simulated=True)) == (
+        "Targets: not measured (the record is the CUDA simulator's)."
+    )
+
+
+def test_readme_gpu_block_is_generated_from_the_committed_record(tmp_path):
+    """Every GPU number in the README comes from the committed record: regenerating the
+    block from benchmarks/records/ changes nothing (a hand edit, or a record changed
+    without `--readme`, fails here)."""
+    import shutil
+
+    from benchmarks import gpu as bench
+
+    root = Path(__file__).resolve().parents[1]
+    readme = tmp_path / "README.md"
+    shutil.copy(root / "README.md", readme)
+    records = [str(root / p) for p in bench.README_RECORDS]
+    bench.main(["--readme", str(readme), "--record", *records])
+    assert readme.read_text() == (root / "README.md").read_text()
+    for path in records:  # and the block states each record's verdicts
+        assert bench.targets(json.loads(Path(path).read_text())) in readme.read_text()
 
 
 def test_row_stack_alias_for_numba_cuda_under_numpy_2_5(monkeypatch):

@@ -96,34 +96,6 @@ def _warp_sum(red, t, v):
 #: the same sums are added in another fixed order).
 _block_sum = _tree_sum if SIMULATED else _warp_sum
 
-#: SDCA blocks per CUDA block: each warp is a block of the algorithm (its own chunk of rows).
-#: Two on a GPU would let an SM hold twice the rows in flight of its 32 resident one-warp
-#: CUDA blocks; on an H100 that made the CSR round ~10 % slower (13.4–14.2 ms against
-#: 12.2–12.7 ms, alternated runs, with the row prefetch of the same commit): the round is
-#: bound by the L2 traffic of its gathers and atomics, not by latency (docs/measurements.md).
-#: One, then; the simulator's barriers are block-wide and need one.
-WARPS = 1
-
-
-@cuda.jit(device=True)
-def _warp_barrier():
-    """The end of a row on a GPU: the warp's writes to v are seen by its next margin."""
-    cuda.syncwarp()
-
-
-@cuda.jit(device=True)
-def _block_barrier():
-    cuda.syncthreads()
-
-
-#: The barrier between two rows of a block's sweep (the simulator has no syncwarp).
-_row_barrier = _block_barrier if SIMULATED else _warp_barrier
-
-
-def round_launch(blocks: int) -> tuple[int, int]:
-    """(grid, threads) of a round with ``blocks`` SDCA blocks: WARPS of them per CUDA block."""
-    return (blocks + WARPS - 1) // WARPS, TPB * WARPS
-
 
 @cuda.jit(device=True)
 def _dense_dot(X, _cols, _indptr, i, w, v, sigma, t):
@@ -131,8 +103,7 @@ def _dense_dot(X, _cols, _indptr, i, w, v, sigma, t):
     acc = 0.0
     mag = 0.0
     for j in range(t, X.shape[1], TPB):
-        wj = w[j] if sigma == 0.0 else w[j] + sigma * v[j]  # σ = 0: v is not read
-        p = X[i, j] * wj
+        p = X[i, j] * (w[j] + sigma * v[j])
         acc += p
         mag += abs(p)
     return acc, mag
@@ -145,8 +116,7 @@ def _csr_dot(data, cols, indptr, i, w, v, sigma, t):
     mag = 0.0
     for p in range(indptr[i] + t, indptr[i + 1], TPB):
         j = cols[p]
-        wj = w[j] if sigma == 0.0 else w[j] + sigma * v[j]
-        q = data[p] * wj
+        q = data[p] * (w[j] + sigma * v[j])
         acc += q
         mag += abs(q)
     return acc, mag
@@ -174,13 +144,17 @@ def _csr_axpy(data, cols, indptr, i, coef, v, t, atomic):
 # ---------------------------------------------------------------------------- SDCA round
 def _round_kernel(row_dot, row_axpy):
     """The SDCA round over rows read by ``row_dot`` / ``row_axpy`` (dense or CSR: chosen when
-    the kernel is built, so the sweep is written once and compiled once per storage)."""
+    the kernel is built, so the sweep is written once and compiled once per storage).
+
+    Tried on an H100 and not kept, each slower on the CSR round (docs/measurements.md): the
+    row's scalars and the next row's index loaded ahead, two warps (two blocks) per CUDA
+    block, and one running vector u = w + v read and added in place of w and v."""
 
     @cuda.jit
     def kernel(R0, R1, R2, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss, stats):
-        k = cuda.blockIdx.x * WARPS + cuda.threadIdx.x // TPB  # this warp's SDCA block
-        t = cuda.threadIdx.x % TPB
-        red = cuda.shared.array(TPB, float64)  # the simulator's tree (WARPS = 1 there)
+        k = cuda.blockIdx.x
+        t = cuda.threadIdx.x
+        red = cuda.shared.array(TPB, float64)
         n_blocks = starts.shape[0] - 1
         if k >= n_blocks:
             return
@@ -190,34 +164,31 @@ def _round_kernel(row_dot, row_axpy):
         slot = k % buf.shape[0]
         v = buf[slot]
         atomic = buf.shape[0] < n_blocks
-        vs = sc[3]  # the margin's weight on v (the kernel's comment below)
+        # the margin's weight on v: σ' on a block's own v (CoCoA+'s local subproblem); 1 on a
+        # shared v, which holds every block's updates (σ' then only damps the curvature, the
+        # β of mini-batch SDCA: σ'·v there would count the other blocks' updates σ' times)
+        vs = 1.0 if atomic else sigma
         d = w.shape[0] - 1
         lo = starts[k]
         m = starts[k + 1] - lo
         s1 = 0.0
         s2 = 0.0
         s3 = 0.0
-        p = rot[k]
-        i = order[lo + p] if m > 0 else 0
-        for _ in range(m):
-            # the row's scalars, and the next row's index, are loaded before its products
-            # are summed: their latencies overlap the row's own reads instead of following
-            # them (a is read-only in a round: the new values go to a_new)
-            yi = y[i]
-            ci = c[i]
-            ai = a[i]
-            qi = q[i]
-            p += 1
+        for s in range(m):
+            p = s + rot[k]
             if p >= m:
                 p -= m
-            i_next = order[lo + p]
+            i = order[lo + p]
             acc, _ = row_dot(R0, R1, R2, i, w, v, vs, t)
             if t == 0 and bias != 0.0:  # read before the tree's barriers: thread 0 writes
-                acc += bias * (w[d] if vs == 0.0 else w[d] + vs * v[d])  # v[d] after the step
+                acc += bias * (w[d] + vs * v[d])  # v[d] once the step is known
             z = _block_sum(red, t, acc)
+            yi = y[i]
             z *= yi
+            ci = c[i]
+            ai = a[i]
             g = _gradient(loss, z, ai, ci)
-            h = _curvature(loss, sigma * qi, ci)
+            h = _curvature(loss, sigma * q[i], ci)
             an = _coordinate_step(loss, ai, g, h, ci)
             delta = an - ai
             if delta != 0.0:
@@ -235,8 +206,7 @@ def _round_kernel(row_dot, row_axpy):
                     s2 += kc * ai * delta
                     s3 += kc * delta * delta
                 s1 += delta
-            _row_barrier()  # the block's own updates of v are seen by its next margin
-            i = i_next
+            cuda.syncthreads()  # the block's own updates of v are seen by its next margin
         if t == 0:
             stats[k, 0] = s1
             stats[k, 1] = s2
@@ -247,20 +217,17 @@ def _round_kernel(row_dot, row_axpy):
 
 #: One round of block-local SDCA (CoCoA+ with SDCA as the local solver).
 #:
-#: ``sdca_round_dense[round_launch(K)](X, X, X, y, c, q, a, a_new, w, buf, order, starts, rot,
-#: sc, loss, stats)`` (CSR: ``data, cols, indptr`` for the first three). Block k (warp
-#: k % WARPS of CUDA block k // WARPS) sweeps its chunk
+#: ``sdca_round_dense[K, TPB](X, X, X, y, c, q, a, a_new, w, buf, order, starts, rot, sc,
+#: loss, stats)`` (CSR: ``data, cols, indptr`` for the first three). Block k sweeps its chunk
 #: ``order[starts[k]:starts[k+1]]`` from the offset ``rot[k]``, one sample at a time, taking
 #: the exact coordinate step of the local subproblem with curvature factor σ' = ``sc[1]``:
-#: margin at w + s·v (s = ``sc[3]``), curvature σ'q_i + κ/c_i (``q`` = ‖x̃_i‖²/(λn),
-#: ``sc[0]`` = 1/(λn), ``sc[2]`` = B), where v = ``buf[k % nb]`` collects the block's
-#: Δa_i y_i x̃_i/(λn). ``a`` is not changed: the new values go to ``a_new`` and the driver
-#: combines them by a line search. nb = K (every block its own v, s = σ': CoCoA+'s local
-#: subproblem): deterministic. nb = 1 < K: the blocks share one vector through atomics
-#: (asynchronous SDCA), not bit-deterministic; the driver passes the running u = w + v as
-#: both ``w`` and ``buf[0]`` with s = 0, so a margin reads one vector (u) and σ' only damps
-#: the curvature (the β of mini-batch SDCA). ``stats[k]`` = (Σδ_i, Σ(κ/c_i)a_iδ_i,
-#: Σ(κ/c_i)δ_i²) of the block (δ_i = Δa_i), for the line search.
+#: margin at w + σ'v (w + v when v is shared), curvature σ'q_i + κ/c_i (``q`` =
+#: ‖x̃_i‖²/(λn), ``sc[0]`` = 1/(λn), ``sc[2]`` = B), where v = ``buf[k % nb]`` collects the
+#: block's Δa_i y_i x̃_i/(λn). ``a`` is not changed: the new values go to ``a_new`` and the
+#: driver combines them by a line search. nb = K (every block its own v): deterministic;
+#: nb < K: blocks share a v through atomics (asynchronous SDCA), not bit-deterministic.
+#: ``stats[k]`` = (Σδ_i, Σ(κ/c_i)a_iδ_i, Σ(κ/c_i)δ_i²) of the block (δ_i = Δa_i), for the
+#: line search.
 sdca_round_dense = _round_kernel(_dense_dot, _dense_axpy)
 sdca_round_csr = _round_kernel(_csr_dot, _csr_axpy)
 

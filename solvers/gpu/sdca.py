@@ -8,15 +8,14 @@ Ma et al. 2015; Smith et al. 2018): margins at :math:`w + \sigma' v_k`, curvatur
 :math:`\sigma'\|\tilde x_i\|^2/(\lambda n) + \kappa/c_i`, where :math:`v_k` gathers the
 block's own changes :math:`\Delta a_i y_i\tilde x_i/(\lambda n)` of the round.
 
-- **Shared vector** (CSR X, and dense X by default): the blocks read and add (atomics) one
-  running vector u = w + v (asynchronous SDCA, TPA-SCD / PASSCoDe style: a sample sees
-  every update made before it, from any block), so margins are at :math:`u` and σ' only
-  damps the curvature (the β of mini-batch SDCA); σ' starts at 1 and
-  :math:`\Delta w = u - w`. On CSR rows, which share few columns, the delay costs little
-  (on the GPU records the rounds track CPU SDCA's epochs to four digits). The order of the
-  atomic additions is the hardware's, so such a fit is **not bit-deterministic** on a GPU
-  (its certificate is exact all the same; the simulator runs blocks one after another and
-  is deterministic).
+- **Shared buffer** (CSR X, and dense X by default): the blocks share one v through atomics
+  (asynchronous SDCA, TPA-SCD / PASSCoDe style: a sample sees every update made before it,
+  from any block), so margins are at :math:`w + v` and σ' only damps the curvature (the β
+  of mini-batch SDCA); σ' starts at 1. On CSR rows, which share few columns, the delay
+  costs little (on the GPU records the rounds track CPU SDCA's epochs to four digits). The
+  order of the atomic additions is the hardware's, so such a fit is **not
+  bit-deterministic** on a GPU (its certificate is exact all the same; the simulator runs
+  blocks one after another and is deterministic).
 - **Private buffers** (dense X when ``DENSE_PRIVATE``; off by default, its comment has the
   measurements): every block has its own :math:`v_k` (K × (d+1) float64), margins at
   :math:`w + \sigma' v_k`, no atomics: the fit is bit-deterministic for a seed. σ' starts
@@ -24,14 +23,15 @@ block's own changes :math:`\Delta a_i y_i\tilde x_i/(\lambda n)` of the round.
 
 **Known limit (issue 33 stays open for it):** on dense data with many rows per feature and
 a small λ, the rounds progress slowly at GPU scale: every row's update adds to the same d
-+ 1 addresses, so the shared vector's atomics make a round ~30–60 reads of X long, and the
++ 1 addresses, so the shared buffer's atomics make a round ~30–60 reads of X long, and the
 private buffers need σ' in the thousands (the blocks' updates point the same way). Dense
 GPU fits are certified like any other, but slow (``DENSE_PRIVATE``'s comment, and
 docs/measurements.md).
 
-After the round, the proposed :math:`\Delta a` and :math:`\Delta w` are combined
-as :math:`a + t\Delta a`, :math:`w + t\Delta w` with the step :math:`t \in [0, 1]` that
-maximises the dual exactly: :math:`D` is a concave quadratic in :math:`t`,
+After the round, the proposed :math:`\Delta a` and :math:`\Delta w` (:math:`\sum_k v_k`, or
+the shared v) are combined as :math:`a + t\Delta a`, :math:`w + t\Delta w` with the step
+:math:`t \in [0, 1]` that maximises the dual exactly: :math:`D` is a concave quadratic in
+:math:`t`,
 
 .. math::
 
@@ -44,9 +44,9 @@ decreases, whatever σ' (a round that would overshoot is shortened; one that pro
 ascent is not taken), and σ' is adapted from the step (:func:`adapt_sigma`): divided by t
 (by at most 4) when :math:`t < 1/2`, halved when :math:`t = 1`, kept in [1, K]. The
 duality gap is computed on the device (:mod:`solvers.gpu.certificate`) after epochs 1–10
-and then every ⌈epoch/10⌉ epochs, and
-for the returned pair; each check rebuilds :math:`w = \tilde w(\alpha)` from α, so the
-drift of the running w never reaches the certificate.
+and then every ⌈epoch/10⌉ epochs, and for the returned pair; each check rebuilds
+:math:`w = \tilde w(\alpha)` from α, so the drift of the running w never reaches the
+certificate.
 
 Not on the GPU (a clear error): ``sampling="iid"``, ``sgd_init``, ``average``,
 ``shrinking``.
@@ -67,11 +67,9 @@ from . import _kernels as K
 from .certificate import Certifier
 from .data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros
 
-#: Blocks of a round: at most this many (32 resident CUDA blocks of K.WARPS warps on each of
-#: 132 SMs of an H100/H200, a warp per block; dense: one warp per resident CUDA block, since
-#: more blocks in flight cost a dense round progress), and at least this many rows per block.
-MAX_BLOCKS = 4 if K.SIMULATED else 132 * 32 * K.WARPS
-MAX_BLOCKS_DENSE = 4 if K.SIMULATED else 132 * 32
+#: Blocks of a round: at most this many (32 resident 32-thread blocks on each of 132 SMs of an
+#: H100/H200), and at least this many rows per block.
+MAX_BLOCKS = 4 if K.SIMULATED else 132 * 32
 MIN_ROWS_PER_BLOCK = 8
 #: Whether dense rounds give each block its own buffer (CoCoA+; bit-deterministic) instead of
 #: sharing one through atomics as CSR rounds do. Measured on an H100 (benchmarks/records/
@@ -85,10 +83,9 @@ DENSE_PRIVATE = False
 MAX_PRIVATE_BYTES = 1 << 30
 
 
-def n_blocks(n_samples: int, sparse: bool = True) -> int:
+def n_blocks(n_samples: int) -> int:
     """K: as many blocks as fill the GPU, each with at least MIN_ROWS_PER_BLOCK rows."""
-    cap = MAX_BLOCKS if sparse else MAX_BLOCKS_DENSE
-    return max(1, min(cap, n_samples // MIN_ROWS_PER_BLOCK))
+    return max(1, min(MAX_BLOCKS, n_samples // MIN_ROWS_PER_BLOCK))
 
 
 def line_search_step(stats: np.ndarray, w_dw: float, dw_dw: float, lmbd: float, n: int):
@@ -152,12 +149,10 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     if problem.init is not None:
         w.copy_to_device(certify.weights_of(a)[0])
 
-    blocks = n_blocks(n, data.sparse)
+    blocks = n_blocks(n)
     private = DENSE_PRIVATE and not data.sparse and blocks * (d + 1) * 8 <= MAX_PRIVATE_BYTES
-    # private: K buffers v_k, Δw = Σ_k v_k; shared: one running u = w + v (the kernel's
-    # comment), Δw = u − w
     buf = zeros((blocks if private else 1, d + 1))
-    dw = cuda.device_array(d + 1, dtype=np.float64)
+    dw = buf[0] if not private else cuda.device_array(d + 1, dtype=np.float64)
     order_host = rng.permutation(n).astype(data.all_rows.dtype)
     order = cuda.to_device(order_host)
     starts_host = (np.arange(blocks + 1, dtype=np.int64) * n) // blocks
@@ -167,7 +162,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     stats = cuda.device_array((blocks, 3), dtype=np.float64)
     dot_part = cuda.device_array((GRID, 2), dtype=np.float64)
     sigma = float(blocks) if private else 1.0
-    sc = cuda.to_device(np.array([1.0 / (lmbd * n), sigma, bias, sigma if private else 0.0]))
+    sc = cuda.to_device(np.array([1.0 / (lmbd * n), sigma, bias]))
     cuda.synchronize()
     setup_wall = time.perf_counter() - t_wall
 
@@ -179,24 +174,17 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
     for epoch in range(1, problem.epochs + 1):
         if not cyclic:
             rot.copy_to_device(rng.integers(0, lengths))
-        sc.copy_to_device(np.array([1.0 / (lmbd * n), sigma, bias, sigma if private else 0.0]))
+        sc.copy_to_device(np.array([1.0 / (lmbd * n), sigma, bias]))
         t_wall = time.perf_counter()
         start_ev.record()
+        buf_flat = buf.reshape(buf.shape[0] * buf.shape[1])
+        K.fill[GRID, K.TPB](buf_flat, 0.0)
         kernel = K.sdca_round_csr if data.sparse else K.sdca_round_dense
+        kernel[blocks, K.TPB](
+            *data.rows, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss, stats
+        )
         if private:
-            K.fill[GRID, K.TPB](buf.reshape(buf.shape[0] * buf.shape[1]), 0.0)
-            kernel[K.round_launch(blocks)](
-                *data.rows, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss, stats
-            )
             K.sum_rows[d + 1, K.TPB](buf, dw)
-        else:
-            u = buf[0]
-            u.copy_to_device(w)
-            kernel[K.round_launch(blocks)](
-                *data.rows, y, c, q, a, a_new, u, buf, order, starts, rot, sc, loss, stats
-            )
-            dw.copy_to_device(u)
-            K.axpy[GRID, K.TPB](dw, -1.0, w)
         K.dots[GRID, K.TPB](w, dw, dot_part)
         parts = dot_part.copy_to_host()
         step = line_search_step(
@@ -264,19 +252,15 @@ def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, pr
     r"""The CPU reference of one dense round (:func:`solvers.gpu._kernels.sdca_round_dense`),
     in the kernel's own order of operations (a row's products summed per thread over columns
     t, t + TPB, ..., then by the same tree), so that the simulator's result equals it bit for
-    bit. Returns (a_new, buf, stats): buf holds the blocks' v_k (private) or the running
-    u = w + v (shared: 1 × (d + 1), the kernel's u)."""
+    bit. Returns (a_new, buf, stats)."""
     from .. import losses
 
     n_b = starts.shape[0] - 1
     d = w.shape[0] - 1
-    # private: a v_k per block, margins at w + σ'v_k; shared: the running u = w + v in
-    # buf[0], margins at u (the kernel is called with u as its w and s = 0)
-    buf = np.zeros((n_b, d + 1)) if private else w.copy()[None, :]
-    w = w if private else buf[0]
+    buf = np.zeros((n_b if private else 1, d + 1))
     a_new = np.empty_like(a)
     stats = np.zeros((n_b, 3))
-    vs = sigma if private else 0.0
+    vs = sigma if private else 1.0  # the margin's weight on v (the kernel's comment)
     for k in range(n_b):
         v = buf[k % buf.shape[0]]
         lo, m = starts[k], starts[k + 1] - starts[k]
@@ -286,10 +270,10 @@ def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, pr
             for t in range(K.TPB):
                 acc = 0.0
                 for j in range(t, d, K.TPB):
-                    acc += X[i, j] * (w[j] if vs == 0.0 else w[j] + vs * v[j])
+                    acc += X[i, j] * (w[j] + vs * v[j])
                 partial[t] = acc
             if bias != 0.0:
-                partial[0] += bias * (w[d] if vs == 0.0 else w[d] + vs * v[d])
+                partial[0] += bias * (w[d] + vs * v[d])
             width = K.TPB // 2
             while width > 0:
                 for t in range(width):

@@ -452,6 +452,24 @@ def test_readme_gpu_block_is_generated_from_the_committed_record(tmp_path):
         assert bench.targets(json.loads(Path(path).read_text())) in readme.read_text()
 
 
+def test_round_timer_imports_the_tree_it_is_given(tmp_path):
+    """benchmarks/gpu_round.py times the solvers of the tree it names (a copy of this one
+    here), not the checkout's: a before/after comparison that timed one tree twice would
+    report no change."""
+    import os
+    import shutil
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    shutil.copytree(root / "solvers", tmp_path / "solvers", ignore=shutil.ignore_patterns("*.nb?"))
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    cmd = [sys.executable, str(root / "benchmarks/gpu_round.py"), str(tmp_path)]
+    out = subprocess.run(
+        [*cmd, "--rows", "40", "--fits", "1"], env=env, capture_output=True, text=True, check=True
+    ).stdout
+    assert f"{tmp_path / 'solvers'}: CSR epoch ms median" in out
+
+
 def test_row_stack_alias_for_numba_cuda_under_numpy_2_5(monkeypatch):
     """numba-cuda 0.30 overloads np.row_stack, which NumPy 2.5 removed: importing
     solvers.gpu restores the alias (a ruff autofix once turned it into a no-op)."""

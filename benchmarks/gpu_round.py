@@ -1,0 +1,59 @@
+"""The GPU SDCA round's epoch time on the CSR problem, for one source tree (issue 33).
+
+For before/after comparisons of a kernel change on a GPU machine, alternated in one call::
+
+    git archive BASE solvers | tar -x -C base/     # here, into a folder that travels
+    for t in base . base .; do python benchmarks/gpu_round.py $t; done
+
+Each process draws the bench's CSR problem (``benchmarks/gpu.py``: 10,000,000 ×
+1,000,000, 50 nonzeros per row; ``--rows`` scales it), fits ``SDCAClassifier(device=
+"cuda")`` at λ = 1e-6 for 12 epochs twice, and prints the median, min and max of epochs 3–12
+(CUDA events around the update kernels) with the tree it imported ``solvers`` from.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if __name__ == "__main__":
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
+import argparse
+import warnings
+
+
+def main(argv=None) -> list[float]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tree", help="folder holding the solvers/ package to time")
+    parser.add_argument("--rows", type=int, default=10_000_000)
+    parser.add_argument("--fits", type=int, default=2)
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(Path(args.tree).resolve()))
+    for name in [m for m in sys.modules if m == "solvers" or m.startswith("solvers.")]:
+        del sys.modules[name]  # the tree's own solvers, not one imported before
+    import numpy as np
+
+    import solvers
+    from benchmarks.gpu import csr_problem
+
+    X, y = csr_problem(args.rows, max(1000, args.rows // 10), 50)
+    medians = []
+    for _ in range(args.fits):
+        est = solvers.SDCAClassifier(
+            1e-6, tol=0.0, max_epochs=12, random_state=0, bias_multiplier=0.0, device="cuda"
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a fixed number of epochs, no stopping test
+            est.fit(X, y)
+        t = 1e3 * np.asarray(est.epoch_times_[2:])
+        medians.append(float(np.median(t)))
+        print(
+            f"{Path(solvers.__file__).parent}: CSR epoch ms median {np.median(t):.2f} "
+            f"min {t.min():.2f} max {t.max():.2f}"
+        )
+    return medians
+
+
+if __name__ == "__main__":
+    main()

@@ -216,9 +216,10 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         ``"cuda"``: the epochs run on the GPU (:mod:`solvers.gpu.sdca`: block-local SDCA
         rounds combined by an exact line search, the certificate computed on the device),
         needs numba-cuda (``pip install 'sdca-pegasos[gpu]'``) and a GPU. X is copied to the
-        device once per fit. Dense fits are bit-deterministic for a seed; CSR fits share
-        one w through atomics and are not (their certificate is exact all the same). On
-        large dense problems at small λ the GPU rounds converge slowly (a known limit,
+        device once per fit. The blocks of a round share one buffer of updates through
+        atomics, so a fit on a GPU is not bit-deterministic (its certificate is exact all
+        the same; dense fits are with ``solvers.gpu.sdca.DENSE_PRIVATE``, which is slower).
+        On large dense problems at small λ the GPU rounds converge slowly (a known limit,
         :mod:`solvers.gpu.sdca`); CSR is where the GPU pays (README, "On a GPU").
         ``epoch_times_`` are then GPU seconds of the update kernels (CUDA events).
         Supports every loss, sample and class weights, the bias, warm starts and

@@ -161,6 +161,36 @@ def test_round_equals_cpu_reference_bit_for_bit(loss, bias, private):
     )
 
 
+def test_shared_round_with_sigma_one_is_an_epoch_of_sequential_sdca():
+    """What the shared buffer means: a sample's margin sees every update made before it. In
+    the simulator the blocks run one after another, so a shared round with σ' = 1 proposes
+    exactly one epoch of sequential SDCA over the blocks' rows in turn (the suite's NumPy
+    reference, tests/reference.py, not the round's twin), up to the order of additions."""
+    from tests.reference import sdca_reference
+
+    rng = np.random.default_rng(5)
+    n, d, lmbd = 24, 3, 0.1
+    X = rng.standard_normal((n, d))
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    order = rng.permutation(n)
+    starts, rot = np.array([0, 8, 16, 24]), np.array([3, 0, 5])
+    sequence = np.concatenate(
+        [order[lo + (np.arange(8) + r) % 8] for lo, r in zip(starts[:-1], rot, strict=True)]
+    )
+    q = (X**2).sum(1) / (lmbd * n)
+    a, a_new, w = np.zeros(n), np.zeros(n), np.zeros(d + 1)
+    buf, stats = np.zeros((1, d + 1)), np.zeros((3, 3))
+    sc = np.array([1.0 / (lmbd * n), 1.0, 0.0])
+    hinge = losses.make_loss("hinge")
+    K.sdca_round_dense[3, K.TPB](
+        X, X, X, y, np.ones(n), q, a, a_new, w, buf, order, starts, rot, sc, hinge, stats
+    )
+    _, _, w_ref, alpha_ref = sdca_reference(X, y, lmbd, [sequence])
+    assert np.any((a_new > 0.0) & (a_new < 1.0))  # not every step at a bound of the box
+    np.testing.assert_allclose(y * a_new, alpha_ref, atol=1e-12)  # the reference's α is y·a
+    np.testing.assert_allclose(buf[0, :d], w_ref[:d], atol=1e-12)
+
+
 def test_csr_round_equals_dense_round_on_a_full_matrix():
     """The CSR kernel is the same sweep: on a CSR matrix with every entry stored (same
     columns in the same order) it gives the dense kernel's bits."""

@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
         df = pd.read_parquet(out / "peers.parquet")
         report.plot(df, out / "peers")
         if args.readme:
-            report.update_readme(args.readme, out)
+            _readme(args.readme, out)
         return df
     budget = args.budget if args.budget is not None else (1.0 if args.smoke else 8.0)
     cert_cpu = args.cert_budget if args.cert_budget is not None else (10 if args.smoke else 120)
@@ -176,14 +176,23 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     for name, why in skipped_problems.items():
         log(f"problem skipped: {name}: {why}")
     if args.readme:
-        report.update_readme(args.readme, out)
-        log(f"{args.readme} and {report.DETAILS}: bench blocks rewritten from {out}")
+        _readme(args.readme, out)
     log(
         f"wrote {out}/peers.{{parquet,md,png,pdf,json}} in {meta['wall_seconds']:.0f} s wall "
         f"(load average {load_start[0]:.1f} -> {meta['loadavg_end'][0]:.1f} on "
         f"{os.cpu_count()} cores)"
     )
     return df
+
+
+def _readme(readme, out) -> None:
+    """--readme: the bench blocks rewritten from ``out``, or why not (a loaded machine)."""
+    try:
+        report.update_readme(readme, out)
+    except report.UnderLoad as err:
+        print(err, flush=True)
+    else:
+        print(f"{readme} and {report.DETAILS}: bench blocks rewritten from {out}", flush=True)
 
 
 if __name__ == "__main__":

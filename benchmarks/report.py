@@ -285,19 +285,41 @@ DETAIL_MARKERS = (
 DETAILS = Path("docs") / "speed.md"
 
 
+#: The largest load average per core, at the start or the end of a run, at which the run is
+#: written into the README: 1.5 on 2 cores (issue 32). Above it the peers' times were seen
+#: 3–5× those of a quiet run.
+QUIET_LOAD_PER_CORE = 0.75
+
+
+class UnderLoad(RuntimeError):
+    """A bench run measured on a loaded machine: its report stands, the README is not
+    rewritten from it."""
+
+
 def update_readme(readme: Path | str, out: Path) -> bool:
     """Rewrite the README's bench block (the headline) and the full tables' block of
     :data:`DETAILS` beside it from the stored report in ``out`` (its summary and sidecar):
-    the run's date, machine load and the tables, every ratio computed from the report. True
-    if either file changed."""
+    the run's date, machine load at the start and the end, and the tables, every ratio
+    computed from the report. True if either file changed. A run whose load average exceeds
+    :data:`QUIET_LOAD_PER_CORE` per core at its start or end raises :class:`UnderLoad` and
+    rewrites nothing."""
     summary = pd.read_parquet(out / "peers_summary.parquet")
     meta = json.loads((out / "peers.json").read_text())
     stamp = datetime.fromtimestamp((out / "peers.json").stat().st_mtime).strftime("%Y-%m-%d")
-    load = meta.get("loadavg_start", [float("nan")])[0]
+    start = meta.get("loadavg_start", [float("nan")])[0]
+    end = meta.get("loadavg_end", [float("nan")])[0]
+    cores = meta.get("cpu_count")
+    limit = QUIET_LOAD_PER_CORE * (cores or 1)
+    if not (start <= limit and end <= limit):  # NaN (a load not recorded) is not quiet either
+        raise UnderLoad(
+            f"{out}: the run was under load (load average {start:.1f} at the start, "
+            f"{end:.1f} at the end, on {cores} cores; the README takes runs at or below "
+            f"{limit:g}): {readme} and {DETAILS} are not rewritten. Rerun on a quiet machine."
+        )
     run = (
         f"Run of {stamp} (git {short_commit(str(meta.get('git_commit', '?')))}, "
         f"`{meta.get('command', '')}`, "
-        f"load average {load:.1f} on {meta.get('cpu_count')} cores at the start):"
+        f"load average {start:.1f} at the start and {end:.1f} at the end on {cores} cores):"
     )
     link = f"[{DETAILS.as_posix()}]({DETAILS.as_posix()})"
     more = f"Every solver, and one fit each at tol 1e-6: {link}."

@@ -196,6 +196,39 @@ def test_dense_recipe_is_one_matrix_in_both_precisions():
     assert np.array_equal(quiet, np.where(X64 @ beta > 0, 1.0, -1.0))
 
 
+def _with_load(out, folder, start, end, cores):
+    """A copy of the report folder ``out`` whose sidecar says these load averages."""
+    import shutil
+
+    shutil.copytree(out, folder)
+    meta = json.loads((folder / "peers.json").read_text())
+    meta.update(loadavg_start=[start, 0.0, 0.0], loadavg_end=[end, 0.0, 0.0], cpu_count=cores)
+    (folder / "peers.json").write_text(json.dumps(meta))
+    return folder
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("start", "end", "cores"),
+    [(1.6, 0.2, 2), (0.2, 1.51, 2), (3.1, 3.0, 4), (float("nan"), 0.1, 2)],
+)
+def test_a_run_under_load_is_not_written_into_the_readme(smoke, tmp_path, start, end, cores):
+    """Issue 32: a run whose load average exceeds 1.5 on 2 cores (0.75 a core), at its start
+    or its end, or whose load was not recorded, leaves the README and docs/speed.md as they
+    were, and says why and what to do."""
+    from benchmarks import report
+
+    out = _with_load(smoke[0], tmp_path / "loaded", start, end, cores)
+    readme, details = tmp_path / "README.md", tmp_path / report.DETAILS
+    details.parent.mkdir()
+    for path, (begin, stop) in ((readme, report.README_MARKERS), (details, report.DETAIL_MARKERS)):
+        path.write_text(f"before\n{begin}\nstale\n{stop}\nafter\n")
+    before = readme.read_text(), details.read_text()
+    with pytest.raises(report.UnderLoad, match=r"under load .* Rerun on a quiet machine"):
+        report.update_readme(readme, out)
+    assert (readme.read_text(), details.read_text()) == before
+
+
 @pytest.mark.slow
 def test_single_fits_and_the_readme_block_come_from_the_report(smoke, tmp_path):
     """Each problem's single fits (tol set for 1e-6) are in the sidecar and the table, and
@@ -214,7 +247,9 @@ def test_single_fits_and_the_readme_block_come_from_the_report(smoke, tmp_path):
     details.parent.mkdir()
     for path, (begin, end) in ((readme, report.README_MARKERS), (details, report.DETAIL_MARKERS)):
         path.write_text(f"before\n{begin}\nstale\n{end}\nafter\n")
+    out = _with_load(out, tmp_path / "quiet", 0.3, 1.5, cores=2)  # 1.5 on 2 cores: quiet
     assert report.update_readme(readme, out)
+    assert "load average 0.3 at the start and 1.5 at the end on 2 cores" in readme.read_text()
     for path in (readme, details):
         text = path.read_text()
         assert text.startswith("before\n") and text.endswith("after\n") and "stale" not in text

@@ -20,8 +20,8 @@ What it measures, in this order:
    (outside the timed loop);
 4. **the GPU** ``SDCAClassifier(device="cuda")`` on the same data (dense under each scheme
    of ``--dense-schemes``: a shared buffer, private buffers, either with at most K blocks),
-   run until its certified
-   relative gap is below 1e-9 or its wall time reaches ``--gpu-cap`` s; per check: the
+   run until its certified relative gap is below 1e-9 or its wall time reaches
+   ``--gpu-cap`` s; per check: the
    update seconds so far (CUDA events around the update kernels), P and D certified on the
    device; ms per epoch against one read of X at the measured bandwidth;
 5. time to relative suboptimality 1e-2 / 1e-4 / 1e-6 of each solver, against the best

@@ -3,7 +3,7 @@
 One script, run whole on a GPU machine, writing one JSON record::
 
     python benchmarks/gpu.py --out DIR [--scale 1] [--cpu-cap 120] [--gpu-cap 40]
-    python benchmarks/gpu.py --readme README.md --record benchmarks/records/gpu_h100_3bbbce3.json
+    python benchmarks/gpu.py --readme README.md --record benchmarks/records/gpu_h100_e6cd9ae.json
 
 What it measures, in this order:
 
@@ -56,7 +56,7 @@ from numba import cuda, float32
 
 EPSILONS = (1e-2, 1e-4, 1e-6)
 #: The records the README's GPU block is generated from (``--readme``'s default).
-README_RECORDS = ("benchmarks/records/gpu_h100_3bbbce3.json",)
+README_RECORDS = ("benchmarks/records/gpu_h100_e6cd9ae.json",)
 MARKERS = ("<!-- gpu-bench:begin (benchmarks/gpu.py --readme) -->", "<!-- gpu-bench:end -->")
 
 

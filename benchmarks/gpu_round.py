@@ -1,4 +1,4 @@
-"""The GPU SDCA round's epoch time on the CSR problem, for one source tree (issue 33).
+"""The GPU SDCA round's epoch time on the CSR or dense problem, for one source tree (issue 33).
 
 For before/after comparisons of a kernel change on a GPU machine, alternated in one call::
 
@@ -9,6 +9,8 @@ Each process draws the bench's CSR problem (``benchmarks/gpu.py``: 10,000,000 ×
 1,000,000, 50 nonzeros per row; ``--rows`` scales it), fits ``SDCAClassifier(device=
 "cuda")`` at λ = 1e-6 for 12 epochs twice, and prints the median, min and max of epochs 3–12
 (CUDA events around the update kernels) with the tree it imported ``solvers`` from.
+``--dense shared`` / ``--dense private`` times the dense problem instead (10,000,000 × 100
+float32, λ = 1/n) under that buffer scheme (``solvers.gpu.sdca.DENSE_PRIVATE``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ def main(argv=None) -> list[float]:
     parser.add_argument("tree", help="folder holding the solvers/ package to time")
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--fits", type=int, default=2)
+    parser.add_argument("--dense", choices=("shared", "private"))
     args = parser.parse_args(argv)
     sys.path.insert(0, str(Path(args.tree).resolve()))
     for name in [m for m in sys.modules if m == "solvers" or m.startswith("solvers.")]:
@@ -35,13 +38,21 @@ def main(argv=None) -> list[float]:
     import numpy as np
 
     import solvers
-    from benchmarks.gpu import csr_problem
+    from benchmarks.gpu import csr_problem, dense_problem
 
-    X, y = csr_problem(args.rows, max(1000, args.rows // 10), 50)
+    if args.dense:
+        from solvers.gpu import sdca as gpu_sdca
+
+        gpu_sdca.DENSE_PRIVATE = args.dense == "private"
+        X, y = dense_problem(args.rows, 100)
+        lmbd, what = 1.0 / args.rows, f"dense ({args.dense})"
+    else:
+        X, y = csr_problem(args.rows, max(1000, args.rows // 10), 50)
+        lmbd, what = 1e-6, "CSR"
     medians = []
     for _ in range(args.fits):
         est = solvers.SDCAClassifier(
-            1e-6, tol=0.0, max_epochs=12, random_state=0, bias_multiplier=0.0, device="cuda"
+            lmbd, tol=0.0, max_epochs=12, random_state=0, bias_multiplier=0.0, device="cuda"
         )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # a fixed number of epochs, no stopping test
@@ -49,7 +60,7 @@ def main(argv=None) -> list[float]:
         t = 1e3 * np.asarray(est.epoch_times_[2:])
         medians.append(float(np.median(t)))
         print(
-            f"{Path(solvers.__file__).parent}: CSR epoch ms median {np.median(t):.2f} "
+            f"{Path(solvers.__file__).parent}: {what} epoch ms median {np.median(t):.2f} "
             f"min {t.min():.2f} max {t.max():.2f}"
         )
     return medians

@@ -122,6 +122,7 @@ def whole_fit_cpu(p: Problem, params: dict, seed: int, epochs: int) -> float:
 CONFIGS = {
     "perm": {},
     "perm+shrinking": {"shrinking": True},
+    "perm+shrinking+finish": {"shrinking": True, "finish": True},
     "cyclic": {"sampling": "cyclic"},
     "cyclic+shrinking": {"sampling": "cyclic", "shrinking": True},
     "random+shrinking": {"sampling": "iid", "shrinking": True},

@@ -114,7 +114,7 @@ from threadpoolctl import ThreadpoolController
 
 from . import losses, objectives
 from ._base import WARM_UP_LMBD, WARMED, BaseLinearSVM, layout_key
-from ._exact_cd import newton_step, projected_gradient
+from ._exact_cd import newton_stage
 from ._exact_choice import MethodChoice, choose_method, ipm_costs
 from ._exact_ipm import crossover, implied_rel_gap, ipm_iterates
 from ._exact_qp import Gram, Primal, make_qp
@@ -256,10 +256,17 @@ def solve_exact(
     ExactResult
     """
     start = _cpu_clock()
-    with _blas_threads().limit(limits=1):
+    with blas_single_thread():
         return _solve(
             start, X, y, lmbd, loss, gamma, bias, sample_weight, tol, max_cpu, method, seed
         )
+
+
+def blas_single_thread():
+    """A context in which BLAS runs on the calling thread alone (threadpoolctl): the
+    engine's factorisations then cost CPU on one clock and give the same bits in every
+    process, whatever the machine's cores."""
+    return _blas_threads().limit(limits=1)
 
 
 @lru_cache(maxsize=1)
@@ -375,28 +382,13 @@ def _solve(start, X, y, lmbd, loss, gamma, bias, sample_weight, tol, max_cpu, me
                 continue
             pg_hi = hi if hi > 0.0 else np.inf
             pg_lo = lo if lo < 0.0 else -np.inf
-        # ---- stage 2: projected Newton steps while they lower f
-        # (until one lowers f by less than 1e-12 of the first: rounding level). A round that
-        # does not cut the KKT residual tenfold (the partition is still far from right, as on
-        # near-duplicate raw crops at small λ, where each step costs a large factorisation)
-        # makes the later stages skip Newton and leave the time to the sweeps.
+        # ---- stage 2: projected Newton steps while they lower f (:func:`newton_stage`); a
+        # stage that does not cut the KKT residual tenfold makes the later ones skip Newton
         rep.refresh(a)
         if not skip_newton:
-            kkt = np.abs(projected_gradient(rep.gradient(a), a, qp.upper)).max()
-            first = 0.0
-            for _ in range(20):
-                if cpu() >= max_cpu:
-                    break
-                decrease = newton_step(rep, a)
-                if decrease == 0.0:
-                    break
-                newton_steps += 1
-                rep.refresh(a)
-                first = min(first, decrease)
-                if decrease > 1e-12 * first:
-                    break
-            residual = np.abs(projected_gradient(rep.gradient(a), a, qp.upper)).max()
-            skip_newton = residual > 0.1 * kkt
+            steps, cut = newton_stage(rep, a, lambda: cpu() < max_cpu)
+            newton_steps += steps
+            skip_newton = not cut
         # ---- stage 3: the certificate, computed apart from the solver's state
         certify(a)
         eps = max(eps * 0.01, 1e-15)

@@ -150,9 +150,11 @@ def markdown(summary: pd.DataFrame, meta: dict) -> str:
         ]
         for title, r in singles:
             name = f"**{r['solver']}**" if r["family"] == "ours" else r["solver"]
-            lines.append(
-                f"| {title} | {name} | {r['tol']:.1e} | {r['cpu']:.3g} | {r['rel_subopt']:.1e} |"
-            )
+            if r["cpu"] is None:  # killed at the cap
+                cpu, rel = f"not within {r['cap']:g} s", "—"
+            else:
+                cpu, rel = f"{r['cpu']:.3g}", f"{r['rel_subopt']:.1e}"
+            lines.append(f"| {title} | {name} | {r['tol']:.1e} | {cpu} | {rel} |")
     lines += [
         "",
         "CPU seconds (`time.process_time`) of the first fit, from scratch on one thread, whose "

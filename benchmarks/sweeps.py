@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -207,6 +208,40 @@ def run_problem(
 SINGLE_TARGET = 1e-6
 
 
+#: Seconds one single fit may take: CPU for ours (their ``max_cpu``), wall for a peer's,
+#: whose child process is killed at it.
+SINGLE_CAP = 120.0
+
+
+def fit_capped(solver: Solver, X, y, lmbd: float, tol: float, cap: float):
+    """``solver.fit`` in a forked child process (the parent's warmed state inherited), its
+    result sent back; ``None`` when it has not returned after ``cap`` wall seconds (the child
+    is then killed). An exception in the child is raised here as a RuntimeError naming it."""
+    ctx = multiprocessing.get_context("fork")
+    receive, send = ctx.Pipe(duplex=False)
+
+    def child() -> None:
+        try:
+            send.send(("fit", solver.fit(X, y, lmbd, 1_000_000, tol, cap)))
+        except Exception as exc:
+            send.send(("error", f"{type(exc).__name__}: {exc}"))
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    send.close()  # the child's end only: a child that dies unannounced is an EOFError
+    try:
+        if not receive.poll(cap):
+            return None
+        kind, value = receive.recv()
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+    if kind == "error":
+        raise RuntimeError(value)
+    return value
+
+
 def single_fits(
     problem: Problem, solvers: list[Solver], bounds: Bounds, log: Callable[[str], None]
 ) -> list[dict]:
@@ -229,9 +264,17 @@ def single_fits(
         Xs = X64 if solver.float64_only else X
         warm(solver, Xs, y, lmbd)
         try:
-            fit = solver.fit(Xs, y, lmbd, 1_000_000, tol, 600.0)
+            if ours:  # our estimators stop at max_cpu themselves
+                fit = solver.fit(Xs, y, lmbd, 1_000_000, tol, SINGLE_CAP)
+            else:  # a peer may ignore it (skglm ran > 12 min on skin): a child, killed
+                fit = fit_capped(solver, Xs, y, lmbd, tol, SINGLE_CAP)
         except Exception as exc:
             log(f"  single fit {solver.name}: {type(exc).__name__}: {exc}")
+            continue
+        if fit is None:
+            rows.append({"solver": solver.name, "family": solver.family, "tol": tol,
+                         "cpu": None, "rel_subopt": None, "cap": SINGLE_CAP})  # fmt: skip
+            log(f"  single fit {solver.name:<36} tol {tol:.1e}: not within {SINGLE_CAP:g} s")
             continue
         p, _ = evaluate(X, y, fit.coef, None, lmbd)
         rel = (p - bounds.lower) / bounds.lower

@@ -257,3 +257,46 @@ def test_single_fits_and_the_readme_block_come_from_the_report(smoke, tmp_path):
     assert report.markdown(summary, meta) not in readme.read_text()  # the headline alone
     assert report.markdown(summary, meta).rstrip() in details.read_text()
     assert not report.update_readme(readme, out)  # nothing changes a second time
+
+
+class _Peer:
+    """A stand-in for a contender whose ``fit`` sleeps, raises or returns."""
+
+    def __init__(self, behaviour):
+        self.behaviour = behaviour
+
+    def fit(self, X, y, lmbd, iters, tol, max_cpu):
+        import time
+
+        if self.behaviour == "sleep":
+            time.sleep(60)
+        if self.behaviour == "raise":
+            raise ArithmeticError("planted")
+        if self.behaviour == "die":
+            import os
+
+            os._exit(3)
+        return {"coef": np.ones(2) * lmbd, "tol": tol}
+
+
+def test_a_peers_single_fit_is_killed_at_the_cap_and_said_so():
+    """A peer that ignores max_cpu (skglm on skin ran > 12 min) is stopped at the cap in
+    its child process; one that fails says why; one that returns gives its result; and the
+    table says "not within" for the first instead of a time."""
+    from benchmarks import report, sweeps
+
+    X, y = np.zeros((3, 2)), np.ones(3)
+    start = __import__("time").perf_counter()
+    assert sweeps.fit_capped(_Peer("sleep"), X, y, 0.5, 1e-6, 1.0) is None
+    assert __import__("time").perf_counter() - start < 30
+    with pytest.raises(RuntimeError, match="ArithmeticError: planted"):
+        sweeps.fit_capped(_Peer("raise"), X, y, 0.5, 1e-6, 10.0)
+    with pytest.raises(EOFError):
+        sweeps.fit_capped(_Peer("die"), X, y, 0.5, 1e-6, 10.0)
+    got = sweeps.fit_capped(_Peer("ok"), X, y, 0.5, 1e-6, 10.0)
+    assert got["tol"] == 1e-6 and np.array_equal(got["coef"], [0.5, 0.5])
+    row = {"solver": "peer", "family": "peer", "tol": 1e-6, "cpu": None, "rel_subopt": None,
+           "cap": 120.0}  # fmt: skip
+    meta = {"problems": {"p": {"title": "P", "single_fits": [row]}}}
+    lines = report.markdown(pd.DataFrame(columns=["problem"]), meta)
+    assert "| P | peer | 1.0e-06 | not within 120 s | — |" in lines

@@ -1,95 +1,135 @@
 r"""The exact finish of SDCA with shrinking (``SDCAClassifier(shrinking=True, finish=True)``).
 
-Late in a fit with shrinking, a shrunk phase sweeps a few dozen samples for hundreds of
-epochs: near-duplicate samples whose coupled coordinates coordinate ascent moves one at a
-time. Once such a phase has solved its active problem (its projected-gradient range fell
-below the phase's ε) and the free set F (0 < a_i < c_i U) is small, the exact engine's
-projected Newton steps (:func:`solvers._exact_cd.newton_stage`, in its primal
-representation: one solve of size min(|F|, d + 1) and two passes over X per step) move F
-together to the optimum of the current partition, and the next full SDCA pass checks the
-partition. The first finish waits for a full pass whose projected-gradient spread is at
-most 0.1; one that does not cut the largest projected gradient tenfold (the partition still
-far from right) makes the next wait for a spread ten times smaller.
+Late in a fit with shrinking, the active set is a few dozen samples swept for hundreds of
+epochs: on blood PCA-40 at λ = 1/n, 41-57 samples inside the box with d + 1 = 41, so the
+block's dual Hessian is singular and coordinate ascent moves its coupled coordinates one at
+a time, barely moving the gap. Once per shrinking phase (between two full passes), when the
+active set A has at most :data:`LIMIT` samples, the finish solves the block's box QP
+exactly, the other samples' α fixed:
 
-The finish is part of the timed update (it is the solver's work), runs on one BLAS thread
-(its factorisations then give the same bits in every process) and leaves α, w̃(α) rebuilt
-from scratch, and the projected-gradient range over all samples, the statistic the driver's
-stopping test reads, in the SDCA state.
+.. math:: \min_{0 \le a_A \le c_A U} \tfrac12 a_A^\top G a_A + b^\top a_A, \qquad
+   G = \tfrac{1}{\lambda n} (y_A y_A^\top) \circ (X_A X_A^\top + B^2)
+   + \operatorname{diag}(\kappa / c_A),
+
+with b the margins of the current w̃ less the block's own part, minus 1, so that G a + b is
+SDCA's gradient :math:`G_i = y_i \tilde x_i^\top \tilde w - 1 + \kappa a_i / c_i`. The method
+(:func:`box_qp`) is a primal active-set method in the block's Gram form (|A| × |A|, built by
+one product of the block's rows, dense or CSR): Newton's step on the face of the free
+variables (the least-norm solution from an eigendecomposition of G_FF), or, when the
+gradient has a part in G_FF's null space, the descent ray along that part (the objective is
+linear there: the degenerate case above), each to the first bound it reaches; at a face's
+minimum the fixed variable pulled inside hardest is freed. Then α_A and w̃ take the
+solution (w̃ by the block's change alone: O(nnz(X_A))) and the sweep goes on; the next full
+pass checks the partition, and the stopping test certifies as always.
+
+A finish is part of the timed update (it is the solver's work); it depends only on the
+state, so the same seed gives the same bits.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import objectives
-from ._exact_cd import newton_stage, projected_gradient
-from ._exact_qp import Primal, make_qp
-from .exact import blas_single_thread
-
-#: A finish is tried when the free set has at most this many samples or the problem at
-#: most this many features (+ 1): Newton's solve is of size min(|F|, d + 1).
-MAX_SOLVE = 512
-#: The full pass's projected-gradient spread below which the first finish is tried (the
-#: engine's first CD stage ends at the same 0.1); after a finish that did not cut the KKT
-#: residual tenfold, the next waits for a spread RETRY times that of the failed one (chosen
-#: on a 5000 × 40 draw at λ = 1/n: 0.1 / 0.1 took 1e-9 in 73 epochs, 0.1 / 0.01 in 94,
-#: 1 / 0.1 in 62 but slower in CPU; none: 187).
-FIRST_SPREAD = 0.1
-RETRY = 0.1
+#: The largest active set given a finish (its eigendecompositions are |F| × |F|, |F| ≤ |A|).
+LIMIT = 64
+#: Active-set iterations of one finish at most (each fixes or frees one variable).
+MAX_ITER = 500
 
 
-class NewtonFinish:
-    """The engine's primal representation of one binary problem, built at the first
-    finish of a fit (one pass over X), and the finish itself (:meth:`__call__`)."""
+def box_qp(G, b, a, u, max_iter: int = MAX_ITER, tol: float = 1e-12):
+    """Minimise ½ aᵀGa + bᵀa over 0 ≤ a ≤ u (G symmetric positive semi-definite) from the
+    feasible ``a`` (a copy is made); returns ``(a, iterations, converged)``.
+
+    Variables at a bound are fixed; on the free ones F the step is Newton's on the face (the
+    least-norm solution of G_FF p = −g_F) or, when g_F has a part in G_FF's null space, the
+    descent ray along that part, each taken up to the first bound it reaches (which is then
+    fixed). At a face's minimum, the fixed variable whose gradient pulls it inside hardest is
+    freed; none: optimal (every projected gradient within ``tol``).
+    """
+    a = np.clip(a, 0.0, u)
+    at0, at1 = a <= 0.0, a >= u
+    for it in range(max_iter):
+        g = G @ a + b
+        free = np.flatnonzero(~(at0 | at1))
+        p, ray = np.zeros_like(a), False
+        if free.size:
+            s2, V = np.linalg.eigh(G[np.ix_(free, free)])
+            keep = s2 > max(s2.max(), 0.0) * 1e-20  # s > 1e-10 of the largest singular value
+            V, s2 = V[:, keep], s2[keep]
+            proj = V.T @ g[free]
+            null = g[free] - V @ proj
+            ray = np.linalg.norm(null) > 1e-10 * np.linalg.norm(g[free])
+            p[free] = -null if ray else -V @ (proj / s2)
+        if not ray and np.abs(p).max(initial=0.0) <= tol * max(1.0, np.abs(a).max()):
+            pull0 = np.where(at0 & (u > 0.0), -g, -np.inf)  # at 0, g < 0 pulls inside
+            pull1 = np.where(at1 & (u > 0.0), g, -np.inf)  # at the top, g > 0 does
+            if max(pull0.max(), pull1.max()) <= tol:
+                return a, it, True
+            if pull0.max() >= pull1.max():
+                at0[np.argmax(pull0)] = False
+            else:
+                at1[np.argmax(pull1)] = False
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reach = np.where(p < 0.0, -a / p, np.where(p > 0.0, (u - a) / p, np.inf))
+        j = int(np.argmin(reach))
+        if ray and not np.isfinite(reach[j]):
+            return a, it, False  # an unbounded ray: not for G ⪰ 0 with a finite box
+        step = reach[j] if ray else min(1.0, reach[j])
+        a[free] += step * p[free]
+        if reach[j] <= step:  # the blocking variable is fixed at its bound
+            (at1 if p[j] > 0.0 else at0)[j] = True
+            a[j] = u[j] if p[j] > 0.0 else 0.0
+    return a, max_iter, False
+
+
+class BlockFinish:
+    """The finish of one binary fit: when it is due, and the finish itself."""
 
     def __init__(self, problem, loss):
         self.problem, self.loss = problem, loss
-        self.rep = None
-        self.live = None  # samples of positive weight (the QP's), None: all
-        self.spread = FIRST_SPREAD  # the full-pass spread below which a finish is tried
-        self.steps = 0  # Newton steps taken in this fit
+        n = problem.n_samples
+        c = np.ones(n) if problem.sample_weight is None else problem.sample_weight
+        self.upper = loss.box(problem.sample_weight, n)
+        self.curv = np.zeros(n)
+        self.curv[c > 0.0] = loss.kappa / c[c > 0.0]  # weight 0: a_i held at 0 by its box
+        self.done = False  # this shrinking phase has had its finish
+        self.finishes = 0
+        self.iterations = 0  # active-set iterations, every finish of the fit
 
-    def _build(self) -> None:
+    def __call__(self, state) -> int:
+        """Before a shrunk epoch: finish the active set if it is due; returns the samples
+        read (the block's rows, once)."""
+        active, n = state.active, self.problem.n_samples
+        m = int(active.size[0])
+        if m == n:
+            self.done = False  # a full pass: the next small active set gets a finish
+            return 0
+        if self.done or m > LIMIT or m == 0:
+            return 0
+        self.done = True
+        block = np.sort(active.samples[:m])
+        self._solve(state.sweep, block, state.params.lmbd_n)
+        state.sweep.grad[block] = np.nan  # the block's gradients moved: unknown until swept
+        return m
+
+    def _solve(self, sweep, block, lmbd_n: float) -> None:
         p = self.problem
-        weights = objectives.as_sample_weight(p.sample_weight, p.n_samples)
-        if weights is not None and np.all(weights == 1.0):
-            weights = None
-        if weights is not None and not weights.all():
-            self.live = np.flatnonzero(weights > 0.0)
-        self.rep = Primal(make_qp(p.X, p.y, p.lmbd, self.loss, p.bias, weights))
-
-    def due(self, sweep, spread: float) -> bool:
-        """Whether a finish is worth trying now: the last full pass's projected-gradient
-        spread at most :attr:`spread` (the partition nearly found), and Newton's solve small."""
-        if spread > self.spread:
-            return False
-        if self.problem.n_features + 1 <= MAX_SOLVE:
-            return True
-        y, upper = self.problem.y, self.loss.upper
-        a = y * sweep.dual_coef
-        return int(np.count_nonzero((a > 0.0) & (a < upper))) <= MAX_SOLVE
-
-    def __call__(self, sweep, spread: float) -> int:
-        """Newton steps from the sweep's α, in place; returns the passes over X made."""
-        if self.rep is None:
-            self._build()
-        rep, y = self.rep, self.problem.y
-        a_full = y * sweep.dual_coef
-        a = a_full if self.live is None else a_full[self.live]
-        a = np.clip(a, 0.0, rep.upper)
-        with blas_single_thread():
-            rep.refresh(a)
-            steps, cut = newton_stage(rep, a, lambda: True)
-        self.steps += steps
-        if not cut:  # the partition still far from right: wait for a smaller spread
-            self.spread = min(self.spread, spread) * RETRY
-        if self.live is None:
-            a_full = a
-        else:
-            a_full[:] = 0.0
-            a_full[self.live] = a
-        sweep.dual_coef[:] = y * a_full
-        sweep.w[:] = rep.w  # w̃(a) from scratch: rep.refresh after the last step
-        pg = projected_gradient(rep.gradient(a), a, rep.upper)
-        sweep.pg_range[0], sweep.pg_range[1] = pg.max(), pg.min()
-        return 2 * steps + 3  # refresh and gradient per step; the first refresh, two gradients
+        X = p.X[block].astype(np.float64)  # float32 rows: the products in float64
+        y = p.y[block]
+        bias = p.bias
+        K = X @ X.T
+        K = np.asarray(K.toarray() if hasattr(K, "toarray") else K, dtype=np.float64)
+        curv = self.curv[block]
+        Q = (np.outer(y, y) * (K + bias * bias)) / lmbd_n
+        w = sweep.w
+        margins = y * (np.asarray(X @ w[:-1], dtype=np.float64).ravel() + bias * w[-1])
+        a0 = y * sweep.dual_coef[block]
+        b = margins - 1.0 - Q @ a0
+        a, iterations, _ = box_qp(Q + np.diag(curv), b, a0, self.upper[block])
+        self.finishes += 1
+        self.iterations += iterations
+        coef = y * (a - a0) / lmbd_n
+        w[:-1] += np.asarray(X.T @ coef, dtype=np.float64).ravel()
+        w[-1] += bias * coef.sum()
+        sweep.dual_coef[block] = y * a

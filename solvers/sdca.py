@@ -80,7 +80,7 @@ from ._base import BaseLinearSVM
 from ._device import DEVICE_CONSTRAINT, DeviceMixin
 from ._problem import Problem
 from ._sampling import DEPRECATED_SAMPLINGS, SAMPLINGS, epoch_indices, resolve_sampling
-from ._sdca_finish import NewtonFinish
+from ._sdca_finish import BlockFinish
 from ._sdca_kernels import (
     AVERAGE,
     CYCLIC,
@@ -121,7 +121,7 @@ class _State:
     steps: int = 0  # samples processed (steps taken) so far
     swept: int = 0  # size of the set the last epoch swept (its first pass: passes only shrink)
     sgd_first: bool = False  # epoch 1 is the modified-SGD epoch (sgd_init, cold start)
-    finish: NewtonFinish | None = None  # finish=True: the exact finish of shrunk phases
+    finish: BlockFinish | None = None  # finish=True: the exact finish of small active sets
 
 
 class SDCAClassifier(DeviceMixin, BaseLinearSVM):
@@ -186,15 +186,13 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         output of the studies is defined on epochs that sweep all n samples. Turn it on to
         solve to 1e-4 or better.
     finish : bool, default=False
-        With ``shrinking``: when a shrunk phase has solved its active set, the last full
-        pass's projected-gradient spread is at most 0.1 and Newton's solve is small (the
-        free set or d + 1 at most 512), move the free coordinates together by the exact
-        engine's projected Newton steps (:mod:`solvers._sdca_finish`; timed with the
-        epoch) instead of one at a time; a finish that does not cut the KKT residual
-        tenfold makes the next wait for a spread ten times smaller. The steps taken are
-        ``newton_steps_``. Same certificate; pays where the last free samples are many
-        near-duplicates (``benchmarks/shrinking.py`` measures it). Off by default: the
-        studies' configurations and their run keys are unchanged.
+        With ``shrinking``: once per shrinking phase, when the active set has at most 64
+        samples, solve the box QP of their dual coordinates exactly, the others fixed (an
+        active-set method on the block's Gram matrix that also takes the degenerate faces
+        coordinate ascent crawls along; :mod:`solvers._sdca_finish`), before the sweeps
+        go on; timed with the epoch. Same certificate; pays where the last active samples
+        are coupled near-duplicates (``benchmarks/shrinking.py`` measures it). Off by
+        default: the studies' configurations and their run keys are unchanged.
     max_epochs : int, default=1000
         At most this many epochs (``LinearSVC``'s ``max_iter=1000``; at λ = 1/n plain SDCA
         needs a few hundred to reach ``tol=1e-5`` on standardised data).
@@ -263,8 +261,8 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
     setup_time_, setup_wall_time_ : float or ndarray of shape (n_classes,)
         CPU and wall seconds of the per-fit precomputation (squared norms; w(α) of a warm
         start), before epoch 1.
-    newton_steps_ : int or ndarray of shape (n_classes,)
-        ``finish=True`` only: the projected Newton steps of the finishes.
+    n_finishes_, finish_iterations_ : int or ndarray of shape (n_classes,)
+        ``finish=True`` only: the finishes made, and their active-set iterations in all.
     """
 
     _parameter_constraints: dict = {
@@ -409,7 +407,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
                 sampling[self._sampling()],
             )
         rows = problem.rows(np.empty(n))
-        finish = NewtonFinish(problem, params.loss) if self.finish else None
+        finish = BlockFinish(problem, params.loss) if self.finish else None
         return _State(
             problem,
             rows,
@@ -463,6 +461,8 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         """An epoch of :func:`~solvers._sdca_kernels.shrunk_epoch`, then the active set's
         bookkeeping (see ``shrinking``); timed."""
         active, n = state.active, state.problem.n_samples
+        if state.finish is not None:  # the exact finish of a small active set, if due
+            state.steps += state.finish(state)
         full = active.size[0] == n
         state.swept = int(active.size[0])
         state.steps += shrunk_epoch(
@@ -477,15 +477,11 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         pg_max, pg_min = state.sweep.pg_range
         if full:  # a full pass sets the precision of the next shrunk phase
             state.eps = UNSHRINK_RATIO * (pg_max - pg_min)
-        solved = not full and pg_max - pg_min <= state.eps
-        if active.size[0] == 0 or solved:
+        if active.size[0] == 0 or (not full and pg_max - pg_min <= state.eps):
             # every sample at a bound, or the active problem solved: a full pass next
             active.samples[:] = np.arange(n) if state.cyclic_order is None else state.cyclic_order
             active.size[0] = n
             state.sweep.grad[:] = np.nan  # gradients from before the full pass are stale
-            spread = state.eps / UNSHRINK_RATIO  # the last full pass's
-            if solved and state.finish is not None and state.finish.due(state.sweep, spread):
-                state.steps += n * state.finish(state.sweep, spread)  # a pass over X: n steps
 
     def _kkt_statistic(self, state: _State) -> float | None:
         """Shrinking: the last pass's projected-gradient range (liblinear's stopping
@@ -496,7 +492,10 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         return float(pg_max - pg_min) if pg_max >= pg_min else 0.0
 
     def _finish(self, problem: Problem, state: _State, w_out: np.ndarray) -> dict:
-        return {} if state.finish is None else {"newton_steps_": state.finish.steps}
+        if state.finish is None:
+            return {}
+        f = state.finish
+        return {"n_finishes_": f.finishes, "finish_iterations_": f.iterations}
 
     def _epoch_record(self, state: _State) -> dict:
         return {"n_active": state.swept, "n_samples_seen": state.steps}

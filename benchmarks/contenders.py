@@ -93,8 +93,9 @@ def version_of(dist: str) -> str:
 
 
 def our_solvers() -> list[Solver]:
-    """SDCA-Perm, SDCA-Perm with shrinking, and ExactSVMClassifier (the exact engine as an
-    estimator): each row a solver a user can call."""
+    """SDCA-Perm, SDCA-Perm with shrinking (with and without its exact finish), and
+    ExactSVMClassifier (the exact engine as an estimator): each row a solver a user can
+    call."""
     ours = version_of("sdca-pegasos") + "+" + git_commit()[:10]
 
     def sdca(**params) -> FitFn:
@@ -128,6 +129,12 @@ def our_solvers() -> list[Solver]:
         Solver(
             "SDCA-Perm + shrinking (ours)",
             fit=sdca(shrinking=True),
+            iter_name="max_epochs",
+            **common,
+        ),
+        Solver(
+            "SDCA-Perm + shrinking + finish (ours)",
+            fit=sdca(shrinking=True, finish=True),
             iter_name="max_epochs",
             **common,
         ),

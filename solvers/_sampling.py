@@ -136,7 +136,7 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 @njit(cache=True)
 def splitmix64(state):
     """``(next state, 64 random bits)`` of SplitMix64: the generator of the passes that SDCA's
-    shrinking draws inside its kernel (:func:`solvers._sdca_kernels.shrunk_epoch`), seeded
+    shrinking draws inside its kernel (:func:`solvers._sdca_shrinking.shrunk_epoch`), seeded
     by the driver's ``numpy.random.Generator`` once per epoch. ``state`` : an integer, read
     as uint64."""
     state = np.uint64(state) + _GOLDEN

@@ -1,6 +1,6 @@
-r"""The kernels of :mod:`solvers.sdca`: one SDCA epoch, one epoch with shrinking (passes over
-an active set that shrinks after each, :func:`shrunk_epoch`) and the modified-SGD first
-epoch, each written once over the row-access layer of :mod:`solvers._kernels`.
+r"""The kernels of :mod:`solvers.sdca`: one SDCA epoch and the modified-SGD first epoch, each
+written once over the row-access layer of :mod:`solvers._kernels`, and :func:`sdca_sweep`,
+the pass that the shrinking epoch (:mod:`solvers._sdca_shrinking`) also makes.
 
 Dense rows are swept four samples at a time (:func:`sweep_blocks`: one pass over a block's
 rows gives its scores and pairwise products, :func:`solvers._kernels.gram4`); CSR rows one
@@ -38,7 +38,6 @@ from ._kernels import (
     update_gram4,
     weight_of,
 )
-from ._sampling import uniform_below
 from .losses import HINGE, Loss
 
 # Output modes shared by the kernels.
@@ -62,14 +61,6 @@ _W_AHEAD = 2
 #: cache line, y, ‖x̃‖², α, G). Measured on skin (245,057 × 3, one epoch, CPU time on a
 #: loaded 2-core machine): 8.1–8.9 ms without, 5.8 ms at 8 ahead, 5.6 ms at 16.
 _DENSE_AHEAD = 16
-
-#: Shrinking restores every sample once the active set's projected-gradient range is below
-#: this fraction of the range of the last full pass.
-UNSHRINK_RATIO = 0.1
-
-#: Projected gradients within this of 0 count as 0 in the shrinking thresholds (liblinear's
-#: constant): an interior coordinate's gradient is 0 up to rounding after its own step.
-PG_ZERO = 1e-12
 
 # Per-block helpers inlined into the sweeps: a call with up to 13 array arguments costs more
 # than the arithmetic on short rows.
@@ -317,7 +308,7 @@ def _prefetch_sample(rows, sweep, i):
 
 @njit(cache=True, fastmath=FASTMATH)
 def _sweep_two_pass(rows, sweep, params, indices, t_start):
-    """:func:`_sdca_sweep` for short rows: per block, one pass for the scores and products,
+    """:func:`sdca_sweep` for short rows: per block, one pass for the scores and products,
     then one for w's update. The samples ``_DENSE_AHEAD`` steps ahead are prefetched (rows
     visited in a random order: on small d each step is bound by memory latency, not by its
     arithmetic)."""
@@ -364,7 +355,7 @@ def _sweep_two_pass(rows, sweep, params, indices, t_start):
 
 @njit(cache=True, fastmath=FASTMATH)
 def _sweep_fused(rows, sweep, params, indices, t_start):
-    """:func:`_sdca_sweep` for long rows: w's update by a block is made in the same pass
+    """:func:`sdca_sweep` for long rows: w's update by a block is made in the same pass
     that computes the next block's scores and products against the updated w
     (:func:`solvers._kernels.update_gram4`), so that the rows just read are applied from
     cache while the next four stream in; a row whose step was 0 is not read again."""
@@ -556,12 +547,12 @@ def sweep_csr(rows, sweep, params, indices, t_start):
     sweep.pg_range[1] = pg_min
 
 
-def _sdca_sweep(rows, sweep, params, indices, t_start):
+def sdca_sweep(rows, sweep, params, indices, t_start):
     """One SDCA pass over ``indices``, in place: :func:`sweep_blocks` for dense rows,
     :func:`sweep_csr` for CSR rows, chosen when the caller compiles (kernels only)."""
 
 
-@overload(_sdca_sweep, jit_options={"fastmath": FASTMATH})
+@overload(sdca_sweep, jit_options={"fastmath": FASTMATH})
 def _sdca_sweep_impl(rows, sweep, params, indices, t_start):
     if is_csr_rows(rows):
         return lambda rows, sweep, params, indices, t_start: sweep_csr(
@@ -574,7 +565,7 @@ def _sdca_sweep_impl(rows, sweep, params, indices, t_start):
 
 @njit(cache=True, fastmath=FASTMATH)
 def sdca_epoch(rows, sweep, params, indices, t_start, sweep_len, eps_stop):
-    """One SDCA epoch: consecutive passes (:func:`_sdca_sweep`) of ``sweep_len`` entries of
+    """One SDCA epoch: consecutive passes (:func:`sdca_sweep`) of ``sweep_len`` entries of
     ``indices`` each, stopping after the first pass whose projected-gradient range
     ``pg_range[0] - pg_range[1]`` is at most ``eps_stop``. Returns the number of steps made.
 
@@ -582,13 +573,13 @@ def sdca_epoch(rows, sweep, params, indices, t_start, sweep_len, eps_stop):
     ``eps_stop = -inf``); with it, ``indices`` holds several passes over the active samples
     and the epoch ends once they are solved to ``eps_stop``. ``pg_range`` and ``grad`` are
     those of the last pass (``grad`` of earlier passes where a sample was not revisited).
-    Other arguments as in :func:`_sdca_sweep`.
+    Other arguments as in :func:`sdca_sweep`.
     """
     m = indices.shape[0]
     done = 0
     while done < m:
         end = min(done + sweep_len, m)
-        _sdca_sweep(rows, sweep, params, indices[done:end], t_start + done)
+        sdca_sweep(rows, sweep, params, indices[done:end], t_start + done)
         done = end
         if done < m and sweep.pg_range[0] - sweep.pg_range[1] <= eps_stop:
             break
@@ -632,110 +623,6 @@ def sgd_init_epoch(rows, sweep, params, indices):
     scale = 1.0 / (lmbd * n)
     for k in range(d + 1):
         w[k] *= scale
-
-
-#: How a shrinking epoch orders each pass over the active set (:class:`ActiveSet`).
-PERMUTATION, IID, CYCLIC = 0, 1, 2
-
-
-class ActiveSet(NamedTuple):
-    """The active set of a shrinking fit, as :func:`shrunk_epoch` takes it (in place).
-
-    Attributes
-    ----------
-    samples : ndarray of shape (n_samples,), int64
-        ``samples[:size[0]]`` are the active samples, in their base order (0..n-1, or the
-        cyclic order): the survivors of each shrink are compacted to the front in order.
-    order : ndarray of shape (n_samples,), int64, out
-        The epoch's steps, pass after pass: its first ``steps`` entries (the number
-        :func:`shrunk_epoch` returns) are the samples it visited, in order.
-    size : ndarray of shape (1,), int64, in/out
-        The number of active samples.
-    sampling : int
-        :data:`PERMUTATION` (each pass a fresh random permutation of the active samples),
-        :data:`IID` (as many i.i.d. uniform draws among them) or :data:`CYCLIC` (them, in
-        their base order).
-    """
-
-    samples: np.ndarray
-    order: np.ndarray
-    size: np.ndarray
-    sampling: int
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _next_pass(rows, sweep, loss, active, m, start, shrink, draw, state):
-    """The shrink after a pass and the draw of the next one, in one loop over the active set.
-
-    With ``shrink``, every sample of ``samples[:m]`` held at a bound by its gradient leaves
-    (:func:`solvers.losses.stays_active`; G_i from ``sweep.grad``, NaN: unknown, never
-    removed), against the thresholds of the pass just made (``sweep.pg_range``, a projected
-    gradient within ``PG_ZERO`` of 0 counting as 0); the survivors are compacted to the front
-    in order and, for i.i.d. passes, their gradients forgotten (NaN: the next pass may not
-    visit them all). With ``draw``, the next pass is written to ``order[start:start + k]``:
-    a permutation of the k survivors (Durstenfeld's "inside-out" Fisher–Yates, built as they
-    are found), k i.i.d. draws among them, or them in order. Returns ``(k, state)``, the
-    generator's state (:func:`solvers._sampling.uniform_below`) advanced.
-    """
-    samples, order, sampling = active.samples, active.order, active.sampling
-    y, dual_coef, grad = rows.y, sweep.dual_coef, sweep.grad
-    upper = sweep.pg_range[0] if sweep.pg_range[0] > PG_ZERO else np.inf
-    lower = sweep.pg_range[1] if sweep.pg_range[1] < -PG_ZERO else -np.inf
-    k = 0
-    for p in range(m):
-        i = samples[p]
-        if shrink:
-            c = weight_of(rows.weights, i)
-            if not losses.stays_active(loss, y[i] * dual_coef[i], grad[i], upper, lower, c):
-                continue
-            if sampling == IID:
-                grad[i] = np.nan
-        samples[k] = i
-        if draw and sampling == PERMUTATION:  # order[start:start + k + 1], uniformly shuffled
-            state, j = uniform_below(state, k + 1)
-            order[start + k] = order[start + j]
-            order[start + j] = i
-        elif draw and sampling == CYCLIC:
-            order[start + k] = i
-        k += 1
-    if draw and sampling == IID:
-        for p in range(k):
-            state, j = uniform_below(state, k)
-            order[start + p] = samples[j]
-    return k, state
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def shrunk_epoch(rows, sweep, params, active, t_start, seed, eps_stop):
-    """One epoch of SDCA with shrinking: passes over the active set, each shrinking it.
-
-    Each pass sweeps the active set in the order :class:`ActiveSet` ``sampling`` asks for
-    (drawn here from ``seed``, :func:`solvers._sampling.splitmix64`), records every sample's
-    gradient after its step (``sweep.grad``) and the pass's projected-gradient range
-    (``sweep.pg_range``); then the samples that range shows held at a bound leave, and the
-    next pass is drawn over the survivors in the same loop (:func:`_next_pass`). The epoch
-    ends after the first pass whose range is at most ``eps_stop`` (the active problem is
-    solved: the caller restores every sample), when no sample is left, or when the next pass
-    might take the epoch past n steps (the last shrink is still made). Costs
-    O(steps · nnz per row + passes · |A|), nothing of order n unless |A| is. Returns the
-    number of steps; ``active.order[:steps]`` holds them, ``active.size`` the active set's
-    new size. Other arguments as in :func:`sdca_epoch`; ``seed`` : int.
-    """
-    budget = active.samples.shape[0]
-    m = active.size[0]
-    _, state = _next_pass(rows, sweep, params.loss, active, m, 0, False, True, np.uint64(seed))
-    done = 0
-    while True:
-        _sdca_sweep(rows, sweep, params, active.order[done : done + m], t_start + done)
-        done += m
-        if sweep.pg_range[0] - sweep.pg_range[1] <= eps_stop:
-            break
-        fits = done + m <= budget
-        m, state = _next_pass(rows, sweep, params.loss, active, m, done, True, fits, state)
-        if m == 0 or not fits:
-            break
-    active.size[0] = m
-    return done
 
 
 def kernel_inputs(X, y, lmbd: float, *, lmbd_n: float | None = None, shrinking=False):

@@ -36,7 +36,7 @@ after its step and each pass the range :math:`[\underline m, \overline M]` of th
 :math:`G_i < \underline m` (:math:`\overline M \le 10^{-12}`: :math:`+\infty`;
 :math:`\underline m \ge -10^{-12}`: :math:`-\infty`): it sits at a bound with a margin
 larger than any violation of the pass. An epoch (one call of
-:func:`solvers._sdca_kernels.shrunk_epoch`) makes passes over the active set :math:`A`, each
+:func:`solvers._sdca_shrinking.shrunk_epoch`) makes passes over the active set :math:`A`, each
 over the survivors of the one before — a fresh permutation of them, :math:`|A|` i.i.d.
 draws among them, or them in the cyclic order — while the next pass fits in :math:`n` steps
 (so the driver's per-epoch work — gap, callback — stays once per about :math:`n` steps); it
@@ -83,22 +83,17 @@ from ._sampling import DEPRECATED_SAMPLINGS, SAMPLINGS, epoch_indices, resolve_s
 from ._sdca_finish import BlockFinish
 from ._sdca_kernels import (
     AVERAGE,
-    CYCLIC,
-    IID,
     LAST,
-    PERMUTATION,
     RANDOM,
-    UNSHRINK_RATIO,
-    ActiveSet,
     Params,
     Sweep,
     kernel_inputs,
     sdca_epoch,
     sgd_init_epoch,
-    shrunk_epoch,
     sweep_blocks,
     sweep_samples,
 )
+from ._sdca_shrinking import CYCLIC, IID, PERMUTATION, UNSHRINK_RATIO, ActiveSet, shrunk_epoch
 from .losses import Loss
 
 #: The kernels, public for benchmarks that time their arithmetic alone
@@ -431,7 +426,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         """The epoch's index array; with shrinking (after an SGD first epoch), the seed of
-        the passes that :func:`~solvers._sdca_kernels.shrunk_epoch` draws (one int64)."""
+        the passes that :func:`~solvers._sdca_shrinking.shrunk_epoch` draws (one int64)."""
         n = state.problem.n_samples
         if epoch == 1 and state.sgd_first:
             return state.cyclic_order if self._sampling() == "cyclic" else rng.permutation(n)
@@ -458,7 +453,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
 
     @staticmethod
     def _shrunk_epoch(state: _State, seed: int) -> None:
-        """An epoch of :func:`~solvers._sdca_kernels.shrunk_epoch`, then the active set's
+        """An epoch of :func:`~solvers._sdca_shrinking.shrunk_epoch`, then the active set's
         bookkeeping (see ``shrinking``); timed."""
         active, n = state.active, state.problem.n_samples
         if state.finish is not None:  # the exact finish of a small active set, if due

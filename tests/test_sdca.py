@@ -427,7 +427,8 @@ _FIT_IN_A_FRESH_PROCESS = textwrap.dedent(
     import numpy as np
     import scipy.sparse as sp
     from solvers import SDCAClassifier
-    from solvers._sdca_kernels import sdca_epoch, shrunk_epoch
+    from solvers._sdca_kernels import sdca_epoch
+    from solvers._sdca_shrinking import shrunk_epoch
     rng = np.random.default_rng(7)
     X = rng.standard_normal((240, 13))
     y = np.where(X[:, 0] + 0.5 * rng.standard_normal(240) > 0, 1.0, -1.0)

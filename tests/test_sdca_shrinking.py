@@ -12,6 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from solvers import SDCAClassifier, objectives
 from solvers import _sdca_kernels as sdca_kernels
+from solvers import _sdca_shrinking as sdca_shrinking
 from solvers import sdca as sdca_module
 from tests.conftest import gaussian_problem, real_problem, stochastic_expected_failures
 from tests.reference import sdca_shrinking_reference
@@ -207,12 +208,12 @@ def copy_sweep(sweep):
     return sdca_kernels.Sweep(*(None if a is None else a.copy() for a in sweep))
 
 
-def active_set(n, samples, sampling=sdca_kernels.PERMUTATION):
+def active_set(n, samples, sampling=sdca_shrinking.PERMUTATION):
     """An ActiveSet with ``samples`` active, every unused entry a sentinel (-7)."""
     buffer = np.full(n, -7, dtype=np.int64)
     buffer[: len(samples)] = samples
     order = np.full(n, -7, dtype=np.int64)
-    return sdca_kernels.ActiveSet(buffer, order, np.array([len(samples)]), sampling)
+    return sdca_shrinking.ActiveSet(buffer, order, np.array([len(samples)]), sampling)
 
 
 def old_scan(rows, sweep, samples):
@@ -243,7 +244,7 @@ def test_each_pass_is_drawn_from_exactly_the_active_samples_by_the_seed(sampling
 
     def first_pass(seed):
         active = active_set(n, samples, code)
-        steps = sdca_kernels.shrunk_epoch(
+        steps = sdca_shrinking.shrunk_epoch(
             rows, copy_sweep(sweep0), params, active, 0, seed, np.inf
         )  # eps_stop = inf: the epoch ends after its first pass
         assert steps == m and active.size[0] == m
@@ -278,7 +279,7 @@ def test_the_folded_shrink_removes_exactly_what_the_old_scan_removed():
     m = samples.shape[0]
     active = active_set(n, samples)
     sweep = copy_sweep(sweep0)
-    steps = sdca_kernels.shrunk_epoch(rows, sweep, params, active, 0, 7, -np.inf)
+    steps = sdca_shrinking.shrunk_epoch(rows, sweep, params, active, 0, 7, -np.inf)
     cut = passes_of(active.order[:steps], m)
     assert len(cut) >= 2
     again = copy_sweep(sweep0)  # the first pass again, then the old scan
@@ -300,7 +301,7 @@ def test_a_shrunk_epoch_works_on_the_active_samples_only(record_fit):
     sweep.grad[np.setdiff1d(np.arange(n), samples)] = -123.0  # sentinels
     grad_before, alpha_before = sweep.grad.copy(), sweep.dual_coef.copy()
     active = active_set(n, samples)
-    steps = sdca_kernels.shrunk_epoch(rows, sweep, params, active, 0, 5, np.inf)
+    steps = sdca_shrinking.shrunk_epoch(rows, sweep, params, active, 0, 5, np.inf)
     assert steps == 60  # one pass (eps_stop = inf): 60 steps
     assert np.all(active.order[60:] == -7) and np.all(active.samples[60:] == -7)
     others = np.setdiff1d(np.arange(n), samples)
@@ -309,7 +310,7 @@ def test_a_shrunk_epoch_works_on_the_active_samples_only(record_fit):
     assert not np.array_equal(sweep.dual_coef[samples], alpha_before[samples])
     # a whole epoch (passes until n steps): every step on the active samples
     active = active_set(n, samples)
-    steps = sdca_kernels.shrunk_epoch(rows, copy_sweep(sweep0), params, active, 0, 5, -np.inf)
+    steps = sdca_shrinking.shrunk_epoch(rows, copy_sweep(sweep0), params, active, 0, 5, -np.inf)
     assert n - 60 < steps <= n and set(active.order[:steps].tolist()) <= set(samples.tolist())
     assert np.all(active.samples[60:] == -7)
     # the driver's draw for a shrunk epoch is one seed

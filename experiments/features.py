@@ -44,7 +44,12 @@ SKIN_REPORT = "beyond_features_skin"
 
 #: Blood representations of the λ study: label -> (dataset, options).
 PATH_DATASETS = {"blood PCA-40": ("blood", {"pca": 40}), "blood raw crops": ("blood", {})}
-PATH_CONFIGS = {"SDCA": {}, "SDCA + shrinking": {"shrinking": True}}
+#: The solvers of the path: each an estimator a user calls (the finish: issue 32 item 2).
+PATH_CONFIGS = {
+    "SDCA": {},
+    "SDCA + shrinking": {"shrinking": True},
+    "SDCA + shrinking + finish": {"shrinking": True, "finish": True},
+}
 #: The relative duality gap every λ of a path is fitted to.
 PATH_REL_GAP = 1e-6
 

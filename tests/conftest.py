@@ -170,6 +170,11 @@ def stochastic_expected_failures(estimator) -> dict:
                 "partial_fit refuses lmbd='auto' (1/n of a stream it sees one chunk at a time) "
                 "by design: tests/test_weights.py::test_partial_fit_rules"
             )
+    if getattr(estimator, "finish", False):  # SDCA's exact finish solves these small
+        # problems within 50 epochs (deterministic): the checks pass
+        del failures["check_sample_weight_equivalence_on_dense_data"]
+        del failures["check_sample_weight_equivalence_on_sparse_data"]
+        del failures["check_class_weight_classifiers"]
     if getattr(estimator, "batch_size", 1) > 5:  # the check's problem has 5 samples
         failures["check_class_weight_balanced_linear_classifier"] = (
             "its 5 samples are fewer than batch_size: refused with a ValueError by design"

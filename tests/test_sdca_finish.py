@@ -171,25 +171,9 @@ def test_finish_without_shrinking_is_refused():
         SDCAClassifier(finish=True).fit(X, y)
 
 
-#: Checks expected to fail for the epoch-based estimators (conftest's reasons) that pass with
-#: the finish, which solves these small problems exactly within 50 epochs (deterministic).
-_CONVERGED_BY_THE_FINISH = (
-    "check_sample_weight_equivalence_on_dense_data",
-    "check_sample_weight_equivalence_on_sparse_data",
-    "check_class_weight_classifiers",
-)
-
-
-def _expected_failures(estimator) -> dict:
-    failures = stochastic_expected_failures(estimator)
-    for check in _CONVERGED_BY_THE_FINISH:
-        del failures[check]
-    return failures
-
-
 @parametrize_with_checks(
     [SDCAClassifier(shrinking=True, finish=True, tol=0, max_epochs=50, random_state=0)],
-    expected_failed_checks=_expected_failures,
+    expected_failed_checks=stochastic_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

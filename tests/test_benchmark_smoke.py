@@ -172,7 +172,10 @@ def test_lambda_path_benchmark_compares_warm_and_cold_on_a_tiny_problem(monkeypa
     table = bench.main(argv)
     rows = pd.read_parquet(tmp_path / "lambda_path.parquet")
     assert rows["reached"].all() and (rows["rel_gap"] <= 1e-6).all()
-    assert set(rows["mode"]) == {"warm", "cold"} and len(rows) == 2 * 2 * 5
+    from experiments.features import PATH_CONFIGS
+
+    assert set(rows["config"]) == set(PATH_CONFIGS) and set(rows["mode"]) == {"warm", "cold"}
+    assert len(rows) == len(PATH_CONFIGS) * 2 * 5  # configs × modes × λ
     for r in table.itertuples(index=False):
         mine = rows[(rows.config == r.config) & (rows["mode"] == "warm")]
         assert r[2] == pytest.approx(mine.cpu_seconds.sum())

@@ -24,6 +24,7 @@ import json
 import math
 import multiprocessing
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -227,7 +228,12 @@ def fit_capped(solver: Solver, X, y, lmbd: float, tol: float, cap: float):
             send.send(("error", f"{type(exc).__name__}: {exc}"))
 
     proc = ctx.Process(target=child, daemon=True)
-    proc.start()
+    with warnings.catch_warnings():
+        # Python ≥ 3.12 warns that fork() in a threaded process may deadlock the child; the
+        # child here only runs the peer's fit and sends its result (a deadlock would be
+        # killed at the cap like a slow fit)
+        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+        proc.start()
     send.close()  # the child's end only: a child that dies unannounced is an EOFError
     try:
         if not receive.poll(cap):

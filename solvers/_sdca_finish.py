@@ -23,12 +23,16 @@ solution (w̃ by the block's change alone: O(nnz(X_A))) and the sweep goes on; t
 pass checks the partition, and the stopping test certifies as always.
 
 A finish is part of the timed update (it is the solver's work); it depends only on the
-state, so the same seed gives the same bits.
+state and runs its linear algebra on one BLAS thread (:func:`solvers.exact.
+blas_single_thread`, as the engine), so the same seed gives the same bits on any machine's
+core count.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from .exact import blas_single_thread
 
 #: The largest active set given a finish (its eigendecompositions are |F| × |F|, |F| ≤ |A|).
 LIMIT = 64
@@ -109,7 +113,8 @@ class BlockFinish:
             return 0
         self.done = True
         block = np.sort(active.samples[:m])
-        self._solve(state.sweep, block, state.params.lmbd_n)
+        with blas_single_thread():
+            self._solve(state.sweep, block, state.params.lmbd_n)
         state.sweep.grad[block] = np.nan  # the block's gradients moved: unknown until swept
         return m
 

@@ -60,6 +60,20 @@ def test_finish_reaches_the_exact_engines_optimum(loss, gamma, bias, sparse, mon
     assert cert["dual"] <= ref.primal + 1e-12 and ref.dual <= cert["primal"] + 1e-12
 
 
+@pytest.mark.parametrize("sgd_init", [False, True])
+@pytest.mark.parametrize("sampling", ["permutation", "iid", "cyclic"])
+def test_finish_under_every_sampling_reaches_the_optimum(sampling, sgd_init):
+    """The finish sits in front of every shrunk epoch whatever orders its passes (a fresh
+    permutation, i.i.d. draws that forget gradients, the cyclic order) and after an SGD
+    first epoch: the fit certifies the exact engine's optimum and the finish ran."""
+    X, y = near_duplicates(seed=4)
+    lmbd = 1.0 / X.shape[0]
+    ours = fit(X, y, sampling=sampling, sgd_init=sgd_init, bias_multiplier=0.0)
+    assert ours.converged_ and ours.duality_gap_ <= TOL and ours.n_finishes_ > 0
+    ref = solve_exact(X, y, lmbd, tol=1e-13)
+    assert np.linalg.norm(ours.coef_.ravel() - ref.w[:-1]) <= np.sqrt(2 * TOL / lmbd) + 1e-6
+
+
 def test_finish_with_weights_of_zero_and_class_weight():
     """Samples of weight 0 are outside the engine's QP: their α stays 0, and the optimum is
     the weighted problem's."""

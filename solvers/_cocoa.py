@@ -1,10 +1,14 @@
 r"""The worker side of :class:`solvers.distributed.DaskSVMClassifier`: a block of rows and
 its dual variables, one CoCoA+ round on it, its share of the certificate, its checkpoint.
 
-Every function here runs inside a dask task on the worker that holds the block, takes the
-block's state and returns a *new* state (dask's results are immutable: a retried or
-recomputed task must see the state it was given), so a block's state is a chain of
+Every function here runs inside a dask task on the worker that holds a row chunk, takes
+the chunk's state and returns a *new* state (dask's results are immutable: a retried or
+recomputed task must see the state it was given), so a chunk's state is a chain of
 futures, one per round, that never leaves its worker; only the d-sized vectors travel.
+The chunk's rows live in one key of their own (:class:`BlockData`), apart from the state,
+so that dask can spill them to disk and read them back for each task that needs them: a
+block of several chunks (``n_blocks``) makes its local pass one chunk at a time, v going
+from one chunk's task to the next, and never needs all its rows in memory at once.
 
 The local subproblem (Ma et al. 2015, Smith et al. JMLR 2018, with adding: γ = 1,
 σ' = K blocks). With :math:`\tilde w = \frac{1}{\lambda n}\sum_i \alpha_i\tilde x_i` (n the
@@ -39,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import objectives
+from ._kernels import kernel_rows
 from .losses import Loss
 from .sdca import kernel_inputs, sdca_epoch_kernel
 
@@ -56,37 +61,70 @@ class BlockData:
     def n_samples(self) -> int:
         return self.X.shape[0]
 
+    def __sizeof__(self) -> int:
+        """Bytes held (what dask's ``sizeof`` reads to decide what to spill to disk: a
+        dataclass would otherwise weigh as its few pointers and never leave memory)."""
+        return _nbytes(self.X, self.labels, self.sample_weight)
+
 
 @dataclass(frozen=True)
 class BlockState:
-    """One block's part of a binary problem between two rounds.
+    """One row chunk's part of a binary problem between two rounds, without its rows:
+    those stay in the chunk's one :class:`BlockData` key, which dask may spill to disk,
+    and each task that needs them takes that key as an argument.
 
     Attributes
     ----------
     index : int
-        The block's position k among the K blocks.
-    rows, sweep, params :
-        What :func:`solvers.sdca.sdca_epoch_kernel` takes: the rows (y ±1, ‖x̃‖², c_i, B),
-        the sweep (``sweep.dual_coef``: the block's α, signed; ``sweep.w``: scratch for v)
-        and the scalars (``lmbd_n`` = λn/σ').
+        The chunk's position among the row chunks.
+    y, sq_norms, weights, bias :
+        What :func:`solvers._kernels.kernel_rows` takes besides X: labels ±1, ‖x̃_i‖²,
+        c_i (or None), B.
+    sweep, params :
+        What :func:`solvers.sdca.sdca_epoch_kernel` takes besides the rows
+        (``sweep.dual_coef``: the chunk's α, signed; ``sweep.w``: scratch for v) and the
+        scalars (``lmbd_n`` = λn/σ').
     rng : numpy.random.Generator
-        The block's own stream (its permutations).
+        The chunk's own stream (its permutations).
     steps : int
         Coordinate steps made so far.
     v : ndarray of shape (n_features + 1,)
-        The local iterate after the last round (what the driver reads).
+        The local iterate after the chunk's last pass (what the next chunk of the block, or
+        the driver, reads).
     cpu : float
-        CPU seconds of the last round's local passes.
+        CPU seconds of the block's local passes this round up to and including this chunk's.
     """
 
     index: int
-    rows: object
+    y: np.ndarray
+    sq_norms: np.ndarray
+    weights: np.ndarray | None
+    bias: float
     sweep: object
     params: object
     rng: np.random.Generator
     steps: int = 0
     v: np.ndarray | None = None
     cpu: float = 0.0
+
+    def rows(self, data: BlockData):
+        """The kernels' rows: the chunk's X with this state's y, ‖x̃‖², c and B."""
+        return kernel_rows(data.X, self.y, self.sq_norms, self.weights, self.bias)
+
+    def __sizeof__(self) -> int:
+        """Bytes held (dask's ``sizeof``; see :meth:`BlockData.__sizeof__`)."""
+        return _nbytes(self.y, self.sq_norms, self.weights, self.v, *self.sweep)
+
+
+def _nbytes(*arrays) -> int:
+    """Bytes of the arrays (dense or scipy.sparse; None counts 0)."""
+    total = 0
+    for a in arrays:
+        if sp.issparse(a):
+            total += a.data.nbytes + a.indices.nbytes + a.indptr.nbytes
+        elif isinstance(a, np.ndarray):
+            total += a.nbytes
+    return total
 
 
 def block_data(X, labels, sample_weight=None) -> BlockData:
@@ -152,55 +190,66 @@ def init_block(
     rng: np.random.Generator,
     init_alpha=None,
 ) -> BlockState:
-    """The block's state at the start of a fit: α = 0, or ``init_alpha`` (a warm start, a
+    """The chunk's state at the start of a fit: α = 0, or ``init_alpha`` (a warm start, a
     checkpoint) clipped to the loss's box."""
     X = data.X
     y = np.where(data.labels == positive, 1.0, -1.0)
-    rows, sweep, params = kernel_inputs(X, y, lmbd, lmbd_n=lmbd_n_local)
+    _, sweep, params = kernel_inputs(X, y, lmbd, lmbd_n=lmbd_n_local)
     weights = problem_weights(data, positive, class_weights, two)
-    rows = rows._replace(
-        sq_norms=objectives.row_sq_norms(X, bias), weights=weights, bias=float(bias)
-    )
     params = params._replace(loss=loss)
     if init_alpha is not None:
         box = loss.box(weights, X.shape[0])
         a = np.clip(y * np.asarray(init_alpha, dtype=np.float64), 0.0, box)
         sweep.dual_coef[:] = y * a
-    return BlockState(index, rows, sweep, params, rng)
+    sq_norms = objectives.row_sq_norms(X, bias)
+    return BlockState(index, y, sq_norms, weights, float(bias), sweep, params, rng)
 
 
-def local_round(state: BlockState, w: np.ndarray, local_epochs: int) -> BlockState:
-    """``local_epochs`` SDCA passes over the block's rows (each a fresh permutation of them,
-    drawn from the block's stream) on its local subproblem, from v = w; returns the new
-    state, whose ``v`` is the local iterate at the end (module docstring)."""
+def local_round(
+    state: BlockState, data: BlockData, carry: tuple[np.ndarray, float], local_epochs: int
+) -> BlockState:
+    """``local_epochs`` SDCA passes over the chunk's rows (each a fresh permutation of them,
+    drawn from the chunk's stream) on the block's local subproblem, from v and the CPU
+    seconds ``carry`` holds (the driver's (w, 0) for a block's first chunk of a round, the
+    previous chunk's :func:`local_result` after it); returns the new state, whose ``v`` is
+    the local iterate at the end (module docstring)."""
+    v, cpu = carry
     rng = copy.deepcopy(state.rng)  # never advance the input's stream (a retried task)
     sweep = state.sweep._replace(
-        w=np.array(w, dtype=np.float64), dual_coef=state.sweep.dual_coef.copy()
+        w=np.array(v, dtype=np.float64), dual_coef=state.sweep.dual_coef.copy()
     )
+    rows = state.rows(data)
     n = sweep.dual_coef.shape[0]
     steps = state.steps
-    cpu = 0.0
     for _ in range(local_epochs):
         indices = rng.permutation(n)
         t = time.process_time()
         steps += sdca_epoch_kernel(
-            state.rows, sweep, state.params, indices, steps, indices.shape[0], -np.inf
+            rows, sweep, state.params, indices, steps, indices.shape[0], -np.inf
         )
         cpu += time.process_time() - t
     return replace(state, sweep=sweep, rng=rng, steps=steps, v=sweep.w, cpu=cpu)
 
 
 def local_result(state: BlockState) -> tuple[np.ndarray, float]:
-    """What the driver reads after a round: v_end and the round's CPU seconds."""
+    """What the next chunk of the block, or the driver after its last, reads: v and the
+    block's CPU seconds this round so far."""
     return state.v, state.cpu
 
 
-def block_certificate(state: BlockState, data: BlockData, w: np.ndarray, loss: Loss):
-    """The block's :class:`solvers.objectives.CertificateSums` at (w, α_k)."""
-    rows = state.rows
-    return objectives.certificate_sums(
-        data.X, rows.y, w, state.sweep.dual_coef, loss, rows.bias, rows.weights
+def block_certificate(
+    state: BlockState,
+    data: BlockData,
+    w: np.ndarray,
+    loss: Loss,
+    previous: objectives.CertificateSums | None = None,
+):
+    """The chunk's :class:`solvers.objectives.CertificateSums` at (w, α_k), merged with
+    those of the block's chunks before it (``previous``) when given."""
+    sums = objectives.certificate_sums(
+        data.X, state.y, w, state.sweep.dual_coef, loss, state.bias, state.weights
     )
+    return sums if previous is None else objectives.merge_sums(previous, sums)
 
 
 def block_alpha(state: BlockState) -> np.ndarray:

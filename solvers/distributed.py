@@ -120,6 +120,14 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
     gamma : float, default=1.0
         Smoothing of ``smooth_hinge``.
+    n_blocks : int or None, default=None
+        K, the blocks of CoCoA+ (σ' = K). None: every row chunk of X is a block. An int:
+        the row chunks, in order, are grouped into K consecutive blocks of as equal a
+        number of chunks as can be, each block's chunks placed on one worker when there are
+        enough; a block's local pass visits its chunks one at a time (their order drawn
+        from the block's stream each pass, each chunk's rows in a permutation of its own
+        stream), so a block needs only one chunk in memory at a time and the rest may be
+        spilled to disk: data larger than the workers' memory, with few blocks.
     local_epochs : int, default=1
         SDCA passes of each block over its rows per round.
     max_rounds : int, default=200
@@ -159,15 +167,18 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     round_times_, round_cpu_times_ : ndarray or list of them
         Wall seconds of each round, and CPU seconds of its local passes (all blocks).
     n_blocks_ : int
+        K.
     bytes_per_round_ : int
-        Bytes of the vectors a round moves between the driver and the blocks
-        (w to each block and v_k back: 2·K·(d + 1)·8).
+        Bytes of the vectors a round moves between the driver and the blocks, at most:
+        w to each block, v from each chunk to the next of its block and v_k back,
+        (n_chunks + K)·(d + 1)·8 (2·K·(d + 1)·8 when every chunk is a block).
     """
 
     _parameter_constraints: dict = {
         "lmbd": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "loss": [StrOptions({"hinge", "smooth_hinge", "squared_hinge"})],
         "gamma": [Interval(Real, 0, None, closed="left")],
+        "n_blocks": [Interval(Integral, 1, None, closed="left"), None],
         "local_epochs": [Interval(Integral, 1, None, closed="left")],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -187,6 +198,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         *,
         loss="hinge",
         gamma=1.0,
+        n_blocks=None,
         local_epochs=1,
         max_rounds=200,
         tol=1e-6,
@@ -202,6 +214,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.lmbd = lmbd
         self.loss = loss
         self.gamma = gamma
+        self.n_blocks = n_blocks
         self.local_epochs = local_epochs
         self.max_rounds = max_rounds
         self.tol = tol
@@ -246,7 +259,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 sample_weight = sample_weight.rechunk((X.chunks[0],))
         sizes = [int(c) for c in X.chunks[0]]
         n, d = int(X.shape[0]), int(X.shape[1])
-        data = self._persist_blocks(client, X, y, sample_weight)
+        groups = self._groups(len(sizes))
+        data = self._persist_blocks(client, X, y, sample_weight, groups)
         self.n_features_in_ = d
         previous = getattr(self, "classes_", None)
         classes, counts = self._classes(client, data, sample_weight is not None)
@@ -263,6 +277,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 self._fit_problem(
                     client,
                     data,
+                    groups,
                     sizes,
                     d,
                     j,
@@ -276,22 +291,50 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             )
         self._store(client, fits, sizes)
         self.lmbd_ = lmbd
-        self.n_blocks_ = len(sizes)
-        self.bytes_per_round_ = 2 * len(sizes) * (d + 1) * 8
+        self.n_blocks_ = len(groups)
+        self.bytes_per_round_ = (len(sizes) + len(groups)) * (d + 1) * 8
         return self
 
-    def _persist_blocks(self, client, X, y, sample_weight) -> list:
-        """One future per block, a :class:`solvers._cocoa.BlockData` on a worker."""
+    def _groups(self, n_chunks: int) -> list[list[int]]:
+        """The row chunks of each block: one each, or ``n_blocks`` consecutive groups."""
+        if self.n_blocks is None:
+            return [[c] for c in range(n_chunks)]
+        if self.n_blocks > n_chunks:
+            raise ValueError(
+                f"n_blocks={self.n_blocks} blocks need at least as many row chunks, and X has "
+                f"{n_chunks}: rechunk X's rows finer (X.rechunk({{0: rows_per_chunk}})) or "
+                "ask for fewer blocks."
+            )
+        return [g.tolist() for g in np.array_split(np.arange(n_chunks), self.n_blocks)]
+
+    @staticmethod
+    def _persist_blocks(client, X, y, sample_weight, groups) -> list:
+        """One future per row chunk, a :class:`solvers._cocoa.BlockData` on a worker; the
+        chunks of a block of several placed on one worker (block k on the k-th worker,
+        modulo their number) when dask can, so that its chain of tasks does not wait on
+        another block's."""
         import dask
 
         xs = X.to_delayed().ravel()
         ys = y.to_delayed().ravel()
         ws = [None] * len(xs) if sample_weight is None else sample_weight.to_delayed().ravel()
-        blocks = [
+        chunks = [
             dask.delayed(_cocoa.block_data)(xk, yk, wk)
             for xk, yk, wk in zip(xs, ys, ws, strict=True)
         ]
-        return client.compute(blocks)
+        if all(len(g) == 1 for g in groups):
+            return client.compute(chunks)
+        workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        futures = [None] * len(chunks)
+        for k, group in enumerate(groups):
+            placed = client.compute(
+                [chunks[c] for c in group],
+                workers=[workers[k % len(workers)]],
+                allow_other_workers=True,
+            )
+            for c, f in zip(group, placed, strict=True):
+                futures[c] = f
+        return futures
 
     def _classes(self, client, data, weighted) -> tuple[np.ndarray, np.ndarray]:
         """The classes over every block and their (weighted) counts."""
@@ -392,14 +435,19 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- one binary problem
     def _fit_problem(
-        self, client, data, sizes, d, j, positive, class_weights, two, lmbd, loss, init
+        self, client, data, groups, sizes, d, j, positive, class_weights, two, lmbd, loss, init
     ) -> dict:
         """CoCoA+ rounds on one binary problem until certified or ``max_rounds``."""
-        n, k_blocks = sum(sizes), len(sizes)
+        n, k_blocks, n_chunks = sum(sizes), len(groups), len(sizes)
         sigma = float(k_blocks)
-        rngs = np.random.default_rng(self.random_state).spawn(k_blocks)
+        block_rngs = np.random.default_rng(self.random_state).spawn(k_blocks)
+        rngs = [None] * n_chunks  # a chunk's stream: its block's, or one of its children
+        for group, block_rng in zip(groups, block_rngs, strict=True):
+            streams = [block_rng] if len(group) == 1 else block_rng.spawn(len(group))
+            for c, stream in zip(group, streams, strict=True):
+                rngs[c] = stream
         bias = float(self.bias_multiplier)
-        alphas = [None] * k_blocks if init is None else init
+        alphas = [None] * n_chunks if init is None else init
         if init is not None and isinstance(init[0], str):
             alphas = [client.submit(_cocoa.read_alpha, p, pure=False) for p in init]
         templates = [
@@ -418,14 +466,14 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 alphas[k],
                 pure=False,
             )
-            for k in range(k_blocks)
+            for k in range(n_chunks)
         ]
         states = list(templates)
         ck_dir = None if self.checkpoint_dir is None else os.fspath(self.checkpoint_dir)
         n_problems = 1 if two else len(self.classes_)
         w = np.zeros(d + 1)
         if init is not None:  # w = w(α) of the starting point
-            w = self._certify(client, states, data, w, lmbd, loss)[1]
+            w = self._certify(client, states, data, groups, w, lmbd, loss)[1]
         round_times, cpu_times = [], []
         bounds = None
         certificates = 0
@@ -435,11 +483,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         try:
             for rounds in range(1, self.max_rounds + 1):
                 t_wall = time.perf_counter()
-                states = [
-                    client.submit(_cocoa.local_round, s, w, int(self.local_epochs), pure=False)
-                    for s in states
-                ]
-                results = client.gather([client.submit(_cocoa.local_result, s) for s in states])
+                ends = self._local_passes(client, states, data, groups, block_rngs, w)
+                results = client.gather(ends)
                 if k_blocks == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
                     w = np.array(results[0][0])
                 else:
@@ -447,12 +492,12 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 cpu = float(sum(c for _, c in results))
                 rel_gap = None
                 if self.tol > 0.0 and rounds % self.check_every == 0:
-                    bounds, w_alpha = self._certify(client, states, data, w, lmbd, loss)
+                    bounds, w_alpha = self._certify(client, states, data, groups, w, lmbd, loss)
                     certificates += 1
                     rel_gap = bounds["rel_gap"]
                     w = w_alpha  # the same point, without the additions' drift
                     if rel_gap <= self.tol:
-                        bounds = self._certify(client, states, data, w, lmbd, loss)[0]
+                        bounds = self._certify(client, states, data, groups, w, lmbd, loss)[0]
                         certificates += 1
                         certified = bounds["rel_gap"] <= self.tol
                 if ck_dir is not None and (
@@ -462,7 +507,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                     self._write_manifest(
                         j,
                         rounds,
-                        [_cocoa.checkpoint_path(ck_dir, j, k, rounds) for k in range(k_blocks)],
+                        [_cocoa.checkpoint_path(ck_dir, j, k, rounds) for k in range(n_chunks)],
                         sizes,
                         d,
                         n_problems,
@@ -489,8 +534,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             err.add_note(f"DaskSVMClassifier.fit interrupted at round {rounds}: {where}.")
             raise
         if bounds is None or not certified:  # the returned pair, certified once
-            bounds, w = self._certify(client, states, data, w, lmbd, loss)
-            bounds = self._certify(client, states, data, w, lmbd, loss)[0]
+            bounds, w = self._certify(client, states, data, groups, w, lmbd, loss)
+            bounds = self._certify(client, states, data, groups, w, lmbd, loss)[0]
             certificates += 2
             certified = self.tol > 0.0 and bounds["rel_gap"] <= self.tol
         if not certified and not stopped and self.tol > 0.0:
@@ -513,16 +558,45 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             "cpu_times": np.array(cpu_times),
         }
 
+    def _local_passes(self, client, states, data, groups, block_rngs, w) -> list:
+        """Submit one round's local passes, replacing ``states`` (one per chunk) in place;
+        returns one future per block of its (v_k, CPU seconds). A block of one chunk makes
+        its ``local_epochs`` passes in one task; a block of several makes each pass chunk
+        by chunk, in an order drawn from the block's stream, v going from each chunk's
+        task to the next."""
+        epochs = int(self.local_epochs)
+        ends = []
+        for group, block_rng in zip(groups, block_rngs, strict=True):
+            carry = (w, 0.0)
+            if len(group) == 1:
+                visits = [(group[0], epochs)]
+            else:
+                visits = [
+                    (group[i], 1) for _ in range(epochs) for i in block_rng.permutation(len(group))
+                ]
+            for c, passes in visits:
+                states[c] = client.submit(
+                    _cocoa.local_round, states[c], data[c], carry, passes, pure=False
+                )
+                carry = client.submit(_cocoa.local_result, states[c])
+            ends.append(carry)
+        return ends
+
     @staticmethod
-    def _certify(client, states, data, w, lmbd, loss):
-        """Certified bounds of (w, α) and w(α), from every block's partial sums."""
-        parts = client.gather(
-            [
-                client.submit(_cocoa.block_certificate, s, b, w, loss)
-                for s, b in zip(states, data, strict=True)
-            ]
-        )
-        return objectives.combine_certificate(parts, w, lmbd, loss)
+    def _certify(client, states, data, groups, w, lmbd, loss):
+        """Certified bounds of (w, α) and w(α), from every block's partial sums (a
+        block's chunks merge theirs in turn on the workers: one part per block reaches
+        the driver)."""
+        w_key = w if len(states) == len(groups) else client.scatter(w, hash=False)
+        parts = []
+        for group in groups:
+            part = None
+            for c in group:
+                part = client.submit(
+                    _cocoa.block_certificate, states[c], data[c], w_key, loss, part
+                )
+            parts.append(part)
+        return objectives.combine_certificate(client.gather(parts), w, lmbd, loss)
 
     @staticmethod
     def _checkpoint(client, states, templates, folder, j, round_) -> list:

@@ -67,6 +67,7 @@ from ._compensated import (
     combine_certificate,
     exact_dual_weights,
     exact_margins,
+    merge_sums,
 )
 from ._kernels import FASTMATH, kernel_rows, n_rows, row_axpy, row_sq_norm
 from ._passes import (
@@ -100,6 +101,7 @@ __all__ = [
     "lmbd_to_C",
     "loss_values",
     "margins",
+    "merge_sums",
     "monitor",
     "primal",
     "row_sq_norms",

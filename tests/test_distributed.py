@@ -22,6 +22,7 @@ from solvers import ExactSVMClassifier, SDCAClassifier
 from .conftest import gaussian_problem
 
 distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 
 from solvers.distributed import DaskSVMClassifier  # noqa: E402
@@ -65,6 +66,116 @@ def test_one_block_is_sdca_bit_for_bit(client):
     assert dist.data_passes_ == 6 and dist.n_rounds_ == 6
 
 
+def test_a_block_of_chunks_is_sdca_on_chunkwise_permutations_bit_for_bit(client):
+    """n_blocks = 1 over 3 row chunks: a round is one SDCA epoch over all rows, visiting the
+    chunks in an order drawn from the block's stream and each chunk's rows in a permutation
+    of its own child stream; the kernel's passes over those rows of the whole X, one call
+    per chunk, give the same v and α bit for bit."""
+    from solvers.sdca import kernel_inputs, sdca_epoch_kernel
+
+    X, y = gaussian_problem(n=90, d=5, seed=11)
+    Xd, yd = blocks(X, y, 3)
+    dist = DaskSVMClassifier(lmbd=0.01, tol=0.0, max_rounds=4, random_state=5, n_blocks=1)
+    seen = []
+    dist.set_params(callback=lambda info: seen.append(info.w.copy())).fit(Xd, yd)
+    block = np.random.default_rng(5).spawn(1)[0]
+    chunks = block.spawn(3)
+    rows, sweep, params = kernel_inputs(X, y, 0.01)
+    rows = rows._replace(sq_norms=rows.sq_norms + 1.0, bias=1.0)
+    steps = 0
+    for w_round in seen:
+        order = block.permutation(3)
+        for c in order:  # one kernel call per chunk, as its task makes it
+            indices = 30 * c + chunks[c].permutation(30)
+            steps += sdca_epoch_kernel(rows, sweep, params, indices, steps, 30, -np.inf)
+        np.testing.assert_array_equal(w_round, sweep.w)
+    np.testing.assert_array_equal(dist.dual_coef_.compute(), sweep.dual_coef)
+    assert dist.n_blocks_ == 1 and dist.bytes_per_round_ == (3 + 1) * 6 * 8
+
+
+@pytest.mark.parametrize("sparse,local_epochs", [(False, 1), (True, 2)])
+def test_blocks_of_several_chunks_certify_the_exact_optimum(client, sparse, local_epochs):
+    X, y = gaussian_problem(n=120, d=5, seed=12)
+    Xd, yd = blocks(X, y, 6)
+    if sparse:
+        Xd = Xd.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 5)))
+    exact = ExactSVMClassifier(lmbd=0.5, loss="smooth_hinge").fit(X, y)
+    params = {"lmbd": 0.5, "loss": "smooth_hinge", "tol": 1e-11, "random_state": 0}
+    clf = DaskSVMClassifier(**params, n_blocks=2, local_epochs=local_epochs).fit(Xd, yd)
+    assert clf.certified_ and clf.n_blocks_ == 2 and clf.rel_gap_ <= 1e-11
+    assert clf.dual_ <= exact.primal_ <= clf.primal_
+    assert abs(clf.primal_ - exact.primal_) <= 1e-10 * exact.primal_
+    assert clf.data_passes_ == clf.n_rounds_ * local_epochs
+    assert clf.bytes_per_round_ == (6 + 2) * 6 * 8
+    again = DaskSVMClassifier(**params, n_blocks=2, local_epochs=local_epochs).fit(Xd, yd)
+    np.testing.assert_array_equal(again.coef_, clf.coef_)  # same seed, same bits
+    with pytest.raises(ValueError, match="at least as many row chunks, and X has 6"):
+        DaskSVMClassifier(n_blocks=7).fit(Xd, yd)
+
+
+def test_rows_are_one_spillable_key_per_chunk():
+    """dask spills by ``sizeof``: a chunk's rows weigh what they hold, and a chunk's state
+    holds no rows (they would be counted, spilled and read back twice)."""
+    from dask.sizeof import sizeof
+
+    from solvers import _cocoa
+    from solvers.losses import make_loss
+
+    X, y = gaussian_problem(n=500, d=40, seed=13)
+    for rows in (X, sp.csr_matrix(X)):
+        data = _cocoa.block_data(rows, y)
+        nbytes = X.nbytes if rows is X else rows.data.nbytes + rows.indices.nbytes
+        assert sizeof(data) >= nbytes
+        state = _cocoa.init_block(
+            data, 0, 1.0, None, True, 1.0, make_loss("hinge"), 0.1, 50.0,
+            np.random.default_rng(0),
+        )  # fmt: skip
+        assert 500 * 8 * 3 <= sizeof(state) < nbytes / 4
+        assert not any(a is X or a is data.X for a in vars(state).values())
+
+
+def test_rows_beyond_the_workers_memory_are_spilled_and_change_nothing(client):
+    """Workers whose in-memory store holds about one chunk (memory target 256 kB of a 1 GB
+    limit) and hold four times that in rows: dask writes the rows to disk and reads each
+    chunk back for the task that needs it; the fit certifies the same pair, bit for bit."""
+    X, y = gaussian_problem(n=2400, d=100, seed=14)  # 12 chunks of 160 kB
+    Xd, yd = blocks(X, y, 12)
+    params = {"lmbd": 1.0, "tol": 1e-8, "random_state": 2, "n_blocks": 2}
+    ref = DaskSVMClassifier(**params).fit(Xd, yd)
+    ref_dual = ref.dual_coef_.compute()  # on `client`: the cluster below is the default next
+    memory = {  # the in-memory store's size; no thresholds on the process's memory
+        "distributed.worker.memory.target": 2.56e-4,
+        "distributed.worker.memory.spill": False,
+        "distributed.worker.memory.pause": False,
+        "distributed.worker.memory.terminate": False,
+    }
+    with (
+        dask.config.set(memory),  # the nannies hand it to their workers
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+            memory_limit="1GB",
+        ) as cluster,
+        distributed.Client(cluster) as small,
+    ):
+        spilled = []
+
+        def count_spilled(info):
+            on_disk = small.run(
+                lambda dask_worker: sum("block_data" in str(k) for k in dask_worker.data.slow)
+            )
+            spilled.append(sum(on_disk.values()))
+
+        clf = DaskSVMClassifier(**params, callback=count_spilled).fit(Xd, yd)
+        assert clf.certified_ and clf.n_rounds_ == ref.n_rounds_
+        np.testing.assert_array_equal(clf.coef_, ref.coef_)
+        np.testing.assert_array_equal(clf.dual_coef_.compute(), ref_dual)
+    assert min(spilled) >= 8, spilled  # of 12 chunks, at most about 2 in memory per worker
+
+
 @pytest.mark.parametrize(
     "loss,gamma,k,sparse",
     [("hinge", 1.0, 3, False), ("smooth_hinge", 0.5, 2, True), ("squared_hinge", 1.0, 2, False)],
@@ -82,7 +193,7 @@ def test_certified_optimum_is_the_exact_engines(client, loss, gamma, k, sparse):
     assert clf.dual_ <= exact.primal_ <= clf.primal_  # the certificate bounds P*
     assert abs(clf.primal_ - exact.primal_) <= 1e-10 * exact.primal_
     np.testing.assert_allclose(clf.coef_, exact.coef_, atol=1e-5)
-    assert clf.bytes_per_round_ == 2 * k * 6 * 8
+    assert clf.bytes_per_round_ == 2 * k * 6 * 8 == (k + k) * 6 * 8
 
 
 def test_weights_and_no_bias_agree_with_the_exact_engine(client):

@@ -8,7 +8,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv test lint format mutation data bench bench-peers features bench-optima bench-distributed reproduce smoke prepare experiments figures docs clean FORCE
+.PHONY: help venv test lint format mutation data bench bench-peers features bench-optima bench-distributed bench-spark reproduce smoke prepare experiments figures docs clean FORCE
 
 help:  ## list the targets
 	@grep -hE '^[a-zA-Z_%.-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -81,6 +81,15 @@ bench-peers: $(BENCH_STAMP)  ## time to 1e-2/1e-4/1e-6 vs liblinear, Snap ML, sk
 
 bench-distributed: $(STAMP)  ## CoCoA+ on a LocalCluster, K = 1, 2, 4, 8 blocks, vs SDCA (BENCH_ARGS: --full)
 	$(PY) benchmarks/distributed.py $(BENCH_ARGS)
+
+# PySpark, the optional `.[spark]` extra, as bench-peers installs its own; it needs Java 17+
+SPARK_STAMP := $(VENV)/.spark-installed
+$(SPARK_STAMP): pyproject.toml | $(STAMP)
+	$(PY) -m pip install --quiet -e '.[spark]'
+	@touch $@
+
+bench-spark: $(SPARK_STAMP)  ## Spark MLlib LinearSVC (local[2]) vs DaskSVMClassifier, time to 1e-2/1e-4/1e-6 (BENCH_ARGS)
+	$(PY) benchmarks/spark_svc.py $(BENCH_ARGS)
 
 # ------------------------------------------------------------------ reproduce
 # SEEDS empty: each experiment's own count (100; 10 for the raw-crop lambda sweep)

@@ -1,0 +1,188 @@
+"""``benchmarks/spark_svc.py``: Spark MLlib's ``LinearSVC`` given rows on which its objective
+is an affine map of ours, and the bookkeeping of the time-to-ε comparison.
+
+The helpers are tested without PySpark; the tests marked ``slow`` start a local Spark
+session (about 10 s, Java 17) and check, on a 200 × 5 problem, that Spark's own objective
+history is our P at its coefficients and that its iterates approach the exact engine's P*.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+import scipy.sparse as sp
+
+from benchmarks import spark_svc
+from solvers import ExactSVMClassifier, objectives
+
+from .conftest import gaussian_problem
+
+LMBD = 0.01
+
+
+def tiny(sparse: bool = False):
+    X, y = gaussian_problem(n=200, d=5, seed=4)
+    X[:, 1] += 0.7  # an off-centre column: the intercept matters
+    return (sp.csr_matrix(X) if sparse else X), y
+
+
+# ---------------------------------------------------------------- without PySpark
+def test_reach_is_the_first_value_within_each_eps():
+    points = [(1.0, 0.5), (2.0, 5e-3), (4.0, 2e-2), (8.0, 5e-5), (16.0, 1e-7)]
+    assert spark_svc.reach(points, [1e-2, 1e-4, 1e-6, 1e-8]) == {
+        1e-2: 2.0,
+        1e-4: 8.0,
+        1e-6: 16.0,
+        1e-8: None,
+    }
+    assert spark_svc.reach([], [1e-2]) == {1e-2: None}
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_spark_objective_on_its_rows_is_an_affine_map_of_ours(sparse):
+    """S = (P + 1)/2 at every w, for Spark's objective as documented (weighted mean hinge +
+    ½ regParam ‖w‖², labels 0/1) on the rows with the bias column and the dummy row."""
+    X, y = tiny(sparse)
+    rows, labels, weights = spark_svc.spark_rows(X, y)
+    reg = spark_svc.spark_reg_param(LMBD)
+    rng = np.random.default_rng(0)
+    for w in [np.zeros(6), *rng.standard_normal((5, 6))]:
+        s = spark_svc.spark_objective(rows, labels, weights, w, reg)
+        ours = objectives.primal(X, y, w, LMBD, bias=1.0)
+        assert spark_svc.objective_from_spark(s) == pytest.approx(ours, rel=1e-13, abs=1e-15)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_spark_rows_bias_column_and_dummy_row(sparse):
+    X, y = tiny(sparse)
+    n = X.shape[0]
+    rows, labels, weights = spark_svc.spark_rows(X, y)
+    dense = rows.toarray() if sparse else rows
+    assert rows.shape == (n + 1, 6) and sp.issparse(rows) == sparse
+    np.testing.assert_array_equal(dense[:n, :5], X.toarray() if sparse else X)
+    np.testing.assert_array_equal(dense[:n, 5], 1.0)
+    np.testing.assert_array_equal(dense[n], 0.0)  # margin 0 whatever w: hinge 1
+    np.testing.assert_array_equal(labels[:n], (y > 0).astype(float))
+    assert labels[n] == 0.0 and weights[n] == n and np.all(weights[:n] == 1.0)
+    # the bias column varies (Spark zeroes a zero-variance feature's coefficient): ½
+    mean = np.average(dense[:, 5], weights=weights)
+    std = np.sqrt(np.average((dense[:, 5] - mean) ** 2, weights=weights))
+    assert std == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_parquet_rows_are_spark_vectors_with_the_same_bits(sparse, tmp_path):
+    X, y = tiny(sparse)
+    rows, labels, weights = spark_svc.spark_rows(X, y)
+    spark_svc.write_parquet(tmp_path / "rows.parquet", rows, labels, weights)
+    table = pq.read_table(tmp_path / "rows.parquet").to_pylist()
+    assert [r["label"] for r in table] == list(labels)
+    assert [r["weight"] for r in table] == list(weights)
+    back = np.zeros(rows.shape)
+    for i, r in enumerate(table):
+        f = r["features"]
+        if sparse:
+            assert f["type"] == 0 and f["size"] == rows.shape[1]
+            back[i, f["indices"]] = f["values"]
+        else:
+            assert f["type"] == 1 and f["size"] is None and f["indices"] is None
+            back[i] = f["values"]
+    np.testing.assert_array_equal(back, rows.toarray() if sparse else rows)
+
+
+def test_recorded_rounds_are_dask_runs_rounds():
+    distributed = pytest.importorskip("distributed")
+    X, y = tiny()
+    with (
+        distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=False,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        ours = spark_svc.our_sweep(client, X, y, 0.1, 2, [1e-2, 1e-4], 100)
+    rounds = ours["rounds"]
+    assert [r["round"] for r in rounds] == list(range(1, len(rounds) + 1))
+    walls = [r["wall_cumulative"] for r in rounds]
+    assert walls == sorted(walls) and ours["certified"]
+    for eps in (1e-2, 1e-4):  # dask_run's first rounds and walls, from the recorded rows
+        first = next(r for r in rounds if r["rel_gap"] is not None and r["rel_gap"] <= eps)
+        assert ours["rounds_to"][eps] == first["round"]
+        assert ours["wall"][eps] == pytest.approx(first["wall_cumulative"], rel=1e-12)
+
+
+# -------------------------------------------------------------------- with PySpark
+@pytest.fixture(scope="module")
+def spark(tmp_path_factory):
+    pytest.importorskip("pyspark")
+    folder = tmp_path_factory.mktemp("spark")
+    session = spark_svc.start_spark(2, "1g", str(folder))
+    yield session, folder
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def p_star():
+    X, y = tiny()
+    clf = ExactSVMClassifier(lmbd=LMBD, bias_multiplier=1.0).fit(X, y)
+    assert clf.certified_
+    return float(clf.primal_)
+
+
+def frame_of(spark, X, y, name):
+    session, folder = spark
+    path = folder / f"{name}.parquet"
+    spark_svc.write_parquet(path, *spark_svc.spark_rows(X, y))
+    return spark_svc.spark_frame(session, path, 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sparse", [False, True])
+def test_spark_objective_history_is_our_primal_at_its_coefficients(spark, p_star, sparse):
+    X, y = tiny(sparse)
+    frame = frame_of(spark, X, y, f"tiny-{sparse}")
+    for max_iter in (1, 4):
+        fit = spark_svc.spark_fit(frame, LMBD, max_iter)
+        assert fit["iterations"] == max_iter and fit["w"].shape == (6,)
+        record = spark_svc.evaluate_fit(fit, X, y, LMBD, p_star)  # raises beyond 1e-6
+        assert record["mapping_error"] <= 1e-12
+        assert record["rel_subopt"] > 0
+    # the first value of the history is S(0) = 1: P(0) = 1, the mean hinge at w = 0
+    assert spark_svc.objective_from_spark(fit["history"][0]) == pytest.approx(1.0, rel=1e-15)
+    frame.unpersist()
+
+
+@pytest.mark.slow
+def test_enough_spark_iterations_reach_1e3_of_the_exact_optimum(spark, p_star):
+    X, y = tiny()
+    frame = frame_of(spark, X, y, "tiny-reach")
+    fits, ended = spark_svc.spark_sweep(frame, X, y, LMBD, p_star, [1e-3], 60.0, 64, print)
+    frame.unpersist()
+    assert ended == "reached", [(f["max_iter"], f["rel_subopt"]) for f in fits]
+    assert -1e-12 <= fits[-1]["rel_subopt"] <= 1e-3  # P* is the minimum: never below it
+    assert [f["max_iter"] for f in fits] == [2**k for k in range(len(fits))]
+
+
+@pytest.mark.slow
+def test_a_bare_column_of_ones_would_lose_the_bias(spark):
+    """Why the dummy row: Spark standardises, and a zero-variance column gets weight 0."""
+    from pyspark.ml.classification import LinearSVC
+
+    X, y = tiny()
+    rows = np.hstack([X, np.ones((X.shape[0], 1))])
+    session, folder = spark
+    path = folder / "bare.parquet"
+    spark_svc.write_parquet(path, rows, (y > 0).astype(float), np.ones(X.shape[0]))
+    frame = spark_svc.spark_frame(session, path, 2)
+    model = LinearSVC(
+        regParam=LMBD, fitIntercept=False, standardization=False, maxIter=20, tol=0.0
+    ).fit(frame)
+    frame.unpersist()
+    w = model.coefficients.toArray()
+    assert w[-1] == 0.0 and np.all(w[:-1] != 0.0)

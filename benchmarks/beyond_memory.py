@@ -108,10 +108,12 @@ def readme_block(record: dict) -> str:
         if r is not None
     )
     verdict = "certified" if record["certified"] else "not certified"
+    cpus = record["machine"]["cpus"]
+    busy = ", under load" if record["load_start"][0] > 0.75 * cpus else ""
     return (
         f"Measured ({record['date'][:10]}, git {record['git'][:7]}, load "
-        f"{record['load_start'][0]:.1f} → {record['load_end'][0]:.1f} on "
-        f"{record['machine']['cpus']} cores; `python benchmarks/beyond_memory.py`): "
+        f"{record['load_start'][0]:.1f} at the start{busy}, {record['load_end'][0]:.1f} at the "
+        f"end with its own workers, on {cpus} cores; `python benchmarks/beyond_memory.py`): "
         f"{record['rows_bytes'] / gib:.2f} GiB of CSR rows ({p['n']:,} × {p['d']:,}, "
         f"{p['nnz_per_row']} nonzeros per row, drawn by the workers in {p['chunks']} chunks) "
         f"on {a['workers']} workers of {a['memory_limit']:g} GiB `memory_limit` each, "

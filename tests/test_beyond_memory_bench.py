@@ -30,9 +30,11 @@ def test_readme_block_is_generated_from_the_committed_record(tmp_path):
 def test_readme_block_says_what_the_record_says():
     record = json.loads((ROOT / bench.README_RECORD).read_text())
     assert ": certified at a relative gap" in bench.readme_block(record)
-    failed = {**record, "certified": False, "workers_restarted": True}
+    assert "under load" not in bench.readme_block(record)
+    failed = {**record, "certified": False, "workers_restarted": True, "load_start": [1.6]}
     text = bench.readme_block(failed)
     assert ": not certified at a relative gap" in text and "(restarted: yes)" in text
+    assert "1.6 at the start, under load" in text
 
 
 @pytest.mark.slow

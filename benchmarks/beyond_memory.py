@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import resource
 import sys
@@ -31,10 +30,9 @@ import tempfile
 import time
 import warnings
 
-# run as a script, this file's folder comes first on sys.path and its sibling `distributed.py`
-# would shadow the `distributed` package: drop the folder
-if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
+if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` itself on the
+    # path: its distributed.py would shadow the `distributed` package
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np
 import scipy.sparse as sp
@@ -158,9 +156,9 @@ def main(argv=None) -> dict:
         return {}
 
     import dask
-    from distributed import Client, LocalCluster
     from sklearn.exceptions import ConvergenceWarning
 
+    from benchmarks.distributed import local_client
     from experiments.reports import git_commit
     from solvers import DaskSVMClassifier
 
@@ -184,17 +182,8 @@ def main(argv=None) -> dict:
         flush=True,
     )
     with (
-        dask.config.set(memory),
-        LocalCluster(
-            n_workers=args.workers,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit=limit,
-            local_directory=spill_root,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster) as client,
+        dask.config.set(memory),  # the nannies hand it to their workers
+        local_client(args.workers, memory_limit=limit, local_directory=spill_root) as client,
     ):
         workers_start = sorted(client.scheduler_info(n_workers=-1)["workers"])
         X, y = dask_draw(n_chunks, rows, d, args.nnz)

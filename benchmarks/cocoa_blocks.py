@@ -23,7 +23,6 @@ which it reaches 1e-4, 1e-6 and 1e-8.
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 import warnings
@@ -45,10 +44,10 @@ def main(argv=None) -> dict:
     import dask.array as da
     import numpy as np
     import scipy.sparse as sp
-    from distributed import Client, LocalCluster
     from sklearn.exceptions import ConvergenceWarning
 
     from benchmarks.beyond_memory import draw_chunk
+    from benchmarks.distributed import local_client
     from solvers import DaskSVMClassifier
 
     rows = args.rows // 8
@@ -73,13 +72,7 @@ def main(argv=None) -> dict:
         "K = 2 of 4 chunks each": (8, 2),
     }
     out = {}
-    with (
-        LocalCluster(
-            n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.ERROR
-        ) as cluster,
-        Client(cluster),
-        warnings.catch_warnings(),
-    ):
+    with local_client(2), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
         for bias in (1.0, 0.0):

@@ -17,6 +17,7 @@ to reach 1e-4 there). ``--full`` runs the issue's sizes (a CSR 1,000,000 ×
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -127,6 +128,20 @@ def dask_run(client, X, y, lmbd, k, targets, max_rounds):
     }
 
 
+@contextlib.contextmanager
+def local_client(n_workers: int = 2, **cluster_kwargs):
+    """A client of a LocalCluster of ``n_workers`` processes × 1 thread, quiet, its
+    dashboard on a free port (the benchmarks' cluster)."""
+    from distributed import Client, LocalCluster
+
+    options = {"dashboard_address": ":0", "silence_logs": logging.ERROR, **cluster_kwargs}
+    with (
+        LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, **options) as c,
+        Client(c) as client,
+    ):
+        yield client
+
+
 def fmt(v, spec=".3g"):
     return "—" if v is None else format(v, spec)
 
@@ -140,19 +155,8 @@ def main(argv=None) -> None:
     parser.add_argument("--max-rounds", type=int, default=400)
     parser.add_argument("--lmbd", type=float, help="default: 1e-3 for dense-small, else 1/n")
     args = parser.parse_args(argv)
-    from distributed import Client, LocalCluster
-
     names = args.problem or (["dense-full", "csr-full"] if args.full else ["dense-small"])
-    with (
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster) as client,
-    ):
+    with local_client(2) as client:
         for name in names:
             X, y = PROBLEMS[name]()
             n = X.shape[0]

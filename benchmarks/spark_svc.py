@@ -73,7 +73,6 @@ if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` it
 import argparse
 import datetime
 import json
-import logging
 import os
 import tempfile
 import time
@@ -455,7 +454,6 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--out", type=Path, help="folder for spark_svc.json")
     args = parser.parse_args(argv)
     import pyspark
-    from distributed import Client, LocalCluster
 
     def log(msg: str) -> None:
         print(msg, flush=True)
@@ -515,16 +513,7 @@ def main(argv: list[str] | None = None) -> dict:
         finally:
             spark.stop()
 
-    with (
-        LocalCluster(
-            n_workers=args.cores,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.ERROR,
-        ) as cluster,
-        Client(cluster) as client,
-    ):
+    with dist.local_client(args.cores) as client:
         for name in names:
             X, y = data[name]
             rec = records[name]

@@ -11,23 +11,25 @@ after each epoch).
 20,000 × 50 Gaussian rows at λ = 1e-3 (at λ = 1/n the hinge needs more than 400 SDCA epochs
 to reach 1e-4 there). ``--full`` runs the issue's sizes (a CSR 1,000,000 ×
 100,000 with 40 nonzeros per row and a dense 200,000 × 500, λ = 1/n: hours and tens of GB);
-``--problem`` picks one.
+``--problem`` picks one, ``skin`` among them (its rows shuffled once: the file is sorted by
+class). ``--out FOLDER`` writes the JSON record (every problem, K and round);
+``--readme README.md`` regenerates the README's table from ``--record``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import logging
 import os
 import sys
 import time
 import warnings
 
-# run as a script, this file's folder comes first on sys.path and its name would shadow the
-# `distributed` package: drop the folder (nothing here imports a sibling)
-if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
+if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` itself on the
+    # path: this file's name would shadow the `distributed` package
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np
 import scipy.sparse as sp
@@ -53,7 +55,20 @@ def csr_problem(n: int, d: int, nnz: int, seed: int = 0):
     return X, y
 
 
+def skin_problem(seed: int = 0):
+    """Skin (245,057 × 3) as ``make bench-peers`` loads it, its rows in one seeded random
+    order: the file is sorted by class, and K contiguous blocks of it would each hold mostly
+    one class."""
+    from benchmarks.problems import PROBLEMS as PEERS
+    from benchmarks.problems import load_problem
+
+    problem = load_problem(next(p for p in PEERS if p.dataset == "skin"))
+    order = np.random.default_rng(seed).permutation(problem.X.shape[0])
+    return problem.X[order], problem.y[order]
+
+
 PROBLEMS = {
+    "skin": skin_problem,
     "dense-small": lambda: dense_problem(20_000, 50),
     "dense-full": lambda: dense_problem(200_000, 500),
     "csr-full": lambda: csr_problem(1_000_000, 100_000, 40),
@@ -146,6 +161,46 @@ def fmt(v, spec=".3g"):
     return "—" if v is None else format(v, spec)
 
 
+#: The README's generated table, and the record it is generated from.
+MARKERS = (
+    "<!-- bench-distributed:begin (benchmarks/distributed.py --readme) -->",
+    "<!-- bench-distributed:end -->",
+)
+README_RECORD = "benchmarks/records/distributed.json"
+
+
+def readme_table(record: dict) -> str:
+    """The README's table of a run: per problem and K, rounds (= data passes) to each ε
+    against single-process SDCA's epochs, and wall seconds; every number from the record."""
+    eps = record["eps"]
+    cpus = record["machine"]["cpus"]
+    busy = ", under load" if record["load_start"] > 0.75 * cpus else ""
+    head = (
+        f"Measured {record['date'][:10]} (git {record['git'][:7]}, load {record['load_start']:.1f}"
+        f" at the start{busy}, {cpus} cores; `{record['command']}`), LocalCluster of 2 workers "
+        f"× 1 thread, hinge, bias multiplier 1; rounds to the certified relative gap ε "
+        f"(× SDCA's epochs) and wall seconds, — = not within {record['max_rounds']} rounds:\n\n"
+    )
+    cols = " | ".join(f"ε = {e:g}" for e in eps)
+    lines = [f"| problem | K | {cols} | bytes / round |", "|" + " --- |" * (len(eps) + 3)]
+    for p in record["problems"]:
+        ref = p["sdca"]
+        cells = " | ".join(
+            f"{fmt(ref['epochs'][str(e)], 'd')} epochs, {fmt(ref['wall'][str(e)], '.2f')} s"
+            for e in eps
+        )
+        name = f"{p['name']} ({p['n']:,} × {p['d']:,}, λ = {p['lmbd']:.3g})"
+        lines.append(f"| {name} | SDCA | {cells} | — |")
+        for r in p["blocks"]:
+            cells = []
+            for e in eps:
+                rounds, epochs = r["rounds"][str(e)], ref["epochs"][str(e)]
+                ratio = "" if rounds is None or not epochs else f" ({rounds / epochs:.1f}×)"
+                cells.append(f"{fmt(rounds, 'd')}{ratio}, {fmt(r['wall'][str(e)], '.2f')} s")
+            lines.append(f"| | {r['k']} | {' | '.join(cells)} | {r['bytes']:,} |")
+    return head + "\n".join(lines)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problem", choices=sorted(PROBLEMS), action="append")
@@ -154,8 +209,30 @@ def main(argv=None) -> None:
     parser.add_argument("--eps", type=float, nargs="+", default=[1e-2, 1e-4, 1e-6])
     parser.add_argument("--max-rounds", type=int, default=400)
     parser.add_argument("--lmbd", type=float, help="default: 1e-3 for dense-small, else 1/n")
+    parser.add_argument("--out", help="folder for the JSON record (distributed.json)")
+    parser.add_argument("--readme", help="rewrite this README's table from --record")
+    parser.add_argument("--record", default=README_RECORD)
     args = parser.parse_args(argv)
+    if args.readme:
+        from experiments.reports import rewrite_block
+
+        with open(args.record) as f:
+            rewrite_block(args.readme, MARKERS, readme_table(json.load(f)))
+        return
+    from experiments.reports import git_commit
+
     names = args.problem or (["dense-full", "csr-full"] if args.full else ["dense-small"])
+    record = {
+        "command": "python benchmarks/distributed.py " + " ".join(argv or sys.argv[1:]),
+        "benchmark": "distributed",
+        "git": git_commit(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": {"cpus": os.cpu_count(), "uname": " ".join(os.uname())},
+        "load_start": os.getloadavg()[0],
+        "eps": args.eps,
+        "max_rounds": args.max_rounds,
+        "problems": [],
+    }
     with local_client(2) as client:
         for name in names:
             X, y = PROBLEMS[name]()
@@ -170,8 +247,11 @@ def main(argv=None) -> None:
             print("  single-process SDCA: " + "; ".join(
                 f"{eps:g}: {fmt(ref['epochs'][eps], 'd')} epochs, CPU {fmt(ref['cpu'][eps])} s, "
                 f"wall {fmt(ref['wall'][eps])} s" for eps in args.eps))  # fmt: skip
+            entry = {"name": name, "n": n, "d": X.shape[1], "lmbd": lmbd, "sdca": ref}
+            entry["blocks"] = []
             for k in args.blocks:
                 r = dask_run(client, X, y, lmbd, k, args.eps, args.max_rounds)
+                entry["blocks"].append({"k": k, **r})
                 print(f"  K={k}: {r['bytes']} bytes/round, certified={r['certified']} "
                       f"(rel gap {r['rel_gap']:.2e})")  # fmt: skip
                 for eps in args.eps:
@@ -180,6 +260,15 @@ def main(argv=None) -> None:
                     print(f"    {eps:g}: rounds = data passes {fmt(rounds, 'd')} "
                           f"({fmt(ratio, '.2f')}x SDCA's epochs), CPU {fmt(r['cpu'][eps])} s, "
                           f"wall {fmt(r['wall'][eps])} s")  # fmt: skip
+            record["problems"].append(entry)
+    record["load_end"] = os.getloadavg()[0]
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, "distributed.json")
+        with open(f"{path}.tmp", "w") as f:
+            json.dump(record, f, indent=1, default=float)  # ε keys become strings
+        os.replace(f"{path}.tmp", path)
+        print(f"record: {path}")
 
 
 if __name__ == "__main__":

@@ -411,6 +411,42 @@ def table(name: str, rec: dict, targets) -> str:
     return "\n".join(lines)
 
 
+#: The README's generated block, and the record it is generated from.
+MARKERS = (
+    "<!-- bench-spark:begin (benchmarks/spark_svc.py --readme) -->",
+    "<!-- bench-spark:end -->",
+)
+README_RECORD = "benchmarks/records/spark_svc_skin.json"
+
+
+def readme_block(record: dict) -> str:
+    """The README's block: a head line and :func:`table` of each problem, from the record."""
+    targets = [float(t) for t in record["targets"]]
+
+    def by_eps(values: dict) -> dict:
+        return {float(k): v for k, v in values.items()}
+
+    tables = []
+    for name, rec in record["problems"].items():
+        spark = {**rec["spark"], "reach": by_eps(rec["spark"]["reach"])}
+        ours = {
+            **rec["ours"],
+            "wall": by_eps(rec["ours"]["wall"]),
+            "rounds_to": by_eps(rec["ours"]["rounds_to"]),
+        }
+        tables.append(table(name, {**rec, "spark": spark, "ours": ours}, targets).strip("\n"))
+    cores = record["cores"]
+    busy = ", under load" if record["loadavg_start"][0] > 0.75 * cores else ""
+    head = (
+        f"Measured {record['date'][:10]} (git {record['git_commit'][:7]}, load "
+        f"{record['loadavg_start'][0]:.1f} at the start{busy}, {cores} cores, PySpark "
+        f"{record['pyspark']}; `{record['command']}`): wall seconds to relative "
+        "suboptimality ε, Spark's (P(w) − P*)/P* against the exact engine's P*, ours the "
+        "certified gap (an upper bound of it):"
+    )
+    return head + "\n\n```text\n" + "\n\n".join(tables) + "\n```"
+
+
 def machine() -> dict:
     return {
         "uname": {key: getattr(os.uname(), key) for key in UNAME_FIELDS},
@@ -452,7 +488,15 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=0, help="of the rows' shuffle")
     parser.add_argument("--scratch", help="folder for Spark's Parquet files (default: temp)")
     parser.add_argument("--out", type=Path, help="folder for spark_svc.json")
+    parser.add_argument("--readme", help="rewrite this README's block from --record")
+    parser.add_argument("--record", default=README_RECORD)
     args = parser.parse_args(argv)
+    if args.readme:
+        from experiments.reports import rewrite_block
+
+        record = json.loads(Path(args.record).read_text())
+        rewrite_block(args.readme, MARKERS, readme_block(record))
+        return record
     import pyspark
 
     def log(msg: str) -> None:

@@ -12,9 +12,7 @@ rows blocked four ways:
   (tests/test_distributed.py checks those rounds against a NumPy CoCoA+);
 - K = 1 of 8 chunks (``n_blocks=1``): SDCA whose epoch visits the chunks one after the other,
   each chunk's rows in a permutation of their own (what lets a block exceed memory);
-- K = 2 of 4 chunks each (``n_blocks=2``): both;
-- the last two with ``chunk_pieces=4``: each chunk's pass cut into 4 pieces of its
-  permutation, a block's pieces visited in a random order.
+- K = 2 of 4 chunks each (``n_blocks=2``): both.
 
 Printed: the certified relative gap after every ``--every``-th round and the first round at
 which it reaches 1e-4, 1e-6 and 1e-8.
@@ -67,26 +65,23 @@ def main(argv=None) -> dict:
     print(f"n = {n}, d = {args.features}, smooth hinge, lambda = {lmbd:.3g} (lambda n = "
           f"{args.lmbd_n:g}); certified relative gap after rounds 1, "
           f"{1 + args.every}, ...")  # fmt: skip
-    layouts = {  # name: (row chunks, n_blocks, chunk_pieces)
-        "K = 1, one chunk (SDCA)": (1, None, 1),
-        "K = 2, one chunk per block (CoCoA+)": (2, None, 1),
-        "K = 1 of 8 chunks": (8, 1, 1),
-        "K = 1 of 8 chunks, 4 pieces": (8, 1, 4),
-        "K = 2 of 4 chunks each": (8, 2, 1),
-        "K = 2 of 4 chunks each, 4 pieces": (8, 2, 4),
+    layouts = {  # name: (row chunks, n_blocks)
+        "K = 1, one chunk (SDCA)": (1, None),
+        "K = 2, one chunk per block (CoCoA+)": (2, None),
+        "K = 1 of 8 chunks": (8, 1),
+        "K = 2 of 4 chunks each": (8, 2),
     }
     out = {}
     with local_client(2), warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         warnings.filterwarnings("ignore", "Sending large graph", UserWarning)
         for bias in (1.0, 0.0):
-            for name, (n_chunks, n_blocks, pieces) in layouts.items():
+            for name, (n_chunks, n_blocks) in layouts.items():
                 gaps = []
                 DaskSVMClassifier(
                     lmbd=lmbd,
                     loss="smooth_hinge",
                     n_blocks=n_blocks,
-                    chunk_pieces=pieces,
                     bias_multiplier=bias,
                     tol=1e-12,
                     max_rounds=args.rounds,

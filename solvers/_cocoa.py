@@ -88,9 +88,6 @@ class BlockState:
         The chunk's own stream (its permutations).
     steps : int
         Coordinate steps made so far.
-    perm, piece :
-        With ``pieces`` > 1 (:func:`local_round`): this pass's permutation of the chunk's rows
-        and the index of its next piece (None and 0 between passes).
     v : ndarray of shape (n_features + 1,)
         The local iterate after the chunk's last pass (what the next chunk of the block, or
         the driver, reads).
@@ -107,8 +104,6 @@ class BlockState:
     params: object
     rng: np.random.Generator
     steps: int = 0
-    perm: np.ndarray | None = None
-    piece: int = 0
     v: np.ndarray | None = None
     cpu: float = 0.0
 
@@ -118,7 +113,7 @@ class BlockState:
 
     def __sizeof__(self) -> int:
         """Bytes held (dask's ``sizeof``; see :meth:`BlockData.__sizeof__`)."""
-        return _nbytes(self.y, self.sq_norms, self.weights, self.perm, self.v, *self.sweep)
+        return _nbytes(self.y, self.sq_norms, self.weights, self.v, *self.sweep)
 
 
 def _nbytes(*arrays) -> int:
@@ -211,21 +206,13 @@ def init_block(
 
 
 def local_round(
-    state: BlockState,
-    data: BlockData,
-    carry: tuple[np.ndarray, float],
-    local_epochs: int,
-    pieces: int = 1,
+    state: BlockState, data: BlockData, carry: tuple[np.ndarray, float], local_epochs: int
 ) -> BlockState:
     """``local_epochs`` SDCA passes over the chunk's rows (each a fresh permutation of them,
     drawn from the chunk's stream) on the block's local subproblem, from v and the CPU
     seconds ``carry`` holds (the driver's (w, 0) for a block's first chunk of a round, the
     previous chunk's :func:`local_result` after it); returns the new state, whose ``v`` is
-    the local iterate at the end (module docstring). With ``pieces`` = S > 1 (one pass):
-    the next of S consecutive pieces of the pass's permutation, drawn at its first piece,
-    so that S visits of the chunk make one pass."""
-    if pieces > 1:
-        return _local_piece(state, data, carry, pieces)
+    the local iterate at the end (module docstring)."""
     v, cpu = carry
     rng = copy.deepcopy(state.rng)  # never advance the input's stream (a retried task)
     sweep = state.sweep._replace(
@@ -242,34 +229,6 @@ def local_round(
         )
         cpu += time.process_time() - t
     return replace(state, sweep=sweep, rng=rng, steps=steps, v=sweep.w, cpu=cpu)
-
-
-def _local_piece(state, data, carry, pieces: int) -> BlockState:
-    """One piece of a pass over the chunk (:func:`local_round` with ``pieces`` > 1)."""
-    v, cpu = carry
-    rng = copy.deepcopy(state.rng)
-    sweep = state.sweep._replace(
-        w=np.array(v, dtype=np.float64), dual_coef=state.sweep.dual_coef.copy()
-    )
-    n = sweep.dual_coef.shape[0]
-    perm = rng.permutation(n) if state.piece == 0 else state.perm
-    indices = perm[n * state.piece // pieces : n * (state.piece + 1) // pieces]
-    t = time.process_time()
-    steps = state.steps + sdca_epoch_kernel(
-        state.rows(data), sweep, state.params, indices, state.steps, indices.shape[0], -np.inf
-    )
-    cpu += time.process_time() - t
-    last = state.piece + 1 == pieces
-    return replace(
-        state,
-        sweep=sweep,
-        rng=rng,
-        steps=steps,
-        perm=None if last else perm,
-        piece=0 if last else state.piece + 1,
-        v=sweep.w,
-        cpu=cpu,
-    )
 
 
 def local_result(state: BlockState) -> tuple[np.ndarray, float]:

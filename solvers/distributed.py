@@ -128,12 +128,6 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         from the block's stream each pass, each chunk's rows in a permutation of its own
         stream), so a block needs only one chunk in memory at a time and the rest may be
         spilled to disk: data larger than the workers' memory, with few blocks.
-    chunk_pieces : int, default=1
-        With ``n_blocks``: each chunk's pass is cut into this many pieces of its permutation,
-        and a block's pass visits the pieces of all its chunks in a random order (each chunk
-        read this many times per pass). Visiting a chunk's rows all together slows the
-        ascent, with an intercept by orders of magnitude (docs/distributed.md); 4 pieces
-        bring it back near SDCA's there.
     local_epochs : int, default=1
         SDCA passes of each block over its rows per round.
     max_rounds : int, default=200
@@ -177,7 +171,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     bytes_per_round_ : int
         Bytes of the vectors a round moves between the driver and the blocks, at most:
         w to each block, v from each chunk to the next of its block and v_k back,
-        (n_chunks·chunk_pieces + K)·(d + 1)·8 (2·K·(d + 1)·8 when every chunk is a block).
+        (n_chunks + K)·(d + 1)·8 (2·K·(d + 1)·8 when every chunk is a block).
     """
 
     _parameter_constraints: dict = {
@@ -185,7 +179,6 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         "loss": [StrOptions({"hinge", "smooth_hinge", "squared_hinge"})],
         "gamma": [Interval(Real, 0, None, closed="left")],
         "n_blocks": [Interval(Integral, 1, None, closed="left"), None],
-        "chunk_pieces": [Interval(Integral, 1, None, closed="left")],
         "local_epochs": [Interval(Integral, 1, None, closed="left")],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -206,7 +199,6 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         loss="hinge",
         gamma=1.0,
         n_blocks=None,
-        chunk_pieces=1,
         local_epochs=1,
         max_rounds=200,
         tol=1e-6,
@@ -223,7 +215,6 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.loss = loss
         self.gamma = gamma
         self.n_blocks = n_blocks
-        self.chunk_pieces = chunk_pieces
         self.local_epochs = local_epochs
         self.max_rounds = max_rounds
         self.tol = tol
@@ -301,8 +292,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self._store(client, fits, sizes)
         self.lmbd_ = lmbd
         self.n_blocks_ = len(groups)
-        pieces = 1 if all(len(g) == 1 for g in groups) else int(self.chunk_pieces)
-        self.bytes_per_round_ = (len(sizes) * pieces + len(groups)) * (d + 1) * 8
+        self.bytes_per_round_ = (len(sizes) + len(groups)) * (d + 1) * 8
         return self
 
     def _groups(self, n_chunks: int) -> list[list[int]]:
@@ -574,7 +564,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         its ``local_epochs`` passes in one task; a block of several makes each pass chunk
         by chunk, in an order drawn from the block's stream, v going from each chunk's
         task to the next."""
-        epochs, pieces = int(self.local_epochs), int(self.chunk_pieces)
+        epochs = int(self.local_epochs)
         ends = []
         for group, block_rng in zip(groups, block_rngs, strict=True):
             carry = (w, 0.0)
@@ -582,19 +572,11 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 visits = [(group[0], epochs)]
             else:
                 visits = [
-                    (group[i], 1)
-                    for _ in range(epochs)
-                    for i in block_rng.permutation(np.repeat(np.arange(len(group)), pieces))
+                    (group[i], 1) for _ in range(epochs) for i in block_rng.permutation(len(group))
                 ]
             for c, passes in visits:
                 states[c] = client.submit(
-                    _cocoa.local_round,
-                    states[c],
-                    data[c],
-                    carry,
-                    passes,
-                    pieces if len(group) > 1 else 1,
-                    pure=False,
+                    _cocoa.local_round, states[c], data[c], carry, passes, pure=False
                 )
                 carry = client.submit(_cocoa.local_result, states[c])
             ends.append(carry)

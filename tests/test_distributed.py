@@ -66,21 +66,16 @@ def test_one_block_is_sdca_bit_for_bit(client):
     assert dist.data_passes_ == 6 and dist.n_rounds_ == 6
 
 
-@pytest.mark.parametrize("pieces", [1, 2])
-def test_a_block_of_chunks_is_sdca_on_chunkwise_permutations_bit_for_bit(client, pieces):
+def test_a_block_of_chunks_is_sdca_on_chunkwise_permutations_bit_for_bit(client):
     """n_blocks = 1 over 3 row chunks: a round is one SDCA epoch over all rows, visiting the
     chunks in an order drawn from the block's stream and each chunk's rows in a permutation
     of its own child stream; the kernel's passes over those rows of the whole X, one call
-    per chunk, give the same v and α bit for bit. With ``chunk_pieces`` = 2 the block's
-    stream orders the chunks' pieces (each chunk twice) and each visit takes the next half
-    of the chunk's permutation."""
+    per chunk, give the same v and α bit for bit."""
     from solvers.sdca import kernel_inputs, sdca_epoch_kernel
 
     X, y = gaussian_problem(n=90, d=5, seed=11)
     Xd, yd = blocks(X, y, 3)
-    dist = DaskSVMClassifier(
-        lmbd=0.01, tol=0.0, max_rounds=4, random_state=5, n_blocks=1, chunk_pieces=pieces
-    )
+    dist = DaskSVMClassifier(lmbd=0.01, tol=0.0, max_rounds=4, random_state=5, n_blocks=1)
     seen = []
     dist.set_params(callback=lambda info: seen.append(info.w.copy())).fit(Xd, yd)
     block = np.random.default_rng(5).spawn(1)[0]
@@ -89,35 +84,29 @@ def test_a_block_of_chunks_is_sdca_on_chunkwise_permutations_bit_for_bit(client,
     rows = rows._replace(sq_norms=rows.sq_norms + 1.0, bias=1.0)
     steps = 0
     for w_round in seen:
-        order = block.permutation(np.repeat(np.arange(3), pieces))
-        perms, piece = {}, [0, 0, 0]
-        for c in order:  # one kernel call per visit, as its task makes it
-            if piece[c] == 0:
-                perms[c] = chunks[c].permutation(30)
-            lo, hi = 30 * piece[c] // pieces, 30 * (piece[c] + 1) // pieces
-            piece[c] = (piece[c] + 1) % pieces
-            indices = 30 * c + perms[c][lo:hi]
-            steps += sdca_epoch_kernel(rows, sweep, params, indices, steps, hi - lo, -np.inf)
+        order = block.permutation(3)
+        for c in order:  # one kernel call per chunk, as its task makes it
+            indices = 30 * c + chunks[c].permutation(30)
+            steps += sdca_epoch_kernel(rows, sweep, params, indices, steps, 30, -np.inf)
         np.testing.assert_array_equal(w_round, sweep.w)
     np.testing.assert_array_equal(dist.dual_coef_.compute(), sweep.dual_coef)
-    assert dist.n_blocks_ == 1 and dist.bytes_per_round_ == (3 * pieces + 1) * 6 * 8
+    assert dist.n_blocks_ == 1 and dist.bytes_per_round_ == (3 + 1) * 6 * 8
 
 
-@pytest.mark.parametrize("sparse,local_epochs,pieces", [(False, 1, 1), (True, 2, 3)])
-def test_blocks_of_several_chunks_certify_the_exact_optimum(client, sparse, local_epochs, pieces):
+@pytest.mark.parametrize("sparse,local_epochs", [(False, 1), (True, 2)])
+def test_blocks_of_several_chunks_certify_the_exact_optimum(client, sparse, local_epochs):
     X, y = gaussian_problem(n=120, d=5, seed=12)
     Xd, yd = blocks(X, y, 6)
     if sparse:
         Xd = Xd.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 5)))
     exact = ExactSVMClassifier(lmbd=0.5, loss="smooth_hinge").fit(X, y)
     params = {"lmbd": 0.5, "loss": "smooth_hinge", "tol": 1e-11, "random_state": 0}
-    params["chunk_pieces"] = pieces
     clf = DaskSVMClassifier(**params, n_blocks=2, local_epochs=local_epochs).fit(Xd, yd)
     assert clf.certified_ and clf.n_blocks_ == 2 and clf.rel_gap_ <= 1e-11
     assert clf.dual_ <= exact.primal_ <= clf.primal_
     assert abs(clf.primal_ - exact.primal_) <= 1e-10 * exact.primal_
     assert clf.data_passes_ == clf.n_rounds_ * local_epochs
-    assert clf.bytes_per_round_ == (6 * pieces + 2) * 6 * 8
+    assert clf.bytes_per_round_ == (6 + 2) * 6 * 8
     again = DaskSVMClassifier(**params, n_blocks=2, local_epochs=local_epochs).fit(Xd, yd)
     np.testing.assert_array_equal(again.coef_, clf.coef_)  # same seed, same bits
     with pytest.raises(ValueError, match="at least as many row chunks, and X has 6"):

@@ -214,10 +214,9 @@ def main(argv=None) -> None:
     parser.add_argument("--record", default=README_RECORD)
     args = parser.parse_args(argv)
     if args.readme:
-        from experiments.reports import rewrite_block
+        from experiments.reports import rewrite_from_record
 
-        with open(args.record) as f:
-            rewrite_block(args.readme, MARKERS, readme_table(json.load(f)))
+        rewrite_from_record(args.readme, MARKERS, args.record, readme_table)
         return
     from experiments.reports import git_commit
 

@@ -492,11 +492,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--record", default=README_RECORD)
     args = parser.parse_args(argv)
     if args.readme:
-        from experiments.reports import rewrite_block
+        from experiments.reports import rewrite_from_record
 
-        record = json.loads(Path(args.record).read_text())
-        rewrite_block(args.readme, MARKERS, readme_block(record))
-        return record
+        rewrite_from_record(args.readme, MARKERS, args.record, readme_block)
+        return {}
     import pyspark
 
     def log(msg: str) -> None:

@@ -305,6 +305,13 @@ def rewrite_block(path: Path | str, markers: tuple[str, str], block: str) -> boo
     return new != text
 
 
+def rewrite_from_record(path, markers: tuple[str, str], record_path, render) -> bool:
+    """:func:`rewrite_block` with ``render(record)``, the record read from the JSON file
+    ``record_path`` (a benchmark's ``--readme``: its block regenerated from its record)."""
+    record = json.loads(Path(record_path).read_text())
+    return rewrite_block(path, markers, render(record))
+
+
 def git_commit() -> str:
     try:
         commit = subprocess.run(

@@ -37,6 +37,8 @@ if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` it
 import numpy as np
 import scipy.sparse as sp
 
+from experiments.reports import git_commit, readme_arguments, readme_requested
+
 
 def row_bytes(nnz: int) -> int:
     """Bytes of one row in a chunk's BlockData: nnz (float64 value, int32 column), its row
@@ -145,20 +147,15 @@ def main(argv=None) -> dict:
     parser.add_argument("--target", type=float, default=0.5, help="dask's memory target")
     parser.add_argument("--spill-dir", default=None, help="default: a temporary folder")
     parser.add_argument("--out", default=None, help="folder for the JSON record")
-    parser.add_argument("--readme", help="rewrite this README's block from --record")
-    parser.add_argument("--record", default=README_RECORD)
+    readme_arguments(parser, README_RECORD)
     args = parser.parse_args(argv)
-    if args.readme:
-        from experiments.reports import rewrite_from_record
-
-        rewrite_from_record(args.readme, MARKERS, args.record, readme_block)
+    if readme_requested(args, MARKERS, readme_block):
         return {}
 
     import dask
     from sklearn.exceptions import ConvergenceWarning
 
     from benchmarks.distributed import local_client
-    from experiments.reports import git_commit
     from solvers import DaskSVMClassifier
 
     limit = int(args.memory_limit * 2**30)

@@ -35,6 +35,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
+from experiments.reports import git_commit, readme_arguments, readme_requested
 from solvers import DaskSVMClassifier, SDCAClassifier
 
 
@@ -210,15 +211,10 @@ def main(argv=None) -> None:
     parser.add_argument("--max-rounds", type=int, default=400)
     parser.add_argument("--lmbd", type=float, help="default: 1e-3 for dense-small, else 1/n")
     parser.add_argument("--out", help="folder for the JSON record (distributed.json)")
-    parser.add_argument("--readme", help="rewrite this README's table from --record")
-    parser.add_argument("--record", default=README_RECORD)
+    readme_arguments(parser, README_RECORD)
     args = parser.parse_args(argv)
-    if args.readme:
-        from experiments.reports import rewrite_from_record
-
-        rewrite_from_record(args.readme, MARKERS, args.record, readme_table)
+    if readme_requested(args, MARKERS, readme_table):
         return
-    from experiments.reports import git_commit
 
     names = args.problem or (["dense-full", "csr-full"] if args.full else ["dense-small"])
     record = {

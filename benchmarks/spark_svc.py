@@ -84,7 +84,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from benchmarks import distributed as dist
 from data.errors import DataError
-from experiments.reports import git_commit
+from experiments.reports import git_commit, readme_arguments, readme_requested
 from solvers import ExactSVMClassifier, objectives
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -488,13 +488,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seed", type=int, default=0, help="of the rows' shuffle")
     parser.add_argument("--scratch", help="folder for Spark's Parquet files (default: temp)")
     parser.add_argument("--out", type=Path, help="folder for spark_svc.json")
-    parser.add_argument("--readme", help="rewrite this README's block from --record")
-    parser.add_argument("--record", default=README_RECORD)
+    readme_arguments(parser, README_RECORD)
     args = parser.parse_args(argv)
-    if args.readme:
-        from experiments.reports import rewrite_from_record
-
-        rewrite_from_record(args.readme, MARKERS, args.record, readme_block)
+    if readme_requested(args, MARKERS, readme_block):
         return {}
     import pyspark
 

@@ -305,11 +305,21 @@ def rewrite_block(path: Path | str, markers: tuple[str, str], block: str) -> boo
     return new != text
 
 
-def rewrite_from_record(path, markers: tuple[str, str], record_path, render) -> bool:
-    """:func:`rewrite_block` with ``render(record)``, the record read from the JSON file
-    ``record_path`` (a benchmark's ``--readme``: its block regenerated from its record)."""
-    record = json.loads(Path(record_path).read_text())
-    return rewrite_block(path, markers, render(record))
+def readme_arguments(parser, record_path: str) -> None:
+    """A benchmark's ``--readme FILE`` and ``--record JSON`` (default ``record_path``): its
+    generated block in FILE rewritten from the committed record (:func:`readme_requested`)."""
+    parser.add_argument("--readme", help="rewrite this file's generated block from --record")
+    parser.add_argument("--record", default=record_path)
+
+
+def readme_requested(args, markers: tuple[str, str], render) -> bool:
+    """With ``--readme``: :func:`rewrite_block` with ``render(record)``, the record read from
+    ``--record``; True. Without it: False (the benchmark runs)."""
+    if not args.readme:
+        return False
+    record = json.loads(Path(args.record).read_text())
+    rewrite_block(args.readme, markers, render(record))
+    return True
 
 
 def git_commit() -> str:

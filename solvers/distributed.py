@@ -540,10 +540,18 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             certified = self.tol > 0.0 and bounds["rel_gap"] <= self.tol
         if not certified and not stopped and self.tol > 0.0:
             which = "" if two else f" (class {positive!r})"
+            slow = ""
+            if self.bias_multiplier > 0 and (k_blocks > 1 or n_chunks > 1):
+                slow = (
+                    " With an intercept (bias_multiplier > 0), CoCoA+ over several blocks and "
+                    "passes chunk by chunk converge far more slowly than SDCA "
+                    "(docs/distributed.md): fewer blocks, or bias_multiplier=0 with centred "
+                    "data, certify sooner."
+                )
             warnings.warn(
                 f"DaskSVMClassifier did not converge{which}: relative duality gap "
                 f"{bounds['rel_gap']:.3g} > tol={self.tol:g} after max_rounds="
-                f"{self.max_rounds}. Increase max_rounds or local_epochs, or tol.",
+                f"{self.max_rounds}. Increase max_rounds or local_epochs, or tol.{slow}",
                 ConvergenceWarning,
                 stacklevel=caller_stacklevel(),
             )

@@ -272,10 +272,17 @@ def test_warm_start_continues_from_the_last_dual_point(client):
 
 
 def test_max_rounds_warns_with_the_gap_reached(client):
+    """The warning gives the gap reached; with an intercept and several blocks it also says
+    why CoCoA+ is slow there (docs/distributed.md), and not without one or with one block."""
     X, y = gaussian_problem(n=60, d=4, seed=6)
-    with pytest.warns(ConvergenceWarning, match="relative duality gap"):
+    with pytest.warns(ConvergenceWarning, match="relative duality gap") as caught:
         clf = DaskSVMClassifier(lmbd=1e-3, tol=1e-12, max_rounds=2).fit(*blocks(X, y, 2))
     assert not clf.certified_ and clf.rel_gap_ > 1e-12 and clf.n_rounds_ == 2
+    assert "docs/distributed.md" in str(caught[0].message)
+    for params, k in (({"bias_multiplier": 0.0}, 2), ({}, 1)):
+        with pytest.warns(ConvergenceWarning) as caught:
+            DaskSVMClassifier(lmbd=1e-3, tol=1e-12, max_rounds=2, **params).fit(*blocks(X, y, k))
+        assert "docs/distributed.md" not in str(caught[0].message)
 
 
 def test_a_killed_worker_changes_nothing(client, tmp_path):

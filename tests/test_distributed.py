@@ -308,6 +308,41 @@ def test_a_killed_worker_changes_nothing(client, tmp_path):
     client.wait_for_workers(2)
 
 
+def test_a_worker_killed_during_a_round_changes_nothing(client, tmp_path):
+    """A worker process that dies as it starts a block's local pass (its 6th; a worker
+    plugin exits it, once): the round in flight loses that block's state and dask recomputes
+    it from the chain, from the last checkpoint; the fit ends at the same pair, certified."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    X, y = gaussian_problem(n=120, d=5, seed=8)
+    Xd, yd = blocks(X, y, 3)
+    params = {"lmbd": 0.5, "tol": 1e-10, "random_state": 3, "checkpoint_every": 2}
+    ref = DaskSVMClassifier(**params, checkpoint_dir=str(tmp_path / "a")).fit(Xd, yd)
+    flag = str(tmp_path / "killed")
+
+    class ExitOnce(WorkerPlugin):
+        def __init__(self):
+            self.started = 0
+
+        def transition(self, key, start, finish, **kwargs):
+            if finish == "executing" and str(key).startswith("local_round"):
+                self.started += 1
+                if self.started == 6 and not os.path.exists(flag):
+                    open(flag, "w").close()  # the restarted worker gets the plugin again
+                    os._exit(1)
+
+    client.register_plugin(ExitOnce(), name="exit-once")
+    try:
+        clf = DaskSVMClassifier(**params, checkpoint_dir=str(tmp_path / "b")).fit(Xd, yd)
+    finally:
+        client.unregister_worker_plugin("exit-once")
+    assert os.path.exists(flag), "no worker died during the fit"
+    assert clf.certified_ and ref.certified_ and clf.n_rounds_ == ref.n_rounds_
+    np.testing.assert_array_equal(clf.coef_, ref.coef_)
+    np.testing.assert_array_equal(clf.dual_coef_.compute(), ref.dual_coef_.compute())
+    client.wait_for_workers(2)
+
+
 def test_ctrl_c_leaves_a_checkpoint_to_resume_from(client, tmp_path):
     X, y = gaussian_problem(n=100, d=5, seed=9)
     Xd, yd = blocks(X, y, 2)

@@ -56,14 +56,16 @@ def csr_problem(n: int, d: int, nnz: int, seed: int = 0):
     return X, y
 
 
-def skin_problem(seed: int = 0):
+def skin_problem(seed: int | None = 0):
     """Skin (245,057 × 3) as ``make bench-peers`` loads it, its rows in one seeded random
-    order: the file is sorted by class, and K contiguous blocks of it would each hold mostly
-    one class."""
+    order (``seed`` None: the file's): the file is sorted by class, and K contiguous blocks
+    of it would each hold mostly one class."""
     from benchmarks.problems import PROBLEMS as PEERS
     from benchmarks.problems import load_problem
 
     problem = load_problem(next(p for p in PEERS if p.dataset == "skin"))
+    if seed is None:
+        return problem.X, problem.y
     order = np.random.default_rng(seed).permutation(problem.X.shape[0])
     return problem.X[order], problem.y[order]
 

@@ -146,14 +146,10 @@ def reach(points, targets):
 
 # ------------------------------------------------------------------------ problems
 def load(name: str):
-    """X, y (±1 floats) of a problem: ``skin`` as the peers benchmark loads it, else
-    ``benchmarks.distributed.PROBLEMS[name]``."""
+    """X, y (±1 floats) of a problem of ``benchmarks.distributed.PROBLEMS``, ``skin`` in its
+    file's order (:func:`shuffled` orders the rows)."""
     if name == "skin":
-        from benchmarks.problems import PROBLEMS, load_problem
-
-        spec = next(p for p in PROBLEMS if p.dataset == "skin")
-        problem = load_problem(spec)
-        return problem.X, problem.y
+        return dist.skin_problem(seed=None)
     return dist.PROBLEMS[name]()
 
 

@@ -544,9 +544,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             if self.bias_multiplier > 0 and (k_blocks > 1 or n_chunks > 1):
                 slow = (
                     " With an intercept (bias_multiplier > 0), CoCoA+ over several blocks and "
-                    "passes chunk by chunk converge far more slowly than SDCA "
-                    "(docs/distributed.md): fewer blocks, or bias_multiplier=0 with centred "
-                    "data, certify sooner."
+                    "passes chunk by chunk can converge far more slowly than SDCA (measured "
+                    "in docs/distributed.md); there, one block of one chunk, or "
+                    "bias_multiplier=0, certified sooner."
                 )
             warnings.warn(
                 f"DaskSVMClassifier did not converge{which}: relative duality gap "

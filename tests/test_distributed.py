@@ -308,15 +308,19 @@ def test_a_killed_worker_changes_nothing(client, tmp_path):
     client.wait_for_workers(2)
 
 
-def test_a_worker_killed_during_a_round_changes_nothing(client, tmp_path):
+@pytest.mark.parametrize("n_blocks", [None, 1])
+def test_a_worker_killed_during_a_round_changes_nothing(client, tmp_path, n_blocks):
     """A worker process that dies as it starts a block's local pass (its 6th; a worker
     plugin exits it, once): the round in flight loses that block's state and dask recomputes
-    it from the chain, from the last checkpoint; the fit ends at the same pair, certified."""
+    it from the chain, from the last checkpoint; the fit ends at the same pair, certified.
+    With ``n_blocks=1`` the one block's three chunks sit on one worker, which dies with its
+    rows and v halfway through the block's chain of chunks."""
     from distributed.diagnostics.plugin import WorkerPlugin
 
     X, y = gaussian_problem(n=120, d=5, seed=8)
     Xd, yd = blocks(X, y, 3)
     params = {"lmbd": 0.5, "tol": 1e-10, "random_state": 3, "checkpoint_every": 2}
+    params["n_blocks"] = n_blocks
     ref = DaskSVMClassifier(**params, checkpoint_dir=str(tmp_path / "a")).fit(Xd, yd)
     flag = str(tmp_path / "killed")
 

@@ -8,13 +8,12 @@ history is our P at its coefficients and that its iterates approach the exact en
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
 import scipy.sparse as sp
 
+from benchmarks import distributed as dist
 from benchmarks import spark_svc
 from solvers import ExactSVMClassifier, objectives
 
@@ -94,18 +93,9 @@ def test_parquet_rows_are_spark_vectors_with_the_same_bits(sparse, tmp_path):
 
 
 def test_recorded_rounds_are_dask_runs_rounds():
-    distributed = pytest.importorskip("distributed")
+    pytest.importorskip("distributed")
     X, y = tiny()
-    with (
-        distributed.LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=False,
-            dashboard_address=":0",
-            silence_logs=logging.CRITICAL,
-        ) as cluster,
-        distributed.Client(cluster) as client,
-    ):
+    with dist.local_client(2) as client:  # the benchmark's own cluster: 2 worker processes
         ours = spark_svc.our_sweep(client, X, y, 0.1, 2, [1e-2, 1e-4], 100)
     rounds = ours["rounds"]
     assert [r["round"] for r in rounds] == list(range(1, len(rounds) + 1))

@@ -13,7 +13,7 @@ to reach 1e-4 there). ``--full`` runs the issue's sizes (a CSR 1,000,000 ×
 100,000 with 40 nonzeros per row and a dense 200,000 × 500, λ = 1/n: hours and tens of GB);
 ``--problem`` picks one, ``skin`` among them (its rows shuffled once: the file is sorted by
 class). ``--out FOLDER`` writes the JSON record (every problem, K and round);
-``--readme README.md`` regenerates the README's table from ``--record``.
+``--readme docs/distributed.md`` (``TABLE_FILE``) regenerates its table from ``--record``.
 """
 
 from __future__ import annotations
@@ -164,12 +164,14 @@ def fmt(v, spec=".3g"):
     return "—" if v is None else format(v, spec)
 
 
-#: The README's generated table, and the record it is generated from.
+#: The generated table (in ``TABLE_FILE``), and the record it is generated from.
 MARKERS = (
     "<!-- bench-distributed:begin (benchmarks/distributed.py --readme) -->",
     "<!-- bench-distributed:end -->",
 )
 README_RECORD = "benchmarks/records/distributed.json"
+#: the file whose generated block shows the record (``--readme``)
+TABLE_FILE = "docs/distributed.md"
 
 
 def readme_table(record: dict) -> str:

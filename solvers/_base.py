@@ -38,22 +38,28 @@ rooms of its own: the types a binary fit takes and returns and the loop's small 
 from __future__ import annotations
 
 import time
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import objectives
-from ._problem import BinaryFit, EpochInfo, Problem, caller_stacklevel, canonical, gap_due, stops
+from ._problem import (
+    BinaryFit,
+    EpochInfo,
+    Problem,
+    canonical,
+    gap_due,
+    stops,
+    warn_unconverged,
+)
 from ._scales import check_lmbd, max_abs, resolve_lmbd
 from ._targets import TargetsMixin
-from .losses import HINGE, Loss
+from .losses import Loss, make_loss
 
 # (estimator class, dtype, writeable, kernel-selecting params) already compiled in this process.
 WARMED: set[tuple] = set()
@@ -113,8 +119,9 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
     @property
     def loss_function(self) -> Loss:
         """The :class:`solvers.losses.Loss` of the objective this estimator minimises, from
-        its parameters (its dual, gap and certificate are those of this loss)."""
-        return HINGE
+        its parameters ``loss`` and ``gamma`` (its dual, gap and certificate are those of
+        this loss)."""
+        return make_loss(self.loss, self.gamma)
 
     @property
     def has_dual(self) -> bool:
@@ -477,14 +484,8 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
             and not stopped
         ):
             returned = "" if duality_gap == gap else f"; returned pair {duality_gap:.3g}"
-            which = "" if len(self.classes_) == 2 else f" (class {problem.positive_class})"
-            warnings.warn(
-                f"{type(self).__name__} did not converge{which}: duality gap {gap:.3g} > "
-                f"tol={tol:g} after max_epochs={problem.epochs} (last iterate{returned}). "
-                f"Increase max_epochs or tol (or pass tol=0 to run a fixed number of epochs).",
-                ConvergenceWarning,
-                stacklevel=caller_stacklevel(),
-            )
+            which = "" if len(self.classes_) == 2 else f", class {problem.positive_class}"
+            warn_unconverged(self, gap, tol, problem.epochs, f" (last iterate{returned}{which})")
         return BinaryFit.of_epochs(
             cpu_times,
             wall_times,

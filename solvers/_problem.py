@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -21,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 import sklearn
+from sklearn.exceptions import ConvergenceWarning
 
 from ._kernels import kernel_rows
 
@@ -242,6 +244,18 @@ def canonical(X):
         X = X.copy()
         X.sum_duplicates()  # also sorts the indices
     return X
+
+
+def warn_unconverged(est, gap: float, tol: float, max_epochs: int, detail: str = "") -> None:
+    """The ``ConvergenceWarning`` of a fit whose gap is above ``tol`` when ``max_epochs``
+    ran out; ``detail`` (e.g. which class, what was returned) follows the numbers."""
+    warnings.warn(
+        f"{type(est).__name__} did not converge: duality gap {gap:.3g} > tol={tol:g} after "
+        f"max_epochs={max_epochs}{detail}. Increase max_epochs or tol (or pass tol=0 to run "
+        "a fixed number of epochs).",
+        ConvergenceWarning,
+        stacklevel=caller_stacklevel(),
+    )
 
 
 def caller_stacklevel() -> int:

@@ -571,10 +571,6 @@ class ExactSVMClassifier(BaseLinearSVM):
         self.class_weight = class_weight
         self.random_state = random_state
 
-    @property
-    def loss_function(self) -> Loss:
-        return losses.make_loss(self.loss, self.gamma)
-
     def _fit_binary(self, problem: Problem) -> BinaryFit:
         """One certified solve of the binary problem (the engine owns its clock)."""
         wall = time.perf_counter()

@@ -62,7 +62,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from . import losses, objectives
+from . import objectives
 from ._base import BaseLinearSVM
 from ._device import DEVICE_CONSTRAINT, DeviceMixin
 from ._pegasos_kernels import (
@@ -76,7 +76,6 @@ from ._pegasos_kernels import (
 )
 from ._problem import Problem, canonical
 from ._sampling import DEPRECATED_SAMPLINGS, distinct_batches, resolve_sampling
-from .losses import Loss
 
 #: Renormalise w = s·v (v ← s·v, s ← 1, U ← U + σv, σ ← 0) when s falls below this: it
 #: bounds the precision lost by the lazy average to a factor 1/_S_MIN
@@ -253,10 +252,6 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         self.warm_start = warm_start
         self.callback = callback
         self.device = device
-
-    @property
-    def loss_function(self) -> Loss:
-        return losses.make_loss(self.loss, self.gamma)
 
     def _mode(self) -> int:
         if self.average == "weighted":

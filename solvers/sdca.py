@@ -75,7 +75,7 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from . import losses, objectives
+from . import objectives
 from ._base import BaseLinearSVM
 from ._device import DEVICE_CONSTRAINT, DeviceMixin
 from ._problem import Problem
@@ -94,7 +94,6 @@ from ._sdca_kernels import (
     sweep_samples,
 )
 from ._sdca_shrinking import CYCLIC, IID, PERMUTATION, UNSHRINK_RATIO, ActiveSet, shrunk_epoch
-from .losses import Loss
 
 #: The kernels, public for benchmarks that time their arithmetic alone
 #: (``benchmarks/epoch_cost.py``, with :func:`kernel_inputs`): one epoch, and the two sweeps
@@ -319,10 +318,6 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         self.warm_start = warm_start
         self.callback = callback
         self.device = device
-
-    @property
-    def loss_function(self) -> Loss:
-        return losses.make_loss(self.loss, self.gamma)
 
     def _gpu_unsupported(self) -> list[str]:
         bad = {

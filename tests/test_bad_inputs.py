@@ -15,6 +15,8 @@ import pytest
 from numpy.testing import assert_allclose
 from sklearn.exceptions import ConvergenceWarning
 
+import solvers
+import solvers.gpu
 from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier
 from solvers import _base as base_module
 from solvers import _targets as targets_module
@@ -56,6 +58,33 @@ def test_max_epochs_before_tol_warns_with_the_gap_reached(small, cls):
     assert gap > 1e-12 and not est.converged_ and est.n_epochs_ == 2
     assert "Increase max_epochs" in message
     assert record[0].filename == __file__, "the warning points at the caller's fit"
+
+
+@pytest.mark.parametrize(
+    ("device", "classes", "detail"),
+    [
+        ("cpu", 3, r" \(last iterate, class 2\)"),  # one-vs-rest names the class
+        ("cuda", 2, r" \(device='cuda'\)"),  # the simulator without a GPU
+    ],
+)
+def test_one_convergence_warning_for_every_fit(device, classes, detail):
+    """The CPU fits and the GPU's say the same sentence (one ``warn_unconverged``): the
+    gap against tol, max_epochs, what the fit adds, the fix, at the caller's line."""
+    if device == "cuda" and not solvers.gpu.available():
+        pytest.skip("no GPU and no simulator")
+    X, y = gaussian_problem(n=60, d=4, seed=2)
+    y = np.arange(60) % classes if classes > 2 else y
+    est = SDCAClassifier(lmbd=0.05, tol=1e-14, max_epochs=2, device=device, random_state=0)
+    with pytest.warns(ConvergenceWarning) as record:
+        est.fit(X, y)
+    message = str(record[-1].message)
+    pattern = (
+        r"^SDCAClassifier did not converge: duality gap \S+ > tol=1e-14 after max_epochs=2"
+        + detail
+        + r"\. Increase max_epochs or tol \(or pass tol=0 to run a fixed number of epochs\)\.$"
+    )
+    assert re.match(pattern, message), message
+    assert all(r.filename == __file__ for r in record), "each points at the caller's fit"
 
 
 @pytest.mark.parametrize("cls", DUAL_SOLVERS)

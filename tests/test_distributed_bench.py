@@ -1,4 +1,4 @@
-"""benchmarks/distributed.py: its record and the README table made from it."""
+"""benchmarks/distributed.py: its record and the table of docs/distributed.md made from it."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ def record():
 
 
 def test_readme_table_is_generated_from_the_committed_record(tmp_path):
-    readme = tmp_path / "README.md"
-    shutil.copy(ROOT / "README.md", readme)
+    readme = tmp_path / "distributed.md"
+    shutil.copy(ROOT / bench.TABLE_FILE, readme)
     bench.main(["--readme", str(readme), "--record", str(ROOT / bench.README_RECORD)])
-    assert readme.read_text() == (ROOT / "README.md").read_text()
+    assert readme.read_text() == (ROOT / bench.TABLE_FILE).read_text()
     assert bench.readme_table(record()) in readme.read_text()
 
 

@@ -56,13 +56,11 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 
 import numpy as np
 from numba import cuda
-from sklearn.exceptions import ConvergenceWarning
 
-from .._problem import BinaryFit, Problem, caller_stacklevel
+from .._problem import BinaryFit, Problem, warn_unconverged
 from . import _kernels as K
 from .certificate import Certifier
 from .data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros
@@ -225,13 +223,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
             "the features (e.g. StandardScaler) or increase lmbd; no model was stored."
         )
     if est._warn_unconverged and tol > 0.0 and not converged and not stopped:
-        warnings.warn(
-            f"{type(est).__name__}(device='cuda') did not converge: duality gap "
-            f"{result['gap']:.3g} > tol={tol:g} after max_epochs={problem.epochs}. Increase "
-            "max_epochs or tol (or pass tol=0 to run a fixed number of epochs).",
-            ConvergenceWarning,
-            stacklevel=caller_stacklevel(),
-        )
+        warn_unconverged(est, result["gap"], tol, problem.epochs, " (device='cuda')")
     return BinaryFit.of_epochs(
         gpu_times,
         wall_times,

@@ -237,19 +237,49 @@ def local_result(state: BlockState) -> tuple[np.ndarray, float]:
     return state.v, state.cpu
 
 
+def bias_slope_sums(
+    state: BlockState, data: BlockData, w: np.ndarray, loss: Loss, previous=None
+) -> np.ndarray:
+    r"""The chunk's share of the primal's first and second derivative along the bias
+    weight at w (smooth loss): :math:`\big(\sum_i c_i y_i a^*(z_i),\ \sum_i c_i
+    \phi''(z_i)\big)`, :math:`a^* = -\phi'`, :math:`\phi'' = 1/\kappa` where
+    :math:`0 < 1 - z_i < \kappa U`, added to ``previous`` (the block's chunks before it).
+    Plain sums: they only choose the candidate :math:`w'` that the certificate then bounds
+    exactly."""
+    z = objectives.margins(data.X, state.y, w, state.bias)
+    u = 1.0 - z
+    curved = ((u > 0.0) & (u < loss.kappa * loss.upper)) / loss.kappa
+    a = loss.dual_targets(z)
+    if state.weights is not None:
+        a, curved = a * state.weights, curved * state.weights
+    sums = np.array([float(np.dot(state.y, a)), float(curved.sum())])
+    return sums if previous is None else previous + sums
+
+
 def block_certificate(
     state: BlockState,
     data: BlockData,
     w: np.ndarray,
     loss: Loss,
-    previous: objectives.CertificateSums | None = None,
-):
-    """The chunk's :class:`solvers.objectives.CertificateSums` at (w, α_k), merged with
-    those of the block's chunks before it (``previous``) when given."""
-    sums = objectives.certificate_sums(
-        data.X, state.y, w, state.sweep.dual_coef, loss, state.bias, state.weights
-    )
-    return sums if previous is None else objectives.merge_sums(previous, sums)
+    previous: tuple | None = None,
+    w_implied: np.ndarray | None = None,
+) -> tuple:
+    """The chunk's :class:`solvers.objectives.CertificateSums` at (w, α_k) and, given
+    ``w_implied``, at (w_implied, :func:`solvers.objectives.implied_dual` of it), each
+    merged with those of the block's chunks before it (``previous``) when given: a tuple of
+    one or two sums."""
+    parts = [
+        objectives.certificate_sums(
+            data.X, state.y, w, state.sweep.dual_coef, loss, state.bias, state.weights
+        )
+    ]
+    if w_implied is not None:
+        v, c = w_implied, state.weights
+        at = objectives.implied_dual(data.X, state.y, v, loss, state.bias, c)
+        parts.append(objectives.certificate_sums(data.X, state.y, v, at, loss, state.bias, c))
+    if previous is None:
+        return tuple(parts)
+    return tuple(objectives.merge_sums(p, s) for p, s in zip(previous, parts, strict=True))
 
 
 def block_alpha(state: BlockState) -> np.ndarray:

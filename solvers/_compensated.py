@@ -28,6 +28,7 @@ __all__ = [
     "CertificateSums",
     "certificate",
     "certificate_sums",
+    "certified_bounds",
     "combine_certificate",
     "exact_dual_weights",
     "exact_margins",
@@ -314,18 +315,15 @@ def combine_certificate(
         w_alpha,
         (loss_sum, dual_sum, sq_w, sq_alpha),
     )
-    primal_value += err_primal
-    dual_value -= err_dual
-    gap = primal_value - dual_value
-    bounds = {
-        "primal": primal_value,
-        "dual": dual_value,
-        "gap": gap,
-        "rel_gap": gap / abs(primal_value)
-        if primal_value != 0.0
-        else (0.0 if gap == 0 else np.inf),
-    }
-    return bounds, w_alpha
+    return certified_bounds(primal_value + err_primal, dual_value - err_dual), w_alpha
+
+
+def certified_bounds(primal: float, dual: float) -> dict[str, float]:
+    """The dict of :func:`certificate` for the certified bounds ``dual <= P* <= primal``:
+    with the gap and the gap relative to the primal."""
+    gap = primal - dual
+    rel_gap = gap / abs(primal) if primal != 0.0 else (0.0 if gap == 0 else np.inf)
+    return {"primal": primal, "dual": dual, "gap": gap, "rel_gap": rel_gap}
 
 
 def certificate(

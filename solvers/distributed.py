@@ -158,12 +158,17 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     certified_ : bool or ndarray of bool
         Whether the returned pair's certified relative gap is at most ``tol``.
     rel_gap_, primal_, dual_ : float or ndarray
-        The certificate of the returned pair (bounds of P* with rounding included).
+        The certificate of the returned coefficients (bounds of P* with rounding
+        included): ``primal_`` their P; ``dual_`` the larger of D(α) and, for a smooth
+        loss, D(α̃(w')) (see ``_certify``). The coefficients are w(α) or, for a smooth
+        loss, w(α) with its bias weight moved by one Newton step where that lowers P.
     n_rounds_ : int or ndarray
     data_passes_ : int or ndarray
         Passes over the data by the local solvers (``n_rounds_ * local_epochs``).
     certificate_passes_ : int or ndarray
-        Passes over the data by the certificates.
+        Passes over the data by the certificates: one per check (P(w), D(α)); for a
+        smooth loss three, or four with an intercept (the bias weight's Newton step to w',
+        the margins and P(w'), D(α̃(w')) of the dual point w' implies).
     round_times_, round_cpu_times_ : ndarray or list of them
         Wall seconds of each round, and CPU seconds of its local passes (all blocks).
     n_blocks_ : int
@@ -191,6 +196,13 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         "checkpoint_every": [Interval(Integral, 1, None, closed="left")],
         "callback": [callable, None],
     }
+
+    #: For a smooth loss, certify with D(α̃(w)) too, the dual point that w implies
+    #: (:func:`solvers.objectives.implied_dual`): one more pass over the rows at each check.
+    #: False (tests, benchmarks) certifies with D(α) alone.
+    _IMPLIED_DUAL = True
+    #: With it and an intercept, the candidate w' takes one Newton step on its bias weight.
+    _BIAS_STEP = True
 
     def __init__(
         self,
@@ -472,8 +484,12 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         ck_dir = None if self.checkpoint_dir is None else os.fspath(self.checkpoint_dir)
         n_problems = 1 if two else len(self.classes_)
         w = np.zeros(d + 1)
+
+        def certify_args(w):  # the blocks' states as they are now
+            return client, states, data, groups, w, lmbd, loss, bias, n
+
         if init is not None:  # w = w(α) of the starting point
-            w = self._certify(client, states, data, groups, w, lmbd, loss)[1]
+            w = self._certify(*certify_args(w))[1]
         round_times, cpu_times = [], []
         bounds = None
         certificates = 0
@@ -492,12 +508,12 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 cpu = float(sum(c for _, c in results))
                 rel_gap = None
                 if self.tol > 0.0 and rounds % self.check_every == 0:
-                    bounds, w_alpha = self._certify(client, states, data, groups, w, lmbd, loss)
+                    bounds, w_alpha, point = self._certify(*certify_args(w))
                     certificates += 1
                     rel_gap = bounds["rel_gap"]
                     w = w_alpha  # the same point, without the additions' drift
                     if rel_gap <= self.tol:
-                        bounds = self._certify(client, states, data, groups, w, lmbd, loss)[0]
+                        bounds, _, point = self._certify(*certify_args(w))
                         certificates += 1
                         certified = bounds["rel_gap"] <= self.tol
                 if ck_dir is not None and (
@@ -534,8 +550,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             err.add_note(f"DaskSVMClassifier.fit interrupted at round {rounds}: {where}.")
             raise
         if bounds is None or not certified:  # the returned pair, certified once
-            bounds, w = self._certify(client, states, data, groups, w, lmbd, loss)
-            bounds = self._certify(client, states, data, groups, w, lmbd, loss)[0]
+            w = self._certify(*certify_args(w))[1]
+            bounds, _, point = self._certify(*certify_args(w))
             certificates += 2
             certified = self.tol > 0.0 and bounds["rel_gap"] <= self.tol
         if not certified and not stopped and self.tol > 0.0:
@@ -556,7 +572,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 stacklevel=caller_stacklevel(),
             )
         return {
-            "w": w,
+            "w": point,  # the certified primal point: w(α), its bias weight perhaps improved
             "states": states,
             "bounds": bounds,
             "certified": certified,
@@ -591,20 +607,55 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         return ends
 
     @staticmethod
-    def _certify(client, states, data, groups, w, lmbd, loss):
-        """Certified bounds of (w, α) and w(α), from every block's partial sums (a
-        block's chunks merge theirs in turn on the workers: one part per block reaches
-        the driver)."""
+    def _certify(client, states, data, groups, w, lmbd, loss, bias, n):
+        """Certified bounds of the better of two primal points, that point, and w(α),
+        from every block's partial sums (a block's chunks merge theirs in turn on the
+        workers: one part per block reaches the driver).
+
+        The points are w and, for a smooth loss (with ``_IMPLIED_DUAL``), w' = w with its
+        bias weight moved by one Newton step of P along it (one more pass: with an
+        intercept, a pass chunk by chunk leaves the bias weight dragged toward the last
+        chunk's own, docs/distributed.md); the dual bound is the larger of D(α) and
+        D(α̃(w')), α̃ the dual point that w' implies (:func:`solvers.objectives.
+        implied_dual`). Each is a certified bound of P*, with its own rounding allowance.
+        """
+        implied = DaskSVMClassifier._IMPLIED_DUAL and loss.smooth
         w_key = w if len(states) == len(groups) else client.scatter(w, hash=False)
+        w_implied = None
+        if implied:
+            w_implied = w.copy()
+            if bias > 0.0 and DaskSVMClassifier._BIAS_STEP:
+                slope = DaskSVMClassifier._chains(
+                    client, groups, _cocoa.bias_slope_sums, states, data, w_key, loss
+                )
+                ya, curved = sum(client.gather(slope))
+                grad = lmbd * w[-1] - bias * ya / n
+                w_implied[-1] -= grad / (lmbd + bias * bias * curved / n)
+        parts = DaskSVMClassifier._chains(
+            client, groups, _cocoa.block_certificate, states, data, w_key, loss, w_implied
+        )
+        sums = client.gather(parts)
+        bounds, w_alpha = objectives.combine_certificate([p[0] for p in sums], w, lmbd, loss)
+        point = w
+        if implied:
+            other = objectives.combine_certificate([p[1] for p in sums], w_implied, lmbd, loss)[0]
+            primal = bounds["primal"]
+            if other["primal"] < primal:
+                primal, point = other["primal"], w_implied
+            bounds = objectives.certified_bounds(primal, max(bounds["dual"], other["dual"]))
+        return bounds, w_alpha, point
+
+    @staticmethod
+    def _chains(client, groups, task, states, data, w_key, loss, *extra) -> list:
+        """``task(state, data, w, loss, previous, *extra)`` along each block's chunks in
+        turn, on the workers: one future per block, its chunks' results merged."""
         parts = []
         for group in groups:
             part = None
             for c in group:
-                part = client.submit(
-                    _cocoa.block_certificate, states[c], data[c], w_key, loss, part
-                )
+                part = client.submit(task, states[c], data[c], w_key, loss, part, *extra)
             parts.append(part)
-        return objectives.combine_certificate(client.gather(parts), w, lmbd, loss)
+        return parts
 
     @staticmethod
     def _checkpoint(client, states, templates, folder, j, round_) -> list:
@@ -663,7 +714,12 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.data_passes_ = per_class(
             [f["rounds"] * int(self.local_epochs) for f in fits], dtype=int
         )
-        self.certificate_passes_ = per_class([f["certificates"] for f in fits], dtype=int)
+        implied = self._IMPLIED_DUAL and self.loss_function.smooth
+        step = self.bias_multiplier > 0 and self._BIAS_STEP
+        per_check = 1 + implied * (2 + step)  # as _certify reads X
+        self.certificate_passes_ = per_class(
+            [f["certificates"] * per_check for f in fits], dtype=int
+        )
         self.round_times_ = fits[0]["round_times"] if one else [f["round_times"] for f in fits]
         self.round_cpu_times_ = fits[0]["cpu_times"] if one else [f["cpu_times"] for f in fits]
 

@@ -64,6 +64,7 @@ from ._compensated import (
     CertificateSums,
     certificate,
     certificate_sums,
+    certified_bounds,
     combine_certificate,
     exact_dual_weights,
     exact_margins,
@@ -90,6 +91,7 @@ __all__ = [
     "as_sample_weight",
     "certificate",
     "certificate_sums",
+    "certified_bounds",
     "combine_certificate",
     "dual",
     "dual_weights",
@@ -98,6 +100,7 @@ __all__ = [
     "exact_dual_weights",
     "exact_margins",
     "full_weights",
+    "implied_dual",
     "lmbd_to_C",
     "loss_values",
     "margins",
@@ -219,6 +222,31 @@ def loss_values(z: np.ndarray, loss: Loss | float = 0.0) -> np.ndarray:
     r"""Pointwise loss :math:`\phi(z)` (``loss``: a :class:`solvers.losses.Loss` or the
     smoothing γ of the smoothed hinge, 0 the hinge)."""
     return make_loss(loss).values(z)
+
+
+def implied_dual(
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    loss: Loss | float = 0.0,
+    bias: float = 0.0,
+    sample_weight: np.ndarray | None = None,
+) -> np.ndarray:
+    r"""The dual point that a primal point implies, signed, shape (n_samples,):
+    :math:`\tilde\alpha_i = y_i c_i a^*(z_i)` with :math:`a^* = -\phi'` at the margin
+    :math:`z_i = y_i\tilde x_i^\top\tilde w` (:meth:`solvers.losses.Loss.dual_targets`),
+    the maximiser of the dual's term i given w. It is feasible, and
+    :math:`D(\tilde\alpha(w^*)) = P^*`; for a smooth loss (κ > 0) it is Lipschitz in w, so
+    a primal point near the optimum certifies itself through it while the α of a solver may
+    still be far behind (CoCoA+'s primal runs ahead of its dual: docs/distributed.md). For
+    the hinge it is :math:`U` or 0 by the margin's side of 1, a feasible point but a poor
+    one near the optimum."""
+    X = as_data(X)
+    y = as_labels(y, X.shape[0])
+    a = make_loss(loss).dual_targets(margins(X, y, w, bias))
+    if sample_weight is not None:
+        a = a * as_sample_weight(sample_weight, X.shape[0])
+    return y * a
 
 
 def primal(

@@ -55,7 +55,7 @@ from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from . import _cocoa, losses, objectives
+from . import _cocoa, _cocoa_rounds, losses
 from ._problem import caller_stacklevel
 from ._scales import resolve_lmbd
 
@@ -160,8 +160,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     rel_gap_, primal_, dual_ : float or ndarray
         The certificate of the returned coefficients (bounds of P* with rounding
         included): ``primal_`` their P; ``dual_`` the larger of D(α) and, for a smooth
-        loss, D(α̃(w')) (see ``_certify``). The coefficients are w(α) or, for a smooth
-        loss, w(α) with its bias weight moved by one Newton step where that lowers P.
+        loss, D(α̃(w')) (:func:`solvers._cocoa_rounds.certify`). The coefficients are
+        w(α) or, for a smooth loss, w(α) with its bias weight moved by one Newton step
+        where that lowers P.
     n_rounds_ : int or ndarray
     data_passes_ : int or ndarray
         Passes over the data by the local solvers (``n_rounds_ * local_epochs``).
@@ -486,10 +487,11 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         w = np.zeros(d + 1)
 
         def certify_args(w):  # the blocks' states as they are now
-            return client, states, data, groups, w, lmbd, loss, bias, n
+            flags = self._IMPLIED_DUAL, self._BIAS_STEP
+            return client, states, data, groups, w, lmbd, loss, bias, n, *flags
 
         if init is not None:  # w = w(α) of the starting point
-            w = self._certify(*certify_args(w))[1]
+            w = _cocoa_rounds.certify(*certify_args(w))[1]
         round_times, cpu_times = [], []
         bounds = None
         certificates = 0
@@ -499,7 +501,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         try:
             for rounds in range(1, self.max_rounds + 1):
                 t_wall = time.perf_counter()
-                ends = self._local_passes(client, states, data, groups, block_rngs, w)
+                ends = _cocoa_rounds.local_passes(
+                    client, states, data, groups, block_rngs, w, int(self.local_epochs)
+                )
                 results = client.gather(ends)
                 if k_blocks == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
                     w = np.array(results[0][0])
@@ -508,18 +512,18 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 cpu = float(sum(c for _, c in results))
                 rel_gap = None
                 if self.tol > 0.0 and rounds % self.check_every == 0:
-                    bounds, w_alpha, point = self._certify(*certify_args(w))
+                    bounds, w_alpha, point = _cocoa_rounds.certify(*certify_args(w))
                     certificates += 1
                     rel_gap = bounds["rel_gap"]
                     w = w_alpha  # the same point, without the additions' drift
                     if rel_gap <= self.tol:
-                        bounds, _, point = self._certify(*certify_args(w))
+                        bounds, _, point = _cocoa_rounds.certify(*certify_args(w))
                         certificates += 1
                         certified = bounds["rel_gap"] <= self.tol
                 if ck_dir is not None and (
                     rounds % self.checkpoint_every == 0 or certified or rounds == self.max_rounds
                 ):
-                    states = self._checkpoint(client, states, templates, ck_dir, j, rounds)
+                    states = _cocoa_rounds.checkpoint(client, states, templates, ck_dir, j, rounds)
                     self._write_manifest(
                         j,
                         rounds,
@@ -528,7 +532,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                         d,
                         n_problems,
                     )
-                    self._prune(ck_dir, j, rounds)
+                    _cocoa_rounds.prune(ck_dir, j, rounds)
                     last_checkpoint = rounds
                 round_times.append(time.perf_counter() - t_wall)
                 cpu_times.append(cpu)
@@ -550,8 +554,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             err.add_note(f"DaskSVMClassifier.fit interrupted at round {rounds}: {where}.")
             raise
         if bounds is None or not certified:  # the returned pair, certified once
-            w = self._certify(*certify_args(w))[1]
-            bounds, _, point = self._certify(*certify_args(w))
+            w = _cocoa_rounds.certify(*certify_args(w))[1]
+            bounds, _, point = _cocoa_rounds.certify(*certify_args(w))
             certificates += 2
             certified = self.tol > 0.0 and bounds["rel_gap"] <= self.tol
         if not certified and not stopped and self.tol > 0.0:
@@ -581,106 +585,6 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             "round_times": np.array(round_times),
             "cpu_times": np.array(cpu_times),
         }
-
-    def _local_passes(self, client, states, data, groups, block_rngs, w) -> list:
-        """Submit one round's local passes, replacing ``states`` (one per chunk) in place;
-        returns one future per block of its (v_k, CPU seconds). A block of one chunk makes
-        its ``local_epochs`` passes in one task; a block of several makes each pass chunk
-        by chunk, in an order drawn from the block's stream, v going from each chunk's
-        task to the next."""
-        epochs = int(self.local_epochs)
-        ends = []
-        for group, block_rng in zip(groups, block_rngs, strict=True):
-            carry = (w, 0.0)
-            if len(group) == 1:
-                visits = [(group[0], epochs)]
-            else:
-                visits = [
-                    (group[i], 1) for _ in range(epochs) for i in block_rng.permutation(len(group))
-                ]
-            for c, passes in visits:
-                states[c] = client.submit(
-                    _cocoa.local_round, states[c], data[c], carry, passes, pure=False
-                )
-                carry = client.submit(_cocoa.local_result, states[c])
-            ends.append(carry)
-        return ends
-
-    @staticmethod
-    def _certify(client, states, data, groups, w, lmbd, loss, bias, n):
-        """Certified bounds of the better of two primal points, that point, and w(α),
-        from every block's partial sums (a block's chunks merge theirs in turn on the
-        workers: one part per block reaches the driver).
-
-        The points are w and, for a smooth loss (with ``_IMPLIED_DUAL``), w' = w with its
-        bias weight moved by one Newton step of P along it (one more pass: with an
-        intercept, a pass chunk by chunk leaves the bias weight dragged toward the last
-        chunk's own, docs/distributed.md); the dual bound is the larger of D(α) and
-        D(α̃(w')), α̃ the dual point that w' implies (:func:`solvers.objectives.
-        implied_dual`). Each is a certified bound of P*, with its own rounding allowance.
-        """
-        implied = DaskSVMClassifier._IMPLIED_DUAL and loss.smooth
-        w_key = w if len(states) == len(groups) else client.scatter(w, hash=False)
-        w_implied = None
-        if implied:
-            w_implied = w.copy()
-            if bias > 0.0 and DaskSVMClassifier._BIAS_STEP:
-                slope = DaskSVMClassifier._chains(
-                    client, groups, _cocoa.bias_slope_sums, states, data, w_key, loss
-                )
-                ya, curved = sum(client.gather(slope))
-                grad = lmbd * w[-1] - bias * ya / n
-                w_implied[-1] -= grad / (lmbd + bias * bias * curved / n)
-        parts = DaskSVMClassifier._chains(
-            client, groups, _cocoa.block_certificate, states, data, w_key, loss, w_implied
-        )
-        sums = client.gather(parts)
-        bounds, w_alpha = objectives.combine_certificate([p[0] for p in sums], w, lmbd, loss)
-        point = w
-        if implied:
-            other = objectives.combine_certificate([p[1] for p in sums], w_implied, lmbd, loss)[0]
-            primal = bounds["primal"]
-            if other["primal"] < primal:
-                primal, point = other["primal"], w_implied
-            bounds = objectives.certified_bounds(primal, max(bounds["dual"], other["dual"]))
-        return bounds, w_alpha, point
-
-    @staticmethod
-    def _chains(client, groups, task, states, data, w_key, loss, *extra) -> list:
-        """``task(state, data, w, loss, previous, *extra)`` along each block's chunks in
-        turn, on the workers: one future per block, its chunks' results merged."""
-        parts = []
-        for group in groups:
-            part = None
-            for c in group:
-                part = client.submit(task, states[c], data[c], w_key, loss, part, *extra)
-            parts.append(part)
-        return parts
-
-    @staticmethod
-    def _checkpoint(client, states, templates, folder, j, round_) -> list:
-        """Write every block's checkpoint of this round and restart its chain from it."""
-        paths = [_cocoa.checkpoint_path(folder, j, k, round_) for k in range(len(states))]
-        written = [
-            client.submit(_cocoa.write_checkpoint, s, p, pure=False)
-            for s, p in zip(states, paths, strict=True)
-        ]
-        client.gather(written)
-        return [
-            client.submit(_cocoa.restore_block, t, p, pure=False)
-            for t, p in zip(templates, paths, strict=True)
-        ]
-
-    @staticmethod
-    def _prune(folder, j, round_) -> None:
-        """Remove the problem's checkpoint files older than the last two rounds kept."""
-        sub = os.path.join(folder, f"problem-{j}")
-        names = [f for f in os.listdir(sub) if f.endswith(".npz")]
-        rounds = sorted({int(f.rsplit("-", 1)[1][: -len(".npz")]) for f in names})
-        for old in rounds[:-2]:
-            for f in os.listdir(sub):
-                if f.endswith(f"-round-{old}.npz"):
-                    os.remove(os.path.join(sub, f))
 
     def _store(self, client, fits, sizes) -> None:
         import dask.array as da
@@ -716,7 +620,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         )
         implied = self._IMPLIED_DUAL and self.loss_function.smooth
         step = self.bias_multiplier > 0 and self._BIAS_STEP
-        per_check = 1 + implied * (2 + step)  # as _certify reads X
+        per_check = 1 + implied * (2 + step)  # as _cocoa_rounds.certify reads X
         self.certificate_passes_ = per_class(
             [f["certificates"] * per_check for f in fits], dtype=int
         )

@@ -1,0 +1,106 @@
+"""The driver side of :class:`solvers.distributed.DaskSVMClassifier`'s rounds: the
+blocks' local passes submitted as chains of tasks, the certificate over the blocks, and
+the checkpoints. The worker side is :mod:`solvers._cocoa`.
+"""
+
+from __future__ import annotations
+
+import os
+
+from . import _cocoa, objectives
+
+
+def local_passes(client, states, data, groups, block_rngs, w, epochs: int) -> list:
+    """Submit one round's local passes, replacing ``states`` (one per chunk) in place;
+    returns one future per block of its (v_k, CPU seconds). A block of one chunk makes
+    its ``local_epochs`` passes in one task; a block of several makes each pass chunk
+    by chunk, in an order drawn from the block's stream, v going from each chunk's
+    task to the next."""
+    ends = []
+    for group, block_rng in zip(groups, block_rngs, strict=True):
+        carry = (w, 0.0)
+        if len(group) == 1:
+            visits = [(group[0], epochs)]
+        else:
+            visits = [
+                (group[i], 1) for _ in range(epochs) for i in block_rng.permutation(len(group))
+            ]
+        for c, passes in visits:
+            states[c] = client.submit(
+                _cocoa.local_round, states[c], data[c], carry, passes, pure=False
+            )
+            carry = client.submit(_cocoa.local_result, states[c])
+        ends.append(carry)
+    return ends
+
+
+def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_step):
+    """Certified bounds of the better of two primal points, that point, and w(α), from
+    every block's partial sums (a block's chunks merge theirs in turn on the workers: one
+    part per block reaches the driver).
+
+    The points are w and, for a smooth loss (with ``implied``), w' = w with its bias
+    weight moved by one Newton step of P along it (with ``bias_step`` and an intercept:
+    one more pass; a pass chunk by chunk leaves the bias weight dragged toward the last
+    chunk's own, docs/distributed.md); the dual bound is the larger of D(α) and D(α̃(w')),
+    α̃ the dual point that w' implies (:func:`solvers.objectives.implied_dual`). Each is a
+    certified bound of P*, with its own rounding allowance.
+    """
+    implied = implied and loss.smooth
+    w_key = w if len(states) == len(groups) else client.scatter(w, hash=False)
+    w_implied = None
+    if implied:
+        w_implied = w.copy()
+        if bias > 0.0 and bias_step:
+            slope = chains(client, groups, _cocoa.bias_slope_sums, states, data, w_key, loss)
+            ya, curved = sum(client.gather(slope))
+            grad = lmbd * w[-1] - bias * ya / n
+            w_implied[-1] -= grad / (lmbd + bias * bias * curved / n)
+    parts = chains(client, groups, _cocoa.block_certificate, states, data, w_key, loss, w_implied)
+    sums = client.gather(parts)
+    bounds, w_alpha = objectives.combine_certificate([p[0] for p in sums], w, lmbd, loss)
+    point = w
+    if implied:
+        other = objectives.combine_certificate([p[1] for p in sums], w_implied, lmbd, loss)[0]
+        primal = bounds["primal"]
+        if other["primal"] < primal:
+            primal, point = other["primal"], w_implied
+        bounds = objectives.certified_bounds(primal, max(bounds["dual"], other["dual"]))
+    return bounds, w_alpha, point
+
+
+def chains(client, groups, task, states, data, w_key, loss, *extra) -> list:
+    """``task(state, data, w, loss, previous, *extra)`` along each block's chunks in
+    turn, on the workers: one future per block, its chunks' results merged."""
+    parts = []
+    for group in groups:
+        part = None
+        for c in group:
+            part = client.submit(task, states[c], data[c], w_key, loss, part, *extra)
+        parts.append(part)
+    return parts
+
+
+def checkpoint(client, states, templates, folder, j, round_) -> list:
+    """Write every block's checkpoint of this round and restart its chain from it."""
+    paths = [_cocoa.checkpoint_path(folder, j, k, round_) for k in range(len(states))]
+    written = [
+        client.submit(_cocoa.write_checkpoint, s, p, pure=False)
+        for s, p in zip(states, paths, strict=True)
+    ]
+    client.gather(written)
+    return [
+        client.submit(_cocoa.restore_block, t, p, pure=False)
+        for t, p in zip(templates, paths, strict=True)
+    ]
+
+
+def prune(folder, j, round_) -> None:
+    """Remove the problem's checkpoint files older than the last two rounds kept."""
+    sub = os.path.join(folder, f"problem-{j}")
+    names = [f for f in os.listdir(sub) if f.endswith(".npz")]
+    rounds = sorted({int(f.rsplit("-", 1)[1][: -len(".npz")]) for f in names})
+    for old in rounds[:-2]:
+        for f in os.listdir(sub):
+            if f.endswith(f"-round-{old}.npz"):
+                os.remove(os.path.join(sub, f))

@@ -6,8 +6,22 @@ the checkpoints. The worker side is :mod:`solvers._cocoa`.
 from __future__ import annotations
 
 import os
+from typing import NamedTuple
+
+import numpy as np
 
 from . import _cocoa, objectives
+
+
+class Certified(NamedTuple):
+    """What :func:`certify` returns: the certified ``bounds`` (the dict of
+    :func:`solvers.objectives.certificate`), ``w_alpha`` = w(α), the primal ``point``
+    those bounds certify, and the ``passes`` over the rows that it took."""
+
+    bounds: dict
+    w_alpha: np.ndarray
+    point: np.ndarray
+    passes: int
 
 
 def local_passes(client, states, data, groups, block_rngs, w, epochs: int) -> list:
@@ -34,9 +48,9 @@ def local_passes(client, states, data, groups, block_rngs, w, epochs: int) -> li
     return ends
 
 
-def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_step):
-    """Certified bounds of the better of two primal points, that point, and w(α), from
-    every block's partial sums (a block's chunks merge theirs in turn on the workers: one
+def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_step) -> Certified:
+    """Certified bounds of the better of two primal points, from every block's partial
+    sums (a block's chunks merge theirs in turn on the workers: one
     part per block reaches the driver).
 
     The points are w and, for a smooth loss (with ``implied``), w' = w with its bias
@@ -49,9 +63,12 @@ def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_
     implied = implied and loss.smooth
     w_key = w if len(states) == len(groups) else client.scatter(w, hash=False)
     w_implied = None
+    passes = 1  # P(w), D(α) and w(α)
     if implied:
         w_implied = w.copy()
+        passes += 2  # the margins of w', then P(w') and D(α̃(w'))
         if bias > 0.0 and bias_step:
+            passes += 1
             slope = chains(client, groups, _cocoa.bias_slope_sums, states, data, w_key, loss)
             ya, curved = sum(client.gather(slope))
             grad = lmbd * w[-1] - bias * ya / n
@@ -66,7 +83,7 @@ def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_
         if other["primal"] < primal:
             primal, point = other["primal"], w_implied
         bounds = objectives.certified_bounds(primal, max(bounds["dual"], other["dual"]))
-    return bounds, w_alpha, point
+    return Certified(bounds, w_alpha, point, passes)
 
 
 def chains(client, groups, task, states, data, w_key, loss, *extra) -> list:

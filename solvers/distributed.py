@@ -134,7 +134,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
     check_every : int, default=1
-        Rounds between two certificates (each costs one pass over the data).
+        Rounds between two certificates (each costs one pass over the data; for a smooth
+        loss three, four with an intercept: ``certificate_passes_``).
     bias_multiplier : float, default=1.0
     random_state : int, numpy Generator or None, default=None
         ``numpy.random.default_rng(random_state).spawn(K)``: block k's stream.
@@ -167,9 +168,10 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     data_passes_ : int or ndarray
         Passes over the data by the local solvers (``n_rounds_ * local_epochs``).
     certificate_passes_ : int or ndarray
-        Passes over the data by the certificates: one per check (P(w), D(α)); for a
-        smooth loss three, or four with an intercept (the bias weight's Newton step to w',
-        the margins and P(w'), D(α̃(w')) of the dual point w' implies).
+        Passes over the data by the certificates, as :func:`solvers._cocoa_rounds.certify`
+        counts them: one per check (P(w), D(α)); for a smooth loss three, or four with an
+        intercept (the bias weight's Newton step to w', the margins and P(w'), D(α̃(w'))
+        of the dual point w' implies).
     round_times_, round_cpu_times_ : ndarray or list of them
         Wall seconds of each round, and CPU seconds of its local passes (all blocks).
     n_blocks_ : int
@@ -491,10 +493,12 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             return client, states, data, groups, w, lmbd, loss, bias, n, *flags
 
         if init is not None:  # w = w(α) of the starting point
-            w = _cocoa_rounds.certify(*certify_args(w))[1]
+            start = _cocoa_rounds.certify(*certify_args(w))
+            w, certificates = start.w_alpha, start.passes
+        else:
+            certificates = 0  # passes over the rows by the certificates
         round_times, cpu_times = [], []
         bounds = None
-        certificates = 0
         certified = stopped = False
         rounds = 0
         last_checkpoint = None
@@ -512,13 +516,13 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 cpu = float(sum(c for _, c in results))
                 rel_gap = None
                 if self.tol > 0.0 and rounds % self.check_every == 0:
-                    bounds, w_alpha, point = _cocoa_rounds.certify(*certify_args(w))
-                    certificates += 1
+                    bounds, w_alpha, point, passes = _cocoa_rounds.certify(*certify_args(w))
+                    certificates += passes
                     rel_gap = bounds["rel_gap"]
                     w = w_alpha  # the same point, without the additions' drift
                     if rel_gap <= self.tol:
-                        bounds, _, point = _cocoa_rounds.certify(*certify_args(w))
-                        certificates += 1
+                        bounds, _, point, passes = _cocoa_rounds.certify(*certify_args(w))
+                        certificates += passes
                         certified = bounds["rel_gap"] <= self.tol
                 if ck_dir is not None and (
                     rounds % self.checkpoint_every == 0 or certified or rounds == self.max_rounds
@@ -554,9 +558,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             err.add_note(f"DaskSVMClassifier.fit interrupted at round {rounds}: {where}.")
             raise
         if bounds is None or not certified:  # the returned pair, certified once
-            w = _cocoa_rounds.certify(*certify_args(w))[1]
-            bounds, _, point = _cocoa_rounds.certify(*certify_args(w))
-            certificates += 2
+            first = _cocoa_rounds.certify(*certify_args(w))
+            bounds, _, point, passes = _cocoa_rounds.certify(*certify_args(first.w_alpha))
+            certificates += first.passes + passes
             certified = self.tol > 0.0 and bounds["rel_gap"] <= self.tol
         if not certified and not stopped and self.tol > 0.0:
             which = "" if two else f" (class {positive!r})"
@@ -618,12 +622,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.data_passes_ = per_class(
             [f["rounds"] * int(self.local_epochs) for f in fits], dtype=int
         )
-        implied = self._IMPLIED_DUAL and self.loss_function.smooth
-        step = self.bias_multiplier > 0 and self._BIAS_STEP
-        per_check = 1 + implied * (2 + step)  # as _cocoa_rounds.certify reads X
-        self.certificate_passes_ = per_class(
-            [f["certificates"] * per_check for f in fits], dtype=int
-        )
+        self.certificate_passes_ = per_class([f["certificates"] for f in fits], dtype=int)
         self.round_times_ = fits[0]["round_times"] if one else [f["round_times"] for f in fits]
         self.round_cpu_times_ = fits[0]["cpu_times"] if one else [f["cpu_times"] for f in fits]
 

@@ -12,10 +12,11 @@ table in ``docs/measurements.md`` from the committed record::
         --out benchmarks/records
     python benchmarks/reproduce_time.py --readme README.md
 
-The run writes ``RUN_LOG`` in the clone: a line ``start <UTC time> <loadavg>`` before
-``make reproduce``, ``rc <exit status>`` and ``end <UTC time> <loadavg> total <seconds>``
-after it. ``--ingest CLONE`` makes the record from a clone whose run wrote those lines by
-other means (the same three ``echo`` lines around ``make reproduce``). A failed run (exit
+The run writes ``RUN_LOG`` in the clone: a line ``start <UTC time> <loadavg>`` and one
+``data <where the datasets came from>`` before ``make reproduce``, ``rc <exit status>`` and
+``end <UTC time> <loadavg> total <seconds>`` after it. ``--ingest CLONE`` makes the record
+from a clone whose run wrote those lines by other means (the same ``echo`` lines around
+``make reproduce``). A failed run (exit
 status not 0) gives no record.
 """
 
@@ -59,6 +60,8 @@ def parse_run_log(text: str) -> dict:
             out["start"], out["load_start"] = rest[0], [float(v) for v in rest[1:4]]
         elif word == "rc":
             out["rc"] = int(rest[0])
+        elif word == "data":
+            out["data"] = " ".join(rest)
         elif word == "end":
             out["end"], out["load_end"] = rest[0], [float(v) for v in rest[1:4]]
             out["total"] = float(rest[rest.index("total") + 1])
@@ -95,7 +98,8 @@ def ingest(clone: Path) -> dict:
         "total": run["total"],
         "setup": run["total"] - sum(s for _, s in stages),
         "stages": stages,
-        "command": "make reproduce (fresh clone; DATA_MIRROR set: datasets copied)",
+        "command": "make reproduce (fresh clone)",
+        "data": run.get("data", "datasets source not recorded"),
     }
 
 
@@ -112,7 +116,10 @@ def run_fresh_clone(clone: Path) -> dict:
         load = " ".join(f"{v:.2f}" for v in os.getloadavg())
         return f"{datetime.now(UTC).strftime('%Y-%m-%dT%H:%M:%SZ')} {load}"
 
-    log.write_text(f"start {stamp()}\n")
+    source = "datasets downloaded"
+    if os.environ.get("DATA_MIRROR"):
+        source = "datasets copied from DATA_MIRROR, not downloaded"
+    log.write_text(f"start {stamp()}\ndata {source}\n")
     start = time.perf_counter()
     with open(clone / "reproduce.log", "w") as out:
         rc = subprocess.run(["make", "reproduce"], cwd=clone, stdout=out, stderr=out).returncode
@@ -149,7 +156,7 @@ def readme_sentence(record: dict) -> str:
     return (
         f"A cold `make reproduce` on a fresh clone took **{_minutes(record['total'])}** on "
         f"{record['cores']} cores ({record['date'][:10]}, git {record['git'][:7]}, load "
-        f"{record['load_start'][0]:.1f} at the start): {', '.join(parts)} "
+        f"{record['load_start'][0]:.1f} at the start; {record['data']}): {', '.join(parts)} "
         f"(`benchmarks/reproduce_time.py`; every stage's table: "
         f"[{DETAILS.as_posix()}]({DETAILS.as_posix()}#time-of-make-reproduce-2-cores))."
     )
@@ -159,7 +166,7 @@ def details_table(record: dict) -> str:
     """The stage table of the details file, from the record."""
     lines = [
         f"Cold run on a fresh clone, {record['date'][:10]} (git {record['git'][:7]}, "
-        f"`{record['command']}`, {record['cores']} cores, load average "
+        f"`{record['command']}`, {record['data']}, {record['cores']} cores, load average "
         f"{record['load_start'][0]:.1f} at the start, {record['load_end'][0]:.1f} at the end "
         "with its own jobs):",
         "",

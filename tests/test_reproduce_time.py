@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LOG = (
     "start 2026-01-02T03:04:05Z 0.40 0.80 1.00 1/80 9774\n"
+    "data datasets downloaded\n"
     "rc 0\n"
     "end 2026-01-02T03:40:05Z 2.10 2.00 1.90 3/90 9999 total 2160.0\n"
 )
@@ -101,3 +102,36 @@ def test_readme_and_details_are_generated_from_the_committed_record(tmp_path):
     names = [name for name, _ in record["stages"]]
     assert names[:2] == ["data (fetch + verify)", "blood crops + PCA"]
     assert record["setup"] >= 0 and all(s > 0 for _, s in record["stages"])  # log and tsv agree
+
+
+def test_a_fresh_clone_is_cloned_run_and_recorded(tmp_path, monkeypatch):
+    """--clone's whole path on a stand-in repository whose `make reproduce` writes two
+    stages: cloned from HEAD into a new folder, run there, logged and ingested; where the
+    datasets came from is recorded; an existing folder and a failing run are refused."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "Makefile").write_text(
+        "reproduce:\n\tmkdir -p output\n"
+        "\tprintf 'data (fetch + verify)\\t1.5\\nexperiments\\t2.5\\n' > output/timings.tsv\n"
+        "fail:\n"
+    )
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    subprocess.run([*git, "add", "Makefile"], check=True)
+    subprocess.run([*git, "commit", "-qm", "x"], check=True)
+    monkeypatch.setattr(bench, "REPO", repo)
+    monkeypatch.setenv("DATA_MIRROR", str(tmp_path))
+    record = bench.run_fresh_clone(tmp_path / "cold")
+    assert record["stages"] == [["data (fetch + verify)", 1.5], ["experiments", 2.5]]
+    assert record["data"] == "datasets copied from DATA_MIRROR, not downloaded"
+    assert record["setup"] == pytest.approx(record["total"] - 4.0)  # the stand-in's stages
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True)
+    assert record["git"] == head.stdout.strip()
+    with pytest.raises(FileExistsError, match="give a new folder"):
+        bench.run_fresh_clone(tmp_path / "cold")
+    (repo / "Makefile").write_text("reproduce:\n\texit 3\n")
+    subprocess.run([*git, "commit", "-qam", "y"], check=True)
+    monkeypatch.delenv("DATA_MIRROR")
+    with pytest.raises(RuntimeError, match="ended with status 2: no record"):
+        bench.run_fresh_clone(tmp_path / "cold2")  # make reports a failed recipe as 2
+    assert "data datasets downloaded" in (tmp_path / "cold2" / bench.RUN_LOG).read_text()

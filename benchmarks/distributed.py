@@ -1,9 +1,10 @@
 """CoCoA+ over a LocalCluster (``solvers.DaskSVMClassifier``) against single-process SDCA.
 
-For K = 1, 2, 4, 8 blocks on a LocalCluster of 2 workers × 1 thread: rounds, data passes
-(local SDCA passes), CPU seconds (the blocks' local passes, summed) and wall seconds (the
-whole round: passes, transfers, certificate) until the certified relative gap first
-reaches each ε; and the bytes a round moves. The reference is ``SDCAClassifier`` in this
+For K = 1, 2, 4, 8 blocks on a LocalCluster of 2 workers × 1 thread, each with H = 1 local
+pass per round and with the default ``local_epochs="auto"`` (``--local-epochs``): rounds,
+data passes (local SDCA passes), CPU seconds (the blocks' local passes, summed) and wall
+seconds (the whole round: passes, transfers, certificate) until the certified relative gap
+first reaches each ε; and the bytes a round moves. The reference is ``SDCAClassifier`` in this
 process: epochs, CPU (its update loop) and wall to the same relative gap (its exact gap,
 after each epoch).
 
@@ -110,7 +111,7 @@ def sdca_reference(X, y, lmbd, targets, max_epochs):
     }
 
 
-def dask_run(client, X, y, lmbd, k, targets, max_rounds):
+def dask_run(client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto"):
     import dask.array as da
 
     rows_per_block = -(-X.shape[0] // k)
@@ -128,15 +129,23 @@ def dask_run(client, X, y, lmbd, k, targets, max_rounds):
         rows.append((info.round, info.cpu, info.wall, info.rel_gap))
 
     clf = DaskSVMClassifier(
-        lmbd=lmbd, tol=min(targets), max_rounds=max_rounds, random_state=0, callback=record
+        lmbd=lmbd,
+        tol=min(targets),
+        max_rounds=max_rounds,
+        local_epochs=local_epochs,
+        random_state=0,
+        callback=record,
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(Xd, yd)
     gaps = [r[3] for r in rows]
     cpu, wall = np.cumsum([r[1] for r in rows]), np.cumsum([r[2] for r in rows])
+    rounds = first_reach(gaps, [r[0] for r in rows], targets)
     return {
-        "rounds": first_reach(gaps, [r[0] for r in rows], targets),
+        "local_epochs": clf.local_epochs_,  # passes per round (local_epochs resolved)
+        "rounds": rounds,
+        "passes": {e: None if r is None else r * clf.local_epochs_ for e, r in rounds.items()},
         "cpu": first_reach(gaps, list(cpu), targets),
         "wall": first_reach(gaps, list(wall), targets),
         "bytes": clf.bytes_per_round_,
@@ -183,11 +192,13 @@ def readme_table(record: dict) -> str:
     head = (
         f"Measured {record['date'][:10]} (git {record['git'][:7]}, load {record['load_start']:.1f}"
         f" at the start{busy}, {cpus} cores; `{record['command']}`), LocalCluster of 2 workers "
-        f"× 1 thread, hinge, bias multiplier 1; rounds to the certified relative gap ε "
-        f"(× SDCA's epochs) and wall seconds, — = not within {record['max_rounds']} rounds:\n\n"
+        f"× 1 thread, hinge, bias multiplier 1; H local passes per round (`local_epochs`; "
+        f"auto: the default, resolved); rounds to the certified relative gap ε, the data "
+        f"passes they made (× SDCA's epochs) and wall seconds, — = not within "
+        f"{record['max_rounds']} rounds:\n\n"
     )
     cols = " | ".join(f"ε = {e:g}" for e in eps)
-    lines = [f"| problem | K | {cols} | bytes / round |", "|" + " --- |" * (len(eps) + 3)]
+    lines = [f"| problem | K | H | {cols} | bytes / round |", "|" + " --- |" * (len(eps) + 4)]
     for p in record["problems"]:
         ref = p["sdca"]
         cells = " | ".join(
@@ -195,14 +206,17 @@ def readme_table(record: dict) -> str:
             for e in eps
         )
         name = f"{p['name']} ({p['n']:,} × {p['d']:,}, λ = {p['lmbd']:.3g})"
-        lines.append(f"| {name} | SDCA | {cells} | — |")
+        lines.append(f"| {name} | SDCA | | {cells} | — |")
         for r in p["blocks"]:
             cells = []
             for e in eps:
-                rounds, epochs = r["rounds"][str(e)], ref["epochs"][str(e)]
-                ratio = "" if rounds is None or not epochs else f" ({rounds / epochs:.1f}×)"
-                cells.append(f"{fmt(rounds, 'd')}{ratio}, {fmt(r['wall'][str(e)], '.2f')} s")
-            lines.append(f"| | {r['k']} | {' | '.join(cells)} | {r['bytes']:,} |")
+                rounds, passes = r["rounds"][str(e)], r["passes"][str(e)]
+                epochs = ref["epochs"][str(e)]
+                ratio = "" if passes is None or not epochs else f" ({passes / epochs:.1f}×)"
+                done = "—" if rounds is None else f"{rounds} rounds, {passes} passes"
+                cells.append(f"{done}{ratio}, {fmt(r['wall'][str(e)], '.2f')} s")
+            h = r["local_epochs"] if r["requested"] != "auto" else f"auto: {r['local_epochs']}"
+            lines.append(f"| | {r['k']} | {h} | {' | '.join(cells)} | {r['bytes']:,} |")
     return head + "\n".join(lines)
 
 
@@ -213,6 +227,12 @@ def main(argv=None) -> None:
     parser.add_argument("--blocks", type=int, nargs="+", default=[1, 2, 4, 8])
     parser.add_argument("--eps", type=float, nargs="+", default=[1e-2, 1e-4, 1e-6])
     parser.add_argument("--max-rounds", type=int, default=400)
+    parser.add_argument(
+        "--local-epochs",
+        nargs="+",
+        default=["1", "auto"],
+        help="local passes per round to run each K with: ints or auto (default: 1 auto)",
+    )
     parser.add_argument("--lmbd", type=float, help="default: 1e-3 for dense-small, else 1/n")
     parser.add_argument("--out", help="folder for the JSON record (distributed.json)")
     readme_arguments(parser, README_RECORD)
@@ -249,16 +269,19 @@ def main(argv=None) -> None:
             entry = {"name": name, "n": n, "d": X.shape[1], "lmbd": lmbd, "sdca": ref}
             entry["blocks"] = []
             for k in args.blocks:
-                r = dask_run(client, X, y, lmbd, k, args.eps, args.max_rounds)
-                entry["blocks"].append({"k": k, **r})
-                print(f"  K={k}: {r['bytes']} bytes/round, certified={r['certified']} "
-                      f"(rel gap {r['rel_gap']:.2e})")  # fmt: skip
-                for eps in args.eps:
-                    rounds, epochs = r["rounds"][eps], ref["epochs"][eps]
-                    ratio = None if rounds is None or not epochs else rounds / epochs
-                    print(f"    {eps:g}: rounds = data passes {fmt(rounds, 'd')} "
-                          f"({fmt(ratio, '.2f')}x SDCA's epochs), CPU {fmt(r['cpu'][eps])} s, "
-                          f"wall {fmt(r['wall'][eps])} s")  # fmt: skip
+                for h in args.local_epochs:
+                    h = h if h == "auto" else int(h)
+                    r = dask_run(client, X, y, lmbd, k, args.eps, args.max_rounds, h)
+                    entry["blocks"].append({"k": k, "requested": h, **r})
+                    print(f"  K={k}, H={h} ({r['local_epochs']}): {r['bytes']} bytes/round, "
+                          f"certified={r['certified']} (rel gap {r['rel_gap']:.2e})")  # fmt: skip
+                    for eps in args.eps:
+                        passes, epochs = r["passes"][eps], ref["epochs"][eps]
+                        ratio = None if passes is None or not epochs else passes / epochs
+                        print(f"    {eps:g}: {fmt(r['rounds'][eps], 'd')} rounds, "
+                              f"{fmt(passes, 'd')} data passes ({fmt(ratio, '.2f')}x SDCA's "
+                              f"epochs), CPU {fmt(r['cpu'][eps])} s, "
+                              f"wall {fmt(r['wall'][eps])} s")  # fmt: skip
             record["problems"].append(entry)
     record["load_end"] = os.getloadavg()[0]
     if args.out:

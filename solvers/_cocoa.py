@@ -163,6 +163,15 @@ def block_labels(data: BlockData, weighted: bool) -> tuple[np.ndarray, np.ndarra
     return classes, counts
 
 
+def block_work(data: BlockData) -> int:
+    """What one local pass over the chunk costs, in the units of
+    :data:`solvers.distributed.AUTO_ROUND_WORK`: its stored entries (every entry of a dense
+    chunk, the nonzeros of a CSR one) and two per row (the bias entry and the step)."""
+    X = data.X
+    entries = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
+    return int(entries + 2 * X.shape[0])
+
+
 def problem_weights(data: BlockData, positive, class_weights: dict | None, two: bool):
     """c_i of the block in the binary problem whose +1 class is ``positive``:
     ``sample_weight`` times the class weights (two classes: each its own; one-vs-rest:

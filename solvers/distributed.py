@@ -7,7 +7,8 @@ stopped and certified on the duality gap summed over the blocks.
 scipy.sparse CSR chunks; :func:`solvers.shards.read_shards` reads a folder of files into
 such arrays on the workers). Each round (Ma et al., ICML 2015; Smith et al., JMLR 2018):
 
-1. every block k runs ``local_epochs`` SDCA passes over its rows on its local subproblem,
+1. every block k runs ``local_epochs`` SDCA passes over its rows on its local subproblem
+   (``"auto"``: enough passes that the round's fixed costs are a small part of it),
    which is SDCA with :math:`\lambda n` replaced by :math:`\lambda n/\sigma'` started from
    :math:`v = \tilde w` (:mod:`solvers._cocoa` derives it), and returns :math:`v_k`;
 2. the driver adds: :math:`\tilde w \leftarrow \tilde w + \frac{1}{\sigma'}\sum_k (v_k -
@@ -97,6 +98,23 @@ def _client():
         ) from err
 
 
+#: ``local_epochs="auto"``: the work of one block's local passes in a round, in stored
+#: entries plus two per row (:func:`solvers._cocoa.block_work`): about 0.3 s of one core at
+#: the kernel's ~2e8 per second measured on skin, against a round's fixed cost of ~40 ms
+#: on a 2-worker LocalCluster (docs/distributed.md).
+AUTO_ROUND_WORK = 2**26
+#: ``local_epochs="auto"`` never makes more passes per round than this (tiny blocks).
+AUTO_MAX_EPOCHS = 64
+
+
+def auto_local_epochs(block_works) -> int:
+    """The local passes per round ``local_epochs="auto"`` makes for blocks whose one pass
+    costs ``block_works`` (:func:`solvers._cocoa.block_work`, summed over each block's
+    chunks): ⌈AUTO_ROUND_WORK / the largest⌉, between 1 and AUTO_MAX_EPOCHS."""
+    largest = max(1, max(block_works))
+    return int(min(AUTO_MAX_EPOCHS, max(1, -(-AUTO_ROUND_WORK // largest))))
+
+
 def _as_dask(X, name: str):
     """X as a dask array, or an error that names the conversion."""
     import dask.array as da
@@ -128,8 +146,16 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         from the block's stream each pass, each chunk's rows in a permutation of its own
         stream), so a block needs only one chunk in memory at a time and the rest may be
         spilled to disk: data larger than the workers' memory, with few blocks.
-    local_epochs : int, default=1
-        SDCA passes of each block over its rows per round.
+    local_epochs : int or "auto", default="auto"
+        SDCA passes of each block over its rows per round. ``"auto"``: as many as make the
+        largest block's passes visit about :data:`AUTO_ROUND_WORK` stored entries (and
+        rows), between 1 and :data:`AUTO_MAX_EPOCHS` (``local_epochs_``; it depends on the
+        data's sizes only, so the same seed still gives the same bits). A round has fixed
+        costs — the tasks' latency, the certificate, w's trip — of tens of milliseconds
+        even on one machine, which one pass over a small block does not outweigh
+        (docs/distributed.md measures both). Blocks of several chunks (``n_blocks``) make
+        one pass per round under ``"auto"``: each of their passes is already a chain of
+        tasks, one per chunk, whose latency more passes would multiply, not amortise.
     max_rounds : int, default=200
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
@@ -166,7 +192,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         where that lowers P.
     n_rounds_ : int or ndarray
     data_passes_ : int or ndarray
-        Passes over the data by the local solvers (``n_rounds_ * local_epochs``).
+        Passes over the data by the local solvers (``n_rounds_ * local_epochs_``).
+    local_epochs_ : int
+        The local passes per round this fit made (``local_epochs`` resolved).
     certificate_passes_ : int or ndarray
         Passes over the data by the certificates, as :func:`solvers._cocoa_rounds.certify`
         counts them: one per check (P(w), D(α)); for a smooth loss three, or four with an
@@ -187,7 +215,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         "loss": [StrOptions({"hinge", "smooth_hinge", "squared_hinge"})],
         "gamma": [Interval(Real, 0, None, closed="left")],
         "n_blocks": [Interval(Integral, 1, None, closed="left"), None],
-        "local_epochs": [Interval(Integral, 1, None, closed="left")],
+        "local_epochs": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "check_every": [Interval(Integral, 1, None, closed="left")],
@@ -214,7 +242,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         loss="hinge",
         gamma=1.0,
         n_blocks=None,
-        local_epochs=1,
+        local_epochs="auto",
         max_rounds=200,
         tol=1e-6,
         check_every=1,
@@ -279,6 +307,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.n_features_in_ = d
         previous = getattr(self, "classes_", None)
         classes, counts = self._classes(client, data, sample_weight is not None)
+        self.local_epochs_ = self._local_epochs(client, data, groups)
         two = classes.shape[0] == 2
         class_weights = self._class_weight_map(classes, counts)
         self.classes_ = classes
@@ -324,10 +353,11 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _persist_blocks(client, X, y, sample_weight, groups) -> list:
-        """One future per row chunk, a :class:`solvers._cocoa.BlockData` on a worker; the
-        chunks of a block of several placed on one worker (block k on the k-th worker,
-        modulo their number) when dask can, so that its chain of tasks does not wait on
-        another block's."""
+        """One future per row chunk, a :class:`solvers._cocoa.BlockData` on a worker: block
+        k's chunks on the k-th worker, modulo their number, when dask can, so that a block's
+        chain of tasks does not wait on another block's and blocks run side by side from the
+        first round (left to dask, every chunk of a ``from_array`` X was built on one worker
+        and the blocks' first passes ran one after the other there)."""
         import dask
 
         xs = X.to_delayed().ravel()
@@ -337,8 +367,6 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             dask.delayed(_cocoa.block_data)(xk, yk, wk)
             for xk, yk, wk in zip(xs, ys, ws, strict=True)
         ]
-        if all(len(g) == 1 for g in groups):
-            return client.compute(chunks)
         workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
         futures = [None] * len(chunks)
         for k, group in enumerate(groups):
@@ -350,6 +378,15 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             for c, f in zip(group, placed, strict=True):
                 futures[c] = f
         return futures
+
+    def _local_epochs(self, client, data, groups) -> int:
+        """``local_epochs``, ``"auto"`` resolved from the blocks' work per pass."""
+        if self.local_epochs != "auto":
+            return int(self.local_epochs)
+        if any(len(group) > 1 for group in groups):
+            return 1  # each pass is a chain of tasks, one per chunk: nothing to amortise
+        works = client.gather([client.submit(_cocoa.block_work, b) for b in data])
+        return auto_local_epochs([sum(works[c] for c in group) for group in groups])
 
     def _classes(self, client, data, weighted) -> tuple[np.ndarray, np.ndarray]:
         """The classes over every block and their (weighted) counts."""
@@ -506,7 +543,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             for rounds in range(1, self.max_rounds + 1):
                 t_wall = time.perf_counter()
                 ends = _cocoa_rounds.local_passes(
-                    client, states, data, groups, block_rngs, w, int(self.local_epochs)
+                    client, states, data, groups, block_rngs, w, self.local_epochs_
                 )
                 results = client.gather(ends)
                 if k_blocks == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
@@ -619,9 +656,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.dual_ = per_class([f["bounds"]["dual"] for f in fits], dtype=float)
         self.n_rounds_ = per_class([f["rounds"] for f in fits], dtype=int)
         self.n_iter_ = max(f["rounds"] for f in fits)
-        self.data_passes_ = per_class(
-            [f["rounds"] * int(self.local_epochs) for f in fits], dtype=int
-        )
+        self.data_passes_ = per_class([f["rounds"] * self.local_epochs_ for f in fits], dtype=int)
         self.certificate_passes_ = per_class([f["certificates"] for f in fits], dtype=int)
         self.round_times_ = fits[0]["round_times"] if one else [f["round_times"] for f in fits]
         self.round_cpu_times_ = fits[0]["cpu_times"] if one else [f["cpu_times"] for f in fits]

@@ -74,7 +74,8 @@ def test_one_block_is_sdca_bit_for_bit(client):
     same permutations (block 0's stream is ``default_rng(seed).spawn(1)[0]``)."""
     X, y = gaussian_problem(n=80, d=6, seed=3)
     Xd, yd = blocks(X, y, 1)
-    dist = DaskSVMClassifier(lmbd=0.01, tol=0.0, max_rounds=6, random_state=7).fit(Xd, yd)
+    dist = DaskSVMClassifier(lmbd=0.01, tol=0.0, max_rounds=6, random_state=7, local_epochs=1)
+    dist.fit(Xd, yd)
     stream = np.random.default_rng(7).spawn(1)[0]
     ref = SDCAClassifier(lmbd=0.01, tol=0, max_epochs=6, random_state=stream).fit(X, y)
     np.testing.assert_array_equal(dist.dual_coef_.compute(), ref.dual_coef_)
@@ -160,7 +161,7 @@ def test_rounds_are_numpy_cocoa_plus(client):
     X, y = gaussian_problem(n=60, d=4, seed=15)
     seen = []
     DaskSVMClassifier(
-        lmbd=0.02, loss="smooth_hinge", tol=0.0, max_rounds=6, random_state=3,
+        lmbd=0.02, loss="smooth_hinge", tol=0.0, max_rounds=6, random_state=3, local_epochs=1,
         callback=lambda info: seen.append(info.w.copy()),
     ).fit(*blocks(X, y, 2))  # fmt: skip
     streams = np.random.default_rng(3).spawn(2)
@@ -273,6 +274,7 @@ def test_the_dual_point_the_primal_implies_certifies_in_fewer_rounds(client, mon
     X, y = gaussian_problem(n=400, d=6, seed=3)
     Xd, yd = blocks(X, y, 4)
     params = {"lmbd": 0.1, "loss": "smooth_hinge", "tol": 1e-8, "random_state": 0}
+    params["local_epochs"] = 1  # the rounds below are CoCoA+'s with one pass a round
     exact = ExactSVMClassifier(lmbd=0.1, loss="smooth_hinge").fit(X, y)
     both = DaskSVMClassifier(**params, max_rounds=200).fit(Xd, yd)
     monkeypatch.setattr(DaskSVMClassifier, "_IMPLIED_DUAL", False)
@@ -361,6 +363,35 @@ def test_max_rounds_warns_with_the_gap_reached(client):
         assert "docs/distributed.md" not in str(caught[0].message)
 
 
+def test_auto_local_epochs_are_the_work_of_a_round_over_the_largest_blocks_pass(client):
+    """``local_epochs="auto"``: ⌈AUTO_ROUND_WORK / the largest block's work per pass⌉
+    passes, between 1 and 64, the work of a pass its stored entries and two per row; a
+    block of several chunks makes one pass a round."""
+    from solvers import _cocoa
+    from solvers.distributed import AUTO_MAX_EPOCHS, AUTO_ROUND_WORK, auto_local_epochs
+
+    assert AUTO_ROUND_WORK == 2**26 and AUTO_MAX_EPOCHS == 64
+    assert auto_local_epochs([2**20]) == 64 and auto_local_epochs([2**21, 5]) == 32
+    assert auto_local_epochs([3 * 2**20, 2**20]) == 22  # ⌈64 / 3⌉, the largest block
+    assert auto_local_epochs([2**26 + 1]) == 1 and auto_local_epochs([2**30]) == 1
+    assert auto_local_epochs([1000]) == 64 and auto_local_epochs([0]) == 64
+    dense = _cocoa.block_data(np.ones((10, 3)), np.ones(10))
+    assert _cocoa.block_work(dense) == 10 * 3 + 2 * 10
+    csr = sp.csr_matrix(np.array([[1.0, 0, 2], [0, 0, 0], [0, 3, 0], [4, 5, 6]]))
+    assert _cocoa.block_work(_cocoa.block_data(csr, np.ones(4))) == 6 + 2 * 4
+    X, y = gaussian_problem(n=120, d=5, seed=2)
+    Xd, yd = blocks(X, y, 4)
+    auto = DaskSVMClassifier(lmbd=0.5, tol=1e-6, random_state=0).fit(Xd, yd)
+    assert auto.local_epochs_ == 64 and auto.data_passes_ == 64 * auto.n_rounds_
+    chained = DaskSVMClassifier(lmbd=0.5, tol=1e-6, random_state=0, n_blocks=2).fit(Xd, yd)
+    assert chained.local_epochs_ == 1 and chained.data_passes_ == chained.n_rounds_
+    fixed = DaskSVMClassifier(lmbd=0.5, tol=1e-6, random_state=0, local_epochs=3).fit(Xd, yd)
+    assert fixed.local_epochs_ == 3 and fixed.data_passes_ == 3 * fixed.n_rounds_
+    exact = ExactSVMClassifier(lmbd=0.5).fit(X, y)
+    for clf in (auto, chained, fixed):
+        assert clf.certified_ and clf.dual_ <= exact.primal_ <= clf.primal_
+
+
 def test_a_killed_worker_changes_nothing(own_client, tmp_path):
     """A worker killed mid-fit (its nanny restarts it): its blocks restart from their last
     checkpoint and replay the rounds since, so the fit ends at the same pair, certified."""
@@ -430,6 +461,7 @@ def test_ctrl_c_leaves_a_checkpoint_to_resume_from(client, tmp_path):
     Xd, yd = blocks(X, y, 2)
     folder = str(tmp_path)
     params = {"lmbd": 0.5, "tol": 1e-10, "random_state": 4, "checkpoint_dir": folder}
+    params["local_epochs"] = 1  # rounds of one pass: round 1's gap is far from round 6's
 
     def interrupt(info):
         if info.round == 7:
@@ -449,7 +481,9 @@ def test_ctrl_c_leaves_a_checkpoint_to_resume_from(client, tmp_path):
     assert resumed.certified_ and resumed.dual_ <= exact.primal_ <= resumed.primal_
     assert abs(resumed.primal_ - exact.primal_) <= 1e-10 * exact.primal_
     with pytest.warns(ConvergenceWarning):  # a cold start's first round, for comparison
-        cold = DaskSVMClassifier(lmbd=0.5, tol=1e-10, max_rounds=1, random_state=4).fit(Xd, yd)
+        cold = DaskSVMClassifier(
+            lmbd=0.5, tol=1e-10, max_rounds=1, random_state=4, local_epochs=1
+        ).fit(Xd, yd)
     assert first[0] < 1e-2 * cold.rel_gap_  # the resumed fit went on from round 6
 
 

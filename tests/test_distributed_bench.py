@@ -35,14 +35,19 @@ def test_readme_table_says_what_the_record_says():
     for p in rec["problems"]:
         assert f"{p['n']:,} × {p['d']:,}" in table
         for r in p["blocks"]:
-            assert f"| | {r['k']} |" in table
+            assert f"| | {r['k']} | " in table
     first = rec["problems"][0]
-    first["blocks"][0]["rounds"]["0.01"] = 7
+    one = next(r for r in first["blocks"] if r["k"] == 1 and r["requested"] == 1)
+    one["rounds"]["0.01"], one["passes"]["0.01"] = 7, 7
     first["sdca"]["epochs"]["0.01"] = 2
-    changed = bench.readme_table(rec)
-    k1 = next(line for line in changed.splitlines() if line.startswith("| | 1 |"))
-    wall = first["blocks"][0]["wall"]["0.01"]
-    assert k1.startswith(f"| | 1 | 7 (3.5×), {wall:.2f} s |")
+    auto = next(r for r in first["blocks"] if r["k"] == 1 and r["requested"] == "auto")
+    auto["rounds"]["0.01"], auto["passes"]["0.01"], auto["local_epochs"] = 3, 30, 10
+    changed = bench.readme_table(rec).splitlines()
+    row = next(line for line in changed if line.startswith("| | 1 | 1 |"))
+    assert row.startswith(f"| | 1 | 1 | 7 rounds, 7 passes (3.5×), {one['wall']['0.01']:.2f} s |")
+    row = next(line for line in changed if line.startswith("| | 1 | auto: 10 |"))
+    wall = auto["wall"]["0.01"]
+    assert row.startswith(f"| | 1 | auto: 10 | 3 rounds, 30 passes (15.0×), {wall:.2f} s |")
     rec["load_start"] = 1.6
     assert "under load" in bench.readme_table(rec)
 
@@ -53,5 +58,10 @@ def test_a_run_writes_the_record_its_table_reads(tmp_path):
          "--lmbd", "1.0", "--out", str(tmp_path)]
     )  # fmt: skip
     rec = json.loads((tmp_path / "distributed.json").read_text())
-    assert [r["k"] for r in rec["problems"][0]["blocks"]] == [1, 2]
+    runs = rec["problems"][0]["blocks"]
+    assert [(r["k"], r["requested"]) for r in runs] == [(1, 1), (1, "auto"), (2, 1), (2, "auto")]
+    for r in runs:  # passes = rounds × the local passes per round the fit resolved
+        assert r["local_epochs"] == (1 if r["requested"] == 1 else 64)
+        for eps, rounds in r["rounds"].items():
+            assert r["passes"][eps] == (None if rounds is None else rounds * r["local_epochs"])
     assert "| dense-small (20,000 × 50, λ = 1) | SDCA |" in bench.readme_table(rec)

@@ -89,6 +89,7 @@ def main(argv=None) -> dict:
                     lmbd=lmbd,
                     loss="smooth_hinge",
                     n_blocks=n_blocks,
+                    local_epochs=1,  # a round is one pass: rounds compare with SDCA's epochs
                     bias_multiplier=bias,
                     tol=1e-12,
                     max_rounds=args.rounds,

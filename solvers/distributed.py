@@ -8,7 +8,7 @@ scipy.sparse CSR chunks; :func:`solvers.shards.read_shards` reads a folder of fi
 such arrays on the workers). Each round (Ma et al., ICML 2015; Smith et al., JMLR 2018):
 
 1. every block k runs ``local_epochs`` SDCA passes over its rows on its local subproblem
-   (``"auto"``: enough passes that the round's fixed costs are a small part of it),
+   (``"auto"``: about as much local work as the round's fixed cost),
    which is SDCA with :math:`\lambda n` replaced by :math:`\lambda n/\sigma'` started from
    :math:`v = \tilde w` (:mod:`solvers._cocoa` derives it), and returns :math:`v_k`;
 2. the driver adds: :math:`\tilde w \leftarrow \tilde w + \frac{1}{\sigma'}\sum_k (v_k -
@@ -99,10 +99,14 @@ def _client():
 
 
 #: ``local_epochs="auto"``: the work of one block's local passes in a round, in stored
-#: entries plus two per row (:func:`solvers._cocoa.block_work`): about 0.3 s of one core at
-#: the kernel's ~2e8 per second measured on skin, against a round's fixed cost of ~40 ms
-#: on a 2-worker LocalCluster (docs/distributed.md).
-AUTO_ROUND_WORK = 2**26
+#: entries plus two per row (:func:`solvers._cocoa.block_work`): ~40 ms of one core at the
+#: kernel's ~2e8 a second (skin), about a round's fixed cost on a 2-worker LocalCluster.
+#: Balanced so, a round wastes at most as much again whichever way the data go: where more
+#: local passes do not help (CoCoA+ over several blocks can need as many rounds at 64
+#: passes a round as at 1), a round costs about twice one pass's round; where they do, a
+#: pass costs about twice its own work. More work per round (2**26 was tried) wins more
+#: where passes help and loses more where they do not (docs/distributed.md's table).
+AUTO_ROUND_WORK = 2**23
 #: ``local_epochs="auto"`` never makes more passes per round than this (tiny blocks).
 AUTO_MAX_EPOCHS = 64
 
@@ -152,10 +156,11 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         rows), between 1 and :data:`AUTO_MAX_EPOCHS` (``local_epochs_``; it depends on the
         data's sizes only, so the same seed still gives the same bits). A round has fixed
         costs — the tasks' latency, the certificate, w's trip — of tens of milliseconds
-        even on one machine, which one pass over a small block does not outweigh
-        (docs/distributed.md measures both). Blocks of several chunks (``n_blocks``) make
-        one pass per round under ``"auto"``: each of their passes is already a chain of
-        tasks, one per chunk, whose latency more passes would multiply, not amortise.
+        even on one machine, which one pass over a small block does not outweigh; "auto"
+        spends about as much on local passes (docs/distributed.md measures both). Blocks
+        of several chunks (``n_blocks``) make one pass per round under ``"auto"``: each of
+        their passes is already a chain of tasks, one per chunk, whose latency more passes
+        would multiply, not amortise.
     max_rounds : int, default=200
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.

@@ -370,10 +370,11 @@ def test_auto_local_epochs_are_the_work_of_a_round_over_the_largest_blocks_pass(
     from solvers import _cocoa
     from solvers.distributed import AUTO_MAX_EPOCHS, AUTO_ROUND_WORK, auto_local_epochs
 
-    assert AUTO_ROUND_WORK == 2**26 and AUTO_MAX_EPOCHS == 64
-    assert auto_local_epochs([2**20]) == 64 and auto_local_epochs([2**21, 5]) == 32
-    assert auto_local_epochs([3 * 2**20, 2**20]) == 22  # ⌈64 / 3⌉, the largest block
-    assert auto_local_epochs([2**26 + 1]) == 1 and auto_local_epochs([2**30]) == 1
+    assert AUTO_ROUND_WORK == 2**23 and AUTO_MAX_EPOCHS == 64
+    assert auto_local_epochs([2**17]) == 64 and auto_local_epochs([2**18, 5]) == 32
+    assert auto_local_epochs([3 * 2**17, 2**17]) == 22  # ⌈64 / 3⌉, the largest block
+    assert auto_local_epochs([2**23 + 1]) == 1 and auto_local_epochs([2**30]) == 1
+    assert auto_local_epochs([2**16]) == 64  # 128, capped
     assert auto_local_epochs([1000]) == 64 and auto_local_epochs([0]) == 64
     dense = _cocoa.block_data(np.ones((10, 3)), np.ones(10))
     assert _cocoa.block_work(dense) == 10 * 3 + 2 * 10

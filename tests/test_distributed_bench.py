@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from benchmarks import distributed as bench
+from solvers.distributed import auto_local_epochs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,7 +62,9 @@ def test_a_run_writes_the_record_its_table_reads(tmp_path):
     runs = rec["problems"][0]["blocks"]
     assert [(r["k"], r["requested"]) for r in runs] == [(1, 1), (1, "auto"), (2, 1), (2, "auto")]
     for r in runs:  # passes = rounds × the local passes per round the fit resolved
-        assert r["local_epochs"] == (1 if r["requested"] == 1 else 64)
+        block_work = -(-20_000 // r["k"]) * (50 + 2)  # dense: entries and two per row
+        auto = auto_local_epochs([block_work])
+        assert r["local_epochs"] == (1 if r["requested"] == 1 else auto) and auto in (9, 17)
         for eps, rounds in r["rounds"].items():
             assert r["passes"][eps] == (None if rounds is None else rounds * r["local_epochs"])
     assert "| dense-small (20,000 × 50, λ = 1) | SDCA |" in bench.readme_table(rec)

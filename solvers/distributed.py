@@ -113,8 +113,8 @@ AUTO_MAX_EPOCHS = 64
 
 def auto_local_epochs(block_works) -> int:
     """The local passes per round ``local_epochs="auto"`` makes for blocks whose one pass
-    costs ``block_works`` (:func:`solvers._cocoa.block_work`, summed over each block's
-    chunks): ⌈AUTO_ROUND_WORK / the largest⌉, between 1 and AUTO_MAX_EPOCHS."""
+    costs ``block_works`` (:func:`solvers._cocoa.block_work`): ⌈AUTO_ROUND_WORK / the
+    largest⌉, between 1 and AUTO_MAX_EPOCHS."""
     largest = max(1, max(block_works))
     return int(min(AUTO_MAX_EPOCHS, max(1, -(-AUTO_ROUND_WORK // largest))))
 
@@ -374,14 +374,14 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         ]
         workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
         futures = [None] * len(chunks)
-        for k, group in enumerate(groups):
-            placed = client.compute(
-                [chunks[c] for c in group],
-                workers=[workers[k % len(workers)]],
-                allow_other_workers=True,
-            )
-            for c, f in zip(group, placed, strict=True):
-                futures[c] = f
+        for slot, worker in enumerate(workers):  # one graph per worker, not one per block
+            mine = [c for group in groups[slot :: len(workers)] for c in group]
+            if mine:
+                placed = client.compute(
+                    [chunks[c] for c in mine], workers=[worker], allow_other_workers=True
+                )
+                for c, f in zip(mine, placed, strict=True):
+                    futures[c] = f
         return futures
 
     def _local_epochs(self, client, data, groups) -> int:
@@ -390,8 +390,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             return int(self.local_epochs)
         if any(len(group) > 1 for group in groups):
             return 1  # each pass is a chain of tasks, one per chunk: nothing to amortise
-        works = client.gather([client.submit(_cocoa.block_work, b) for b in data])
-        return auto_local_epochs([sum(works[c] for c in group) for group in groups])
+        return auto_local_epochs(
+            client.gather([client.submit(_cocoa.block_work, b) for b in data])
+        )
 
     def _classes(self, client, data, weighted) -> tuple[np.ndarray, np.ndarray]:
         """The classes over every block and their (weighted) counts."""

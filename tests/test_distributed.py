@@ -363,6 +363,24 @@ def test_max_rounds_warns_with_the_gap_reached(client):
         assert "docs/distributed.md" not in str(caught[0].message)
 
 
+@pytest.mark.parametrize("n_blocks", [None, 2])
+def test_block_k_is_built_on_the_kth_worker(client, n_blocks):
+    """Block k's chunks on worker k mod W, whichever layout: left to dask, every chunk of a
+    from_array X was built on one worker, and the blocks' first passes ran one by one."""
+    X, y = gaussian_problem(n=80, d=3, seed=1)
+    Xd, yd = blocks(X, y, 4)
+    clf = DaskSVMClassifier(n_blocks=n_blocks)
+    groups = clf._groups(4)
+    futures = clf._persist_blocks(client, Xd, yd, None, groups)
+    distributed.wait(futures)
+    where = client.who_has(futures)
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    assert len(workers) == 2
+    for k, group in enumerate(groups):
+        for c in group:
+            assert where[futures[c].key] == (workers[k % 2],)
+
+
 def test_auto_local_epochs_are_the_work_of_a_round_over_the_largest_blocks_pass(client):
     """``local_epochs="auto"``: ⌈AUTO_ROUND_WORK / the largest block's work per pass⌉
     passes, between 1 and 64, the work of a pass its stored entries and two per row; a

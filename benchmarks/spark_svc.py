@@ -40,10 +40,10 @@ Ours: ``DaskSVMClassifier`` as a user calls it (its defaults, ``local_epochs="au
 among them: H, the local passes per round, is shown) with K = ``--blocks`` (2) blocks on a
 ``LocalCluster`` of ``cores`` workers × 1 thread, through
 ``benchmarks.distributed.dask_run`` (a small warm-up fit first, so that no timed round
-compiles). Its time to ε is the cumulated wall time of
-its rounds until the *certified* relative duality gap is ≤ ε; the gap bounds the
-suboptimality from above, so these are upper bounds on our time to suboptimality ε. The
-whole ``dask_run`` call (graph, final certificate) is recorded too.
+compiles). Its time to ε is the cumulated wall time of its rounds until the *certified*
+relative duality gap is ≤ ε; the gap bounds the suboptimality from above, so these are
+upper bounds on our time to suboptimality ε. The whole ``dask_run`` call (graph, final
+certificate) is recorded too.
 
 Both sides get the rows in one seeded random order (``--keep-order``: the loader's). Skin's
 file is sorted by class, and with K = 2 contiguous blocks one block then holds one class

@@ -99,8 +99,9 @@ def _client():
 
 
 #: ``local_epochs="auto"``: the work of one block's local passes in a round, in stored
-#: entries plus two per row (:func:`solvers._cocoa.block_work`): ~40 ms of one core at the
-#: kernel's ~2e8 a second (skin), about a round's fixed cost on a 2-worker LocalCluster.
+#: entries plus two per row (:func:`solvers._cocoa.block_work`): tens of ms of one core
+#: (skin's pass, 1.2M of them, took 8.7 ms of CPU in benchmarks/records/distributed.json:
+#: 2**23 of them ~60 ms), about a round's fixed cost on a 2-worker LocalCluster (25–51 ms).
 #: Balanced so, a round wastes at most as much again whichever way the data go: where more
 #: local passes do not help (CoCoA+ over several blocks can need as many rounds at 64
 #: passes a round as at 1), a round costs about twice one pass's round; where they do, a

@@ -144,14 +144,14 @@ def read_shards(folder, client=None, *, n_features: int | None = None, classes=N
     kinds = {SHARD_SUFFIXES[Path(p).suffix] for p in paths}
     if len(kinds) > 1:
         raise ValueError(f"{folder} mixes shard formats {sorted(kinds)}: keep one per folder")
-    shards = [client.submit(read_shard, p, n_features, pure=False) for p in paths]
+    shards = _read_placed(client, paths, n_features)
     summaries = client.gather([client.submit(_shard_summary, s) for s in shards])
     widths = [s[1] for s in summaries]
     sparse = summaries[0][3]
     if sparse:
         width = max(widths) if n_features is None else n_features
         if n_features is None and any(w != width for w in widths):  # read again at full width
-            shards = [client.submit(read_shard, p, width, pure=False) for p in paths]
+            shards = _read_placed(client, paths, width)
     else:
         width = n_features if n_features is not None else widths[0]
         for p, w in zip(paths, widths, strict=True):
@@ -203,6 +203,24 @@ def _check_labels(paths, labels, classes) -> None:
                 "a different label encoding? Fix the file, or pass classes= to read_shards "
                 "if they are real classes."
             )
+
+
+def _read_placed(client, paths, n_features) -> list:
+    """The shards read by the workers, shard k on the k-th worker (modulo their number, in
+    sorted order) when dask can: where :class:`solvers.distributed.DaskSVMClassifier` puts
+    block k, so a fit of one block per shard moves no rows."""
+    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    return [
+        client.submit(
+            read_shard,
+            p,
+            n_features,
+            pure=False,
+            workers=[workers[k % len(workers)]],
+            allow_other_workers=True,
+        )
+        for k, p in enumerate(paths)
+    ]
 
 
 def split_svmlight(source, folder, rows_per_shard: int, prefix: str = "shard") -> list[str]:

@@ -521,7 +521,7 @@ def test_bad_inputs_are_named(client):
 def test_split_then_read_svmlight_shards_gives_the_data_back(client, tmp_path):
     from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-    from solvers.shards import read_shards, split_svmlight
+    from solvers.shards import _read_placed, read_shards, split_svmlight
 
     X, y = gaussian_problem(n=50, d=6, seed=10)
     X[:, 5] = 0.0  # the last feature is absent from every line: n_features says the width
@@ -531,6 +531,12 @@ def test_split_then_read_svmlight_shards_gives_the_data_back(client, tmp_path):
     assert [os.path.basename(p) for p in paths] == [f"shard-0000{i}.svm" for i in range(3)]
     Xd, yd = read_shards(tmp_path / "shards", client, n_features=6)
     assert Xd.chunks == ((20, 20, 10), (6,))
+    # shard k read on worker k mod W, where the fit puts block k (test_block_k_is_built_
+    # on_the_kth_worker): a fit of one block per shard moves no rows
+    read = _read_placed(client, paths, 6)
+    distributed.wait(read)
+    where, workers = client.who_has(read), sorted(client.scheduler_info()["workers"])
+    assert [where[f.key] for f in read] == [(workers[k % 2],) for k in range(3)]
     np.testing.assert_array_equal(Xd.compute().toarray(), X)
     np.testing.assert_array_equal(yd.compute(), y)
     clf = DaskSVMClassifier(lmbd=1.0, tol=1e-10, random_state=0).fit(Xd, yd)

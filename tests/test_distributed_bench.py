@@ -49,6 +49,10 @@ def test_readme_table_says_what_the_record_says():
     row = next(line for line in changed if line.startswith("| | 1 | auto: 10 |"))
     wall = auto["wall"]["0.01"]
     assert row.startswith(f"| | 1 | auto: 10 | 3 rounds, 30 passes (15.0×), {wall:.2f} s |")
+    one["trace"] = [[1, 0.002, 0.030, None], [2, 0.004, 0.044, 0.5], [3, 0.003, 0.060, 0.1]]
+    line = bench.fixed_cost_line(rec)  # medians of wall − CPU (28, 40, 57 ms) and of CPU
+    assert f"{first['name']} 40 ms (its pass: 3.0 ms)" in line
+    assert line in bench.readme_table(rec)
     rec["load_start"] = 1.6
     assert "under load" in bench.readme_table(rec)
 

@@ -90,6 +90,7 @@ def main(argv=None) -> dict:
                     loss="smooth_hinge",
                     n_blocks=n_blocks,
                     local_epochs=1,  # a round is one pass: rounds compare with SDCA's epochs
+                    shrinking=False,  # a plain pass, as SDCA's epoch
                     bias_multiplier=bias,
                     tol=1e-12,
                     max_rounds=args.rounds,

@@ -1,12 +1,14 @@
 """CoCoA+ over a LocalCluster (``solvers.DaskSVMClassifier``) against single-process SDCA.
 
-For K = 1, 2, 4, 8 blocks on a LocalCluster of 2 workers × 1 thread, each with H = 1 local
-pass per round and with the default ``local_epochs="auto"`` (``--local-epochs``): rounds,
-data passes (local SDCA passes), CPU seconds (the blocks' local passes, summed) and wall
-seconds (the whole round: passes, transfers, certificate) until the certified relative gap
-first reaches each ε; the bytes a round moves; and a round's fixed cost (at K = 1, H = 1).
-The reference is ``SDCAClassifier`` in this process: epochs, CPU (its update loop) and
-wall to the same relative gap (its exact gap, after each epoch).
+For K = 1, 2, 4, 8 blocks on a LocalCluster of 2 workers × 1 thread, each run as ``--runs``
+says (default: H = 1 plain local pass per round, ``local_epochs="auto"`` plain passes, and
+the estimator's defaults, "auto" with shrinking): rounds, data passes (the local
+coordinate steps over n: ``RoundInfo.data_passes``), CPU seconds (the blocks' local
+passes, summed) and wall seconds (the whole round: passes, transfers, certificate) until
+the certified relative gap first reaches each ε; the bytes a round moves; and a round's
+fixed cost (at K = 1, H = 1). The references are ``SDCAClassifier`` in this process,
+plain and with ``shrinking=True``: epochs, CPU (its update loop) and wall to the same
+relative gap (its exact gap, after each epoch).
 
 ``make bench-distributed`` runs the default size, modest for a 2-core machine: dense
 20,000 × 50 Gaussian rows at λ = 1e-3 (at λ = 1/n the hinge needs more than 400 SDCA epochs
@@ -88,7 +90,7 @@ def first_reach(gaps, values, targets):
     return out
 
 
-def sdca_reference(X, y, lmbd, targets, max_epochs):
+def sdca_reference(X, y, lmbd, targets, max_epochs, shrinking=False):
     rows = []
 
     def record(info):
@@ -96,7 +98,9 @@ def sdca_reference(X, y, lmbd, targets, max_epochs):
         rows.append((info.epoch, info.cpu_time, info.wall_time, rel))
         return bool(rel is not None and rel <= min(targets))
 
-    clf = SDCAClassifier(lmbd=lmbd, tol=1e-300, max_epochs=max_epochs, random_state=0)
+    clf = SDCAClassifier(
+        lmbd=lmbd, tol=1e-300, max_epochs=max_epochs, random_state=0, shrinking=shrinking
+    )
     clf.set_params(callback=record)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
@@ -111,7 +115,7 @@ def sdca_reference(X, y, lmbd, targets, max_epochs):
     }
 
 
-def dask_run(client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto"):
+def dask_run(client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto", shrinking=True):
     import dask.array as da
 
     rows_per_block = -(-X.shape[0] // k)
@@ -126,13 +130,14 @@ def dask_run(client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto"):
     rows = []
 
     def record(info):
-        rows.append((info.round, info.cpu, info.wall, info.rel_gap))
+        rows.append((info.round, info.cpu, info.wall, info.rel_gap, info.data_passes))
 
     clf = DaskSVMClassifier(
         lmbd=lmbd,
         tol=min(targets),
         max_rounds=max_rounds,
         local_epochs=local_epochs,
+        shrinking=shrinking,
         random_state=0,
         callback=record,
     )
@@ -145,13 +150,14 @@ def dask_run(client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto"):
     return {
         "local_epochs": clf.local_epochs_,  # passes per round (local_epochs resolved)
         "rounds": rounds,
-        "passes": {e: None if r is None else r * clf.local_epochs_ for e, r in rounds.items()},
+        "passes": first_reach(gaps, [r[4] for r in rows], targets),
         "cpu": first_reach(gaps, list(cpu), targets),
         "wall": first_reach(gaps, list(wall), targets),
         "bytes": clf.bytes_per_round_,
         "certified": bool(clf.certified_),
         "rel_gap": float(clf.rel_gap_),
-        "trace": rows,  # every round: (round, CPU, wall, certified relative gap or None)
+        # every round: (round, CPU, wall, certified relative gap or None, data passes so far)
+        "trace": rows,
     }
 
 
@@ -193,31 +199,43 @@ def readme_table(record: dict) -> str:
         f"Measured {record['date'][:10]} (git {record['git'][:7]}, load {record['load_start']:.1f}"
         f" at the start{busy}, {cpus} cores; `{record['command']}`), LocalCluster of 2 workers "
         f"× 1 thread, hinge, bias multiplier 1; H local passes per round (`local_epochs`; "
-        f"auto: the default, resolved); rounds to the certified relative gap ε, the data "
-        f"passes they made (× SDCA's epochs) and wall seconds, — = not within "
-        f"{record['max_rounds']} rounds:\n\n"
+        f"auto: resolved), plain or with shrinking (auto with shrinking: the defaults); "
+        f"rounds to the certified relative gap ε, the data passes they made (local "
+        f"coordinate steps / n; × plain SDCA's epochs, n steps each) and wall seconds, "
+        f"— = not within {record['max_rounds']} rounds (SDCA: epochs):\n\n"
     )
     cols = " | ".join(f"ε = {e:g}" for e in eps)
     lines = [f"| problem | K | H | {cols} | bytes / round |", "|" + " --- |" * (len(eps) + 4)]
     for p in record["problems"]:
         ref = p["sdca"]
-        cells = " | ".join(
-            f"{fmt(ref['epochs'][str(e)], 'd')} epochs, {fmt(ref['wall'][str(e)], '.2f')} s"
-            for e in eps
-        )
         name = f"{p['name']} ({p['n']:,} × {p['d']:,}, λ = {p['lmbd']:.3g})"
-        lines.append(f"| {name} | SDCA | | {cells} | — |")
+        for label, key in (("SDCA", "sdca"), ("SDCA, shrinking", "sdca_shrinking")):
+            if key not in p:
+                continue
+            cells = " | ".join(
+                f"{fmt(p[key]['epochs'][str(e)], 'd')} epochs, "
+                f"{fmt(p[key]['wall'][str(e)], '.2f')} s"
+                for e in eps
+            )
+            lines.append(f"| {name} | {label} | | {cells} | — |".replace("|  |", "| |", 1))
+            name = ""
         for r in p["blocks"]:
             cells = []
             for e in eps:
                 rounds, passes = r["rounds"][str(e)], r["passes"][str(e)]
                 epochs = ref["epochs"][str(e)]
                 ratio = "" if passes is None or not epochs else f" ({passes / epochs:.1f}×)"
-                done = "—" if rounds is None else f"{rounds} rounds, {passes} passes"
+                done = "—" if rounds is None else f"{rounds} rounds, {count(passes)} passes"
                 cells.append(f"{done}{ratio}, {fmt(r['wall'][str(e)], '.2f')} s")
             h = r["local_epochs"] if r["requested"] != "auto" else f"auto: {r['local_epochs']}"
+            h = f"{h}, shrinking" if r.get("shrinking") else h
             lines.append(f"| | {r['k']} | {h} | {' | '.join(cells)} | {r['bytes']:,} |")
     return head + "\n".join(lines) + fixed_cost_line(record)
+
+
+def count(passes: float) -> str:
+    """Data passes as the table shows them: whole from 100 on, else 3 digits."""
+    return f"{passes:,.0f}" if passes >= 100 else f"{passes:.3g}"
 
 
 def fixed_cost_line(record: dict) -> str:
@@ -227,9 +245,9 @@ def fixed_cost_line(record: dict) -> str:
     parts = []
     for p in record["problems"]:
         for r in p["blocks"]:
-            if r["k"] == 1 and r["local_epochs"] == 1 and r["trace"]:
-                fixed = np.median([wall - cpu for _, cpu, wall, _ in r["trace"]])
-                local = np.median([cpu for _, cpu, _, _ in r["trace"]])
+            if r["k"] == 1 and r["local_epochs"] == 1 and not r.get("shrinking") and r["trace"]:
+                fixed = np.median([t[2] - t[1] for t in r["trace"]])  # wall - CPU
+                local = np.median([t[1] for t in r["trace"]])
                 parts.append(f"{p['name']} {fixed * 1e3:.0f} ms (its pass: {local * 1e3:.1f} ms)")
     if not parts:
         return ""
@@ -249,10 +267,11 @@ def main(argv=None) -> None:
     parser.add_argument("--eps", type=float, nargs="+", default=[1e-2, 1e-4, 1e-6])
     parser.add_argument("--max-rounds", type=int, default=400)
     parser.add_argument(
-        "--local-epochs",
+        "--runs",
         nargs="+",
-        default=["1", "auto"],
-        help="local passes per round to run each K with: ints or auto (default: 1 auto)",
+        default=["1", "auto", "auto:shrinking"],
+        help="how to run each K: local passes per round (an int or auto), ':shrinking' for "
+        "SDCA with shrinking (default: 1 auto auto:shrinking)",
     )
     parser.add_argument("--lmbd", type=float, help="default: 1e-3 for dense-small, else 1/n")
     parser.add_argument("--out", help="folder for the JSON record (distributed.json)")
@@ -280,6 +299,7 @@ def main(argv=None) -> None:
             lmbd = args.lmbd or (1e-3 if name == "dense-small" else 1.0 / n)
             t = time.perf_counter()
             ref = sdca_reference(X, y, lmbd, args.eps, args.max_rounds)
+            ref_shrinking = sdca_reference(X, y, lmbd, args.eps, args.max_rounds, True)
             print(
                 f"\n{name}: n={n}, d={X.shape[1]}, lambda={lmbd:g} "
                 f"(SDCA reference {time.perf_counter() - t:.1f} s wall)"
@@ -288,19 +308,21 @@ def main(argv=None) -> None:
                 f"{eps:g}: {fmt(ref['epochs'][eps], 'd')} epochs, CPU {fmt(ref['cpu'][eps])} s, "
                 f"wall {fmt(ref['wall'][eps])} s" for eps in args.eps))  # fmt: skip
             entry = {"name": name, "n": n, "d": X.shape[1], "lmbd": lmbd, "sdca": ref}
+            entry["sdca_shrinking"] = ref_shrinking
             entry["blocks"] = []
             for k in args.blocks:
-                for h in args.local_epochs:
-                    h = h if h == "auto" else int(h)
-                    r = dask_run(client, X, y, lmbd, k, args.eps, args.max_rounds, h)
-                    entry["blocks"].append({"k": k, "requested": h, **r})
-                    print(f"  K={k}, H={h} ({r['local_epochs']}): {r['bytes']} bytes/round, "
+                for spec in args.runs:
+                    h, _, how = spec.partition(":")
+                    h, shrinking = (h if h == "auto" else int(h)), how == "shrinking"
+                    r = dask_run(client, X, y, lmbd, k, args.eps, args.max_rounds, h, shrinking)
+                    entry["blocks"].append({"k": k, "requested": h, "shrinking": shrinking, **r})
+                    print(f"  K={k}, {spec} (H={r['local_epochs']}): {r['bytes']} bytes/round, "
                           f"certified={r['certified']} (rel gap {r['rel_gap']:.2e})")  # fmt: skip
                     for eps in args.eps:
                         passes, epochs = r["passes"][eps], ref["epochs"][eps]
                         ratio = None if passes is None or not epochs else passes / epochs
                         print(f"    {eps:g}: {fmt(r['rounds'][eps], 'd')} rounds, "
-                              f"{fmt(passes, 'd')} data passes ({fmt(ratio, '.2f')}x SDCA's "
+                              f"{fmt(passes, '.1f')} data passes ({fmt(ratio, '.2f')}x SDCA's "
                               f"epochs), CPU {fmt(r['cpu'][eps])} s, "
                               f"wall {fmt(r['wall'][eps])} s")  # fmt: skip
             record["problems"].append(entry)

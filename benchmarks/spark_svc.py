@@ -37,8 +37,8 @@ suboptimality is :math:`(P(w) - P^*)/P^*`, :math:`P^*` the certified upper bound
 is printed): a bound that can only flatter Spark.
 
 Ours: ``DaskSVMClassifier`` as a user calls it (its defaults, ``local_epochs="auto"``
-among them: H, the local passes per round, is shown) with K = ``--blocks`` (2) blocks on a
-``LocalCluster`` of ``cores`` workers × 1 thread, through
+and ``shrinking=True`` among them: H, the local passes per round, is shown) with K =
+``--blocks`` (2) blocks on a ``LocalCluster`` of ``cores`` workers × 1 thread, through
 ``benchmarks.distributed.dask_run`` (a small warm-up fit first, so that no timed round
 compiles). Its time to ε is the cumulated wall time of its rounds until the *certified*
 relative duality gap is ≤ ε; the gap bounds the suboptimality from above, so these are
@@ -354,10 +354,11 @@ def our_sweep(client, X, y, lmbd, blocks, targets, max_rounds) -> dict:
     start = time.perf_counter()
     result = dist.dask_run(client, X, y, lmbd, blocks, targets, max_rounds)
     fit_wall = time.perf_counter() - start
-    cumulative = np.cumsum([wall for _, _, wall, _ in result["trace"]])
+    cumulative = np.cumsum([t[2] for t in result["trace"]])  # the rounds' wall seconds
     return {
         "blocks": blocks,
         "local_epochs": result["local_epochs"],  # local passes per round ("auto" resolved)
+        "shrinking": True,  # the estimator's default, as dask_run's
         "wall": result["wall"],
         "rounds_to": result["rounds"],
         "certified": result["certified"],
@@ -365,8 +366,8 @@ def our_sweep(client, X, y, lmbd, blocks, targets, max_rounds) -> dict:
         "bytes_per_round": result["bytes"],
         "fit_wall": fit_wall,
         "rounds": [
-            {"round": r, "wall_cumulative": float(c), "rel_gap": g}
-            for (r, _, _, g), c in zip(result["trace"], cumulative, strict=True)
+            {"round": t[0], "wall_cumulative": float(c), "rel_gap": t[3]}
+            for t, c in zip(result["trace"], cumulative, strict=True)
         ],
     }
 
@@ -377,9 +378,11 @@ def fmt_time(seconds: float, what: str) -> str:
 
 
 def ours_title(ours: dict) -> str:
-    """Our column's title: K and the local passes per round (records before
-    ``local_epochs="auto"`` made one a round and do not say so)."""
-    return f"ours, K={ours['blocks']}, H={ours.get('local_epochs', 1)}"
+    """Our column's title: K, the local passes per round and whether they shrink (records
+    before ``local_epochs="auto"`` made one a round, those before ``shrinking=True`` plain
+    passes, and do not say so)."""
+    title = f"ours, K={ours['blocks']}, H={ours.get('local_epochs', 1)}"
+    return f"{title}, shrinking" if ours.get("shrinking") else title
 
 
 def table(name: str, rec: dict, targets) -> str:

@@ -44,6 +44,7 @@ import scipy.sparse as sp
 
 from . import objectives
 from ._kernels import kernel_rows
+from ._sdca_shrinking import PERMUTATION, new_active_set, shrinking_epoch
 from .losses import Loss
 from .sdca import kernel_inputs, sdca_epoch_kernel
 
@@ -93,6 +94,8 @@ class BlockState:
         the driver, reads).
     cpu : float
         CPU seconds of the block's local passes this round up to and including this chunk's.
+    round_steps : int
+        Coordinate steps of the block's local passes this round, likewise.
     """
 
     index: int
@@ -106,6 +109,7 @@ class BlockState:
     steps: int = 0
     v: np.ndarray | None = None
     cpu: float = 0.0
+    round_steps: int = 0
 
     def rows(self, data: BlockData):
         """The kernels' rows: the chunk's X with this state's y, ‖x̃‖², c and B."""
@@ -215,14 +219,25 @@ def init_block(
 
 
 def local_round(
-    state: BlockState, data: BlockData, carry: tuple[np.ndarray, float], local_epochs: int
+    state: BlockState,
+    data: BlockData,
+    carry: tuple[np.ndarray, float, int],
+    local_epochs: int,
+    shrinking: bool = False,
 ) -> BlockState:
-    """``local_epochs`` SDCA passes over the chunk's rows (each a fresh permutation of them,
-    drawn from the chunk's stream) on the block's local subproblem, from v and the CPU
-    seconds ``carry`` holds (the driver's (w, 0) for a block's first chunk of a round, the
-    previous chunk's :func:`local_result` after it); returns the new state, whose ``v`` is
-    the local iterate at the end (module docstring)."""
-    v, cpu = carry
+    """``local_epochs`` SDCA passes over the chunk's rows on the block's local subproblem,
+    from v, the CPU seconds and the steps ``carry`` holds (the driver's (w, 0, 0) for a
+    block's first chunk of a round, the previous chunk's :func:`local_result` after it);
+    returns the new state, whose ``v`` is the local iterate at the end (module docstring).
+
+    Each pass is a fresh permutation of the rows drawn from the chunk's stream; with
+    ``shrinking``, each is an epoch of SDCA with shrinking instead (as
+    ``SDCAClassifier(shrinking=True)`` makes it: :func:`solvers._sdca_shrinking.
+    shrinking_epoch`, its passes drawn in the kernel from a seed of the chunk's stream),
+    from every row active at the start of the call: the shrinking decisions rest on
+    gradients at v, which the other blocks' updates move between rounds.
+    """
+    v, cpu, round_steps = carry
     rng = copy.deepcopy(state.rng)  # never advance the input's stream (a retried task)
     sweep = state.sweep._replace(
         w=np.array(v, dtype=np.float64), dual_coef=state.sweep.dual_coef.copy()
@@ -230,20 +245,31 @@ def local_round(
     rows = state.rows(data)
     n = sweep.dual_coef.shape[0]
     steps = state.steps
+    if shrinking:
+        sweep = sweep._replace(grad=np.full(n, np.nan))
+        active, eps = new_active_set(n, PERMUTATION), np.inf
     for _ in range(local_epochs):
-        indices = rng.permutation(n)
-        t = time.process_time()
-        steps += sdca_epoch_kernel(
-            rows, sweep, state.params, indices, steps, indices.shape[0], -np.inf
-        )
+        if shrinking:
+            seed = int(rng.integers(2**63))
+            t = time.process_time()
+            made, eps = shrinking_epoch(rows, sweep, state.params, active, steps, seed, eps)
+        else:
+            indices = rng.permutation(n)
+            t = time.process_time()
+            made = sdca_epoch_kernel(rows, sweep, state.params, indices, steps, n, -np.inf)
         cpu += time.process_time() - t
-    return replace(state, sweep=sweep, rng=rng, steps=steps, v=sweep.w, cpu=cpu)
+        steps += made
+    sweep = sweep._replace(grad=None)  # the state keeps no n-sized scratch between rounds
+    round_steps += steps - state.steps
+    return replace(
+        state, sweep=sweep, rng=rng, steps=steps, v=sweep.w, cpu=cpu, round_steps=round_steps
+    )
 
 
-def local_result(state: BlockState) -> tuple[np.ndarray, float]:
-    """What the next chunk of the block, or the driver after its last, reads: v and the
-    block's CPU seconds this round so far."""
-    return state.v, state.cpu
+def local_result(state: BlockState) -> tuple[np.ndarray, float, int]:
+    """What the next chunk of the block, or the driver after its last, reads: v, the
+    block's CPU seconds and its coordinate steps this round so far."""
+    return state.v, state.cpu, state.round_steps
 
 
 def bias_slope_sums(

@@ -24,15 +24,18 @@ class Certified(NamedTuple):
     passes: int
 
 
-def local_passes(client, states, data, groups, block_rngs, w, epochs: int) -> list:
-    """Submit one round's local passes, replacing ``states`` (one per chunk) in place;
-    returns one future per block of its (v_k, CPU seconds). A block of one chunk makes
-    its ``local_epochs`` passes in one task; a block of several makes each pass chunk
-    by chunk, in an order drawn from the block's stream, v going from each chunk's
-    task to the next."""
+def local_passes(
+    client, states, data, groups, block_rngs, w, epochs: int, shrinking: bool = False
+) -> list:
+    """Submit one round's local passes (with ``shrinking``, epochs of SDCA with
+    shrinking: :func:`solvers._cocoa.local_round`), replacing ``states`` (one per chunk)
+    in place; returns one future per block of its (v_k, CPU seconds, coordinate steps).
+    A block of one chunk makes its ``local_epochs`` passes in one task; a block of several
+    makes each pass chunk by chunk, in an order drawn from the block's stream, v going
+    from each chunk's task to the next."""
     ends = []
     for group, block_rng in zip(groups, block_rngs, strict=True):
-        carry = (w, 0.0)
+        carry = (w, 0.0, 0)
         if len(group) == 1:
             visits = [(group[0], epochs)]
         else:
@@ -41,7 +44,7 @@ def local_passes(client, states, data, groups, block_rngs, w, epochs: int) -> li
             ]
         for c, passes in visits:
             states[c] = client.submit(
-                _cocoa.local_round, states[c], data[c], carry, passes, pure=False
+                _cocoa.local_round, states[c], data[c], carry, passes, shrinking, pure=False
             )
             carry = client.submit(_cocoa.local_result, states[c])
         ends.append(carry)

@@ -126,3 +126,35 @@ def shrunk_epoch(rows, sweep, params, active, t_start, seed, eps_stop):
             break
     active.size[0] = m
     return done
+
+
+def new_active_set(n: int, sampling: int, base: np.ndarray | None = None) -> ActiveSet:
+    """Every one of ``n`` samples active, in ``base`` order (a copy; None: 0..n-1)."""
+    samples = np.arange(n) if base is None else base.copy()
+    return ActiveSet(samples, np.empty(n, dtype=np.int64), np.array([n]), sampling)
+
+
+def shrinking_epoch(rows, sweep, params, active, t_start, seed, eps, base=None):
+    """One epoch of SDCA with shrinking and the active set's bookkeeping after it, as
+    ``SDCAClassifier(shrinking=True)`` makes each epoch and ``DaskSVMClassifier(shrinking=
+    True)`` each local pass (:mod:`solvers.sdca`, "shrinking").
+
+    An epoch from a full active set is a full pass first (its projected-gradient range sets
+    ``eps``, a tenth of it, the precision of the shrunk phase that follows); a shrunk epoch
+    stops once the active set's range is at most ``eps``. When that happens, or no sample is
+    left, every sample is restored (in ``base`` order, as :func:`new_active_set`) and the
+    gradients forgotten: a full pass comes next. ``sweep.grad`` must be an array (NaN:
+    unknown). Returns ``(steps, eps)``: the steps made, the threshold for the next epoch.
+    """
+    n = active.samples.shape[0]
+    full = active.size[0] == n
+    steps = shrunk_epoch(rows, sweep, params, active, t_start, seed, -np.inf if full else eps)
+    pg_max, pg_min = sweep.pg_range
+    if full:  # a full pass sets the precision of the next shrunk phase
+        eps = UNSHRINK_RATIO * (pg_max - pg_min)
+    if active.size[0] == 0 or (not full and pg_max - pg_min <= eps):
+        # every sample at a bound, or the active problem solved: a full pass next
+        active.samples[:] = np.arange(n) if base is None else base
+        active.size[0] = n
+        sweep.grad[:] = np.nan  # gradients from before the full pass are stale
+    return steps, eps

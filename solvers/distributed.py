@@ -70,7 +70,8 @@ class RoundInfo:
     ``w`` is the driver's weight vector (full, last entry the bias weight), ``rel_gap``
     the relative gap certified this round (None when no certificate was due), ``cpu`` the
     CPU seconds of the blocks' local passes summed over the blocks, ``wall`` the round's
-    wall seconds (local passes, transfers, certificate)."""
+    wall seconds (local passes, transfers, certificate), ``data_passes`` the local passes'
+    coordinate steps so far, all blocks and rounds, over n (``data_passes_`` at the end)."""
 
     round: int
     w: np.ndarray
@@ -78,6 +79,7 @@ class RoundInfo:
     cpu: float
     wall: float
     positive_class: object
+    data_passes: float
 
 
 def _client():
@@ -162,6 +164,13 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         of several chunks (``n_blocks``) make one pass per round under ``"auto"``: each of
         their passes is already a chain of tasks, one per chunk, whose latency more passes
         would multiply, not amortise.
+    shrinking : bool, default=True
+        Each local pass an epoch of SDCA with shrinking (as ``SDCAClassifier(shrinking=
+        True)`` makes it: passes over the rows not held at a bound, at most the chunk's
+        rows' worth of steps), every row active again at the start of each round (the
+        other blocks' updates move the gradients the shrinking rests on). The certificate
+        is over every row whatever was shrunk. False: each pass a plain permutation of the
+        rows. docs/distributed.md measures both.
     max_rounds : int, default=200
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
@@ -197,8 +206,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         w(α) or, for a smooth loss, w(α) with its bias weight moved by one Newton step
         where that lowers P.
     n_rounds_ : int or ndarray
-    data_passes_ : int or ndarray
-        Passes over the data by the local solvers (``n_rounds_ * local_epochs_``).
+    data_passes_ : float or ndarray
+        The local solvers' coordinate steps over the rows, divided by n: passes' worth of
+        steps (``n_rounds_ * local_epochs_`` without shrinking, at most that with it).
     local_epochs_ : int
         The local passes per round this fit made (``local_epochs`` resolved).
     certificate_passes_ : int or ndarray
@@ -222,6 +232,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         "gamma": [Interval(Real, 0, None, closed="left")],
         "n_blocks": [Interval(Integral, 1, None, closed="left"), None],
         "local_epochs": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "shrinking": ["boolean"],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "check_every": [Interval(Integral, 1, None, closed="left")],
@@ -249,6 +260,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         gamma=1.0,
         n_blocks=None,
         local_epochs="auto",
+        shrinking=True,
         max_rounds=200,
         tol=1e-6,
         check_every=1,
@@ -265,6 +277,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.gamma = gamma
         self.n_blocks = n_blocks
         self.local_epochs = local_epochs
+        self.shrinking = shrinking
         self.max_rounds = max_rounds
         self.tol = tol
         self.check_every = check_every
@@ -542,6 +555,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         else:
             certificates = 0  # passes over the rows by the certificates
         round_times, cpu_times = [], []
+        steps = 0  # the local passes' coordinate steps, all blocks
         bounds = None
         certified = stopped = False
         rounds = 0
@@ -550,14 +564,15 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             for rounds in range(1, self.max_rounds + 1):
                 t_wall = time.perf_counter()
                 ends = _cocoa_rounds.local_passes(
-                    client, states, data, groups, block_rngs, w, self.local_epochs_
+                    client, states, data, groups, block_rngs, w, self.local_epochs_, self.shrinking
                 )
                 results = client.gather(ends)
                 if k_blocks == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
                     w = np.array(results[0][0])
                 else:
-                    w = w + sum((v - w for v, _ in results), np.zeros(d + 1)) / sigma
-                cpu = float(sum(c for _, c in results))
+                    w = w + sum((v - w for v, _, _ in results), np.zeros(d + 1)) / sigma
+                cpu = float(sum(c for _, c, _ in results))
+                steps += sum(s for _, _, s in results)
                 rel_gap = None
                 if self.tol > 0.0 and rounds % self.check_every == 0:
                     bounds, w_alpha, point, passes = _cocoa_rounds.certify(*certify_args(w))
@@ -585,7 +600,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 round_times.append(time.perf_counter() - t_wall)
                 cpu_times.append(cpu)
                 if self.callback is not None:
-                    info = RoundInfo(rounds, w, rel_gap, cpu, round_times[-1], positive)
+                    wall = round_times[-1]
+                    info = RoundInfo(rounds, w, rel_gap, cpu, wall, positive, steps / n)
                     if self.callback(info) is True:
                         stopped = True
                         break
@@ -629,6 +645,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             "bounds": bounds,
             "certified": certified,
             "rounds": rounds,
+            "passes": steps / n,
             "certificates": certificates,
             "round_times": np.array(round_times),
             "cpu_times": np.array(cpu_times),
@@ -663,7 +680,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.dual_ = per_class([f["bounds"]["dual"] for f in fits], dtype=float)
         self.n_rounds_ = per_class([f["rounds"] for f in fits], dtype=int)
         self.n_iter_ = max(f["rounds"] for f in fits)
-        self.data_passes_ = per_class([f["rounds"] * self.local_epochs_ for f in fits], dtype=int)
+        self.data_passes_ = per_class([f["passes"] for f in fits], dtype=float)
         self.certificate_passes_ = per_class([f["certificates"] for f in fits], dtype=int)
         self.round_times_ = fits[0]["round_times"] if one else [f["round_times"] for f in fits]
         self.round_cpu_times_ = fits[0]["cpu_times"] if one else [f["cpu_times"] for f in fits]

@@ -93,7 +93,14 @@ from ._sdca_kernels import (
     sweep_blocks,
     sweep_samples,
 )
-from ._sdca_shrinking import CYCLIC, IID, PERMUTATION, UNSHRINK_RATIO, ActiveSet, shrunk_epoch
+from ._sdca_shrinking import (
+    CYCLIC,
+    IID,
+    PERMUTATION,
+    ActiveSet,
+    new_active_set,
+    shrinking_epoch,
+)
 
 #: The kernels, public for benchmarks that time their arithmetic alone
 #: (``benchmarks/epoch_cost.py``, with :func:`kernel_inputs`): one epoch, and the two sweeps
@@ -390,12 +397,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         active = None
         if self.shrinking:
             sampling = {"permutation": PERMUTATION, "iid": IID, "cyclic": CYCLIC}
-            active = ActiveSet(
-                np.arange(n) if cyclic_order is None else cyclic_order.copy(),
-                np.empty(n, dtype=np.int64),
-                np.array([n]),
-                sampling[self._sampling()],
-            )
+            active = new_active_set(n, sampling[self._sampling()], cyclic_order)
         rows = problem.rows(np.empty(n))
         finish = BlockFinish(problem, params.loss) if self.finish else None
         return _State(
@@ -450,28 +452,21 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
     def _shrunk_epoch(state: _State, seed: int) -> None:
         """An epoch of :func:`~solvers._sdca_shrinking.shrunk_epoch`, then the active set's
         bookkeeping (see ``shrinking``); timed."""
-        active, n = state.active, state.problem.n_samples
+        active = state.active
         if state.finish is not None:  # the exact finish of a small active set, if due
             state.steps += state.finish(state)
-        full = active.size[0] == n
         state.swept = int(active.size[0])
-        state.steps += shrunk_epoch(
+        steps, state.eps = shrinking_epoch(
             state.rows,
             state.sweep,
             state.params,
             active,
             state.steps,
             seed,
-            -np.inf if full else state.eps,
+            state.eps,
+            state.cyclic_order,
         )
-        pg_max, pg_min = state.sweep.pg_range
-        if full:  # a full pass sets the precision of the next shrunk phase
-            state.eps = UNSHRINK_RATIO * (pg_max - pg_min)
-        if active.size[0] == 0 or (not full and pg_max - pg_min <= state.eps):
-            # every sample at a bound, or the active problem solved: a full pass next
-            active.samples[:] = np.arange(n) if state.cyclic_order is None else state.cyclic_order
-            active.size[0] = n
-            state.sweep.grad[:] = np.nan  # gradients from before the full pass are stale
+        state.steps += steps
 
     def _kkt_statistic(self, state: _State) -> float | None:
         """Shrinking: the last pass's projected-gradient range (liblinear's stopping

@@ -74,7 +74,9 @@ def test_one_block_is_sdca_bit_for_bit(client):
     same permutations (block 0's stream is ``default_rng(seed).spawn(1)[0]``)."""
     X, y = gaussian_problem(n=80, d=6, seed=3)
     Xd, yd = blocks(X, y, 1)
-    dist = DaskSVMClassifier(lmbd=0.01, tol=0.0, max_rounds=6, random_state=7, local_epochs=1)
+    dist = DaskSVMClassifier(
+        lmbd=0.01, tol=0.0, max_rounds=6, random_state=7, local_epochs=1, shrinking=False
+    )
     dist.fit(Xd, yd)
     stream = np.random.default_rng(7).spawn(1)[0]
     ref = SDCAClassifier(lmbd=0.01, tol=0, max_epochs=6, random_state=stream).fit(X, y)
@@ -82,6 +84,53 @@ def test_one_block_is_sdca_bit_for_bit(client):
     # the returned w is w(α) recomputed with compensated sums; SDCA's is its running iterate
     np.testing.assert_allclose(dist.coef_, ref.coef_, rtol=0, atol=1e-13)
     assert dist.data_passes_ == 6 and dist.n_rounds_ == 6
+
+
+def test_a_shrinking_round_is_sdcas_shrinking_epochs_from_every_row_bit_for_bit(client):
+    """shrinking=True (the default), K = 2: each round, each block makes ``local_epochs``
+    epochs of SDCA with shrinking (:func:`solvers._sdca_shrinking.shrinking_epoch`, a
+    seed of the block's stream each) from every row active, on its local subproblem
+    (λn/σ'); the replay gives the same α and w bit for bit, and ``data_passes_`` is the
+    steps made over n: fewer than the plain passes' rounds × H, as rows left the set."""
+    from solvers._sdca_shrinking import PERMUTATION, new_active_set, shrinking_epoch
+    from solvers.sdca import kernel_inputs
+
+    X, y = gaussian_problem(n=80, d=4, seed=21)
+    Xd, yd = blocks(X, y, 2)
+    seen = []
+    dist = DaskSVMClassifier(
+        lmbd=0.05, tol=0.0, max_rounds=3, random_state=4, local_epochs=3,
+        callback=lambda info: seen.append((info.w.copy(), info.data_passes)),
+    ).fit(Xd, yd)  # fmt: skip
+    assert dist.shrinking
+    streams = np.random.default_rng(4).spawn(2)
+    rows, sweeps, params = [], [], []
+    for k in range(2):
+        Xk, yk = X[40 * k : 40 * k + 40], y[40 * k : 40 * k + 40]
+        r, sw, pa = kernel_inputs(Xk, yk, 0.05, lmbd_n=0.05 * 80 / 2)
+        rows.append(r._replace(sq_norms=r.sq_norms + 1.0, bias=1.0))
+        sweeps.append(sw._replace(grad=np.full(40, np.nan)))
+        params.append(pa)
+    w, steps = np.zeros(5), [0, 0]
+    for w_round, passes in seen:
+        vs = []
+        for k in range(2):
+            sweeps[k].w[:] = w
+            active, eps = new_active_set(40, PERMUTATION), np.inf
+            sweeps[k].grad[:] = np.nan
+            for _ in range(3):
+                seed = int(streams[k].integers(2**63))
+                made, eps = shrinking_epoch(
+                    rows[k], sweeps[k], params[k], active, steps[k], seed, eps
+                )
+                steps[k] += made
+            vs.append(sweeps[k].w.copy())
+        w = w + sum((v - w for v in vs), np.zeros(5)) / 2.0
+        np.testing.assert_array_equal(w_round, w)
+        assert passes == sum(steps) / 80  # so far
+    alpha = np.concatenate([sw.dual_coef for sw in sweeps])
+    np.testing.assert_array_equal(dist.dual_coef_.compute(), alpha)
+    assert dist.data_passes_ == sum(steps) / 80 < 3 * 3
 
 
 def test_a_block_of_chunks_is_sdca_on_chunkwise_permutations_bit_for_bit(client):
@@ -93,7 +142,9 @@ def test_a_block_of_chunks_is_sdca_on_chunkwise_permutations_bit_for_bit(client)
 
     X, y = gaussian_problem(n=90, d=5, seed=11)
     Xd, yd = blocks(X, y, 3)
-    dist = DaskSVMClassifier(lmbd=0.01, tol=0.0, max_rounds=4, random_state=5, n_blocks=1)
+    dist = DaskSVMClassifier(
+        lmbd=0.01, tol=0.0, max_rounds=4, random_state=5, n_blocks=1, shrinking=False
+    )
     seen = []
     dist.set_params(callback=lambda info: seen.append(info.w.copy())).fit(Xd, yd)
     block = np.random.default_rng(5).spawn(1)[0]
@@ -162,6 +213,7 @@ def test_rounds_are_numpy_cocoa_plus(client):
     seen = []
     DaskSVMClassifier(
         lmbd=0.02, loss="smooth_hinge", tol=0.0, max_rounds=6, random_state=3, local_epochs=1,
+        shrinking=False,
         callback=lambda info: seen.append(info.w.copy()),
     ).fit(*blocks(X, y, 2))  # fmt: skip
     streams = np.random.default_rng(3).spawn(2)
@@ -274,7 +326,8 @@ def test_the_dual_point_the_primal_implies_certifies_in_fewer_rounds(client, mon
     X, y = gaussian_problem(n=400, d=6, seed=3)
     Xd, yd = blocks(X, y, 4)
     params = {"lmbd": 0.1, "loss": "smooth_hinge", "tol": 1e-8, "random_state": 0}
-    params["local_epochs"] = 1  # the rounds below are CoCoA+'s with one pass a round
+    # the rounds below are CoCoA+'s with one plain pass a round
+    params.update(local_epochs=1, shrinking=False)
     exact = ExactSVMClassifier(lmbd=0.1, loss="smooth_hinge").fit(X, y)
     both = DaskSVMClassifier(**params, max_rounds=200).fit(Xd, yd)
     monkeypatch.setattr(DaskSVMClassifier, "_IMPLIED_DUAL", False)
@@ -300,6 +353,7 @@ def test_the_bias_step_certifies_passes_chunk_by_chunk_sooner(client, monkeypatc
     Xd, yd = blocks(X, y, 8)
     lmbd = 130 / 8000
     params = {"lmbd": lmbd, "loss": "smooth_hinge", "n_blocks": 1, "tol": 1e-6}
+    params["shrinking"] = False  # the rounds below are those of plain passes
     exact = ExactSVMClassifier(lmbd=lmbd, loss="smooth_hinge").fit(X, y)
     step = DaskSVMClassifier(**params, max_rounds=40, random_state=0).fit(Xd, yd)
     monkeypatch.setattr(DaskSVMClassifier, "_BIAS_STEP", False)
@@ -400,11 +454,12 @@ def test_auto_local_epochs_are_the_work_of_a_round_over_the_largest_blocks_pass(
     assert _cocoa.block_work(_cocoa.block_data(csr, np.ones(4))) == 6 + 2 * 4
     X, y = gaussian_problem(n=120, d=5, seed=2)
     Xd, yd = blocks(X, y, 4)
-    auto = DaskSVMClassifier(lmbd=0.5, tol=1e-6, random_state=0).fit(Xd, yd)
+    params = {"lmbd": 0.5, "tol": 1e-6, "random_state": 0, "shrinking": False}
+    auto = DaskSVMClassifier(**params).fit(Xd, yd)
     assert auto.local_epochs_ == 64 and auto.data_passes_ == 64 * auto.n_rounds_
-    chained = DaskSVMClassifier(lmbd=0.5, tol=1e-6, random_state=0, n_blocks=2).fit(Xd, yd)
+    chained = DaskSVMClassifier(**params, n_blocks=2).fit(Xd, yd)
     assert chained.local_epochs_ == 1 and chained.data_passes_ == chained.n_rounds_
-    fixed = DaskSVMClassifier(lmbd=0.5, tol=1e-6, random_state=0, local_epochs=3).fit(Xd, yd)
+    fixed = DaskSVMClassifier(**params, local_epochs=3).fit(Xd, yd)
     assert fixed.local_epochs_ == 3 and fixed.data_passes_ == 3 * fixed.n_rounds_
     exact = ExactSVMClassifier(lmbd=0.5).fit(X, y)
     for clf in (auto, chained, fixed):

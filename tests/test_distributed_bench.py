@@ -49,7 +49,9 @@ def test_readme_table_says_what_the_record_says():
     row = next(line for line in changed if line.startswith("| | 1 | auto: 10 |"))
     wall = auto["wall"]["0.01"]
     assert row.startswith(f"| | 1 | auto: 10 | 3 rounds, 30 passes (15.0×), {wall:.2f} s |")
-    one["trace"] = [[1, 0.002, 0.030, None], [2, 0.004, 0.044, 0.5], [3, 0.003, 0.060, 0.1]]
+    one["trace"] = [
+        [1, 0.002, 0.030, None, 1], [2, 0.004, 0.044, 0.5, 2], [3, 0.003, 0.060, 0.1, 3]
+    ]  # fmt: skip
     line = bench.fixed_cost_line(rec)  # medians of wall − CPU (28, 40, 57 ms) and of CPU
     assert f"{first['name']} 40 ms (its pass: 3.0 ms)" in line
     assert line in bench.readme_table(rec)
@@ -64,11 +66,23 @@ def test_a_run_writes_the_record_its_table_reads(tmp_path):
     )  # fmt: skip
     rec = json.loads((tmp_path / "distributed.json").read_text())
     runs = rec["problems"][0]["blocks"]
-    assert [(r["k"], r["requested"]) for r in runs] == [(1, 1), (1, "auto"), (2, 1), (2, "auto")]
-    for r in runs:  # passes = rounds × the local passes per round the fit resolved
+    assert [(r["k"], r["requested"], r["shrinking"]) for r in runs] == [
+        (k, h, shrinking)
+        for k in (1, 2)
+        for h, shrinking in ((1, False), ("auto", False), ("auto", True))
+    ]
+    for r in runs:
         block_work = -(-20_000 // r["k"]) * (50 + 2)  # dense: entries and two per row
         auto = auto_local_epochs([block_work])
         assert r["local_epochs"] == (1 if r["requested"] == 1 else auto) and auto in (9, 17)
-        for eps, rounds in r["rounds"].items():
-            assert r["passes"][eps] == (None if rounds is None else rounds * r["local_epochs"])
-    assert "| dense-small (20,000 × 50, λ = 1) | SDCA |" in bench.readme_table(rec)
+        for eps, rounds in r["rounds"].items():  # passes: the steps / n at that round
+            passes = r["passes"][eps]
+            if rounds is None:
+                assert passes is None
+                continue
+            assert passes == next(t[4] for t in r["trace"] if t[0] == rounds)
+            full = rounds * r["local_epochs"]  # plain passes: every row, every pass
+            assert passes == full if not r["shrinking"] else 0 < passes <= full
+    table = bench.readme_table(rec)
+    assert "| dense-small (20,000 × 50, λ = 1) | SDCA |" in table
+    assert "| | SDCA, shrinking |" in table and "| | 2 | auto: 17, shrinking |" in table

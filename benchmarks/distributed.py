@@ -225,12 +225,41 @@ def readme_table(record: dict) -> str:
                 rounds, passes = r["rounds"][str(e)], r["passes"][str(e)]
                 epochs = ref["epochs"][str(e)]
                 ratio = "" if passes is None or not epochs else f" ({passes / epochs:.1f}×)"
-                done = "—" if rounds is None else f"{rounds} rounds, {count(passes)} passes"
+                plural = "" if rounds == 1 else "s"
+                done = "—" if rounds is None else f"{rounds} round{plural}, {count(passes)} passes"
                 cells.append(f"{done}{ratio}, {fmt(r['wall'][str(e)], '.2f')} s")
             h = r["local_epochs"] if r["requested"] != "auto" else f"auto: {r['local_epochs']}"
             h = f"{h}, shrinking" if r.get("shrinking") else h
             lines.append(f"| | {r['k']} | {h} | {' | '.join(cells)} | {r['bytes']:,} |")
-    return head + "\n".join(lines) + fixed_cost_line(record)
+    return head + "\n".join(lines) + fixed_cost_line(record) + shrinking_line(record)
+
+
+def shrinking_line(record: dict) -> str:
+    """Shrinking against plain passes, both at ``local_epochs="auto"``, read off the
+    record: for every problem, K and ε, the ratio of their wall seconds where both reached
+    ε, and how many ε only one of them reached."""
+    ratios, only = [], {True: 0, False: 0}
+    for p in record["problems"]:
+        auto = [r for r in p["blocks"] if r["requested"] == "auto"]
+        plain = {r["k"]: r for r in auto if not r.get("shrinking")}
+        for r in auto:
+            if not r.get("shrinking") or r["k"] not in plain:
+                continue
+            for e in record["eps"]:
+                a, b = r["wall"][str(e)], plain[r["k"]]["wall"][str(e)]
+                if a is not None and b is not None:
+                    ratios.append(a / b)
+                elif (a is None) != (b is None):
+                    only[a is not None] += 1
+    if not ratios and not any(only.values()):
+        return ""
+    span = f"from {min(ratios):.2f} to {max(ratios):.2f}" if ratios else "—"
+    return (
+        f"\n\nShrinking (the default) against plain passes, both at auto: wall time to ε "
+        f"where both reached it {span} of the plain passes' ({len(ratios)} problem, K and ε "
+        f"cases); reached by shrinking only: {only[True]}; by plain passes only: "
+        f"{only[False]}."
+    )
 
 
 def count(passes: float) -> str:

@@ -59,6 +59,26 @@ def test_readme_table_says_what_the_record_says():
     assert "under load" in bench.readme_table(rec)
 
 
+def test_the_shrinking_line_compares_each_k_at_auto_with_and_without():
+    """Wall to ε of the shrinking run over the plain one at auto, per problem, K and ε:
+    a planted change of one run's time moves the range; an ε reached by one run only is
+    counted on its side."""
+    rec = record()
+    runs = [r for r in rec["problems"][0]["blocks"] if r["k"] == 1 and r["requested"] == "auto"]
+    shrunk = next(r for r in runs if r["shrinking"])
+    plain = next(r for r in runs if not r["shrinking"])
+    for r in rec["problems"][0]["blocks"] + rec["problems"][1]["blocks"]:
+        for e in rec["eps"]:  # every other run: equal times, or neither reached
+            r["wall"][str(e)] = None if r["wall"][str(e)] is None else 1.0
+    for e in rec["eps"]:
+        plain["wall"][str(e)], shrunk["wall"][str(e)] = 4.0, 1.0
+    plain["wall"][str(rec["eps"][-1])] = None
+    line = bench.shrinking_line(rec)
+    assert "from 0.25 to 1.00 of the plain passes'" in line
+    assert "reached by shrinking only: 1; by plain passes only: 0." in line
+    assert line in bench.readme_table(rec)
+
+
 def test_a_run_writes_the_record_its_table_reads(tmp_path):
     bench.main(
         ["--problem", "dense-small", "--blocks", "1", "2", "--max-rounds", "3",

@@ -136,6 +136,7 @@ def dask_run(client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto", sh
         lmbd=lmbd,
         tol=min(targets),
         max_rounds=max_rounds,
+        n_blocks=None,  # K blocks: the K row chunks above, whatever the cluster's threads
         local_epochs=local_epochs,
         shrinking=shrinking,
         random_state=0,

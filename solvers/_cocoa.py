@@ -157,6 +157,24 @@ def block_data(X, labels, sample_weight=None) -> BlockData:
     return BlockData(X, labels, sample_weight)
 
 
+def merge_data(*parts: BlockData) -> BlockData:
+    """One block of the chunks ``parts``, their rows in order (``n_blocks="auto"``, when
+    the rows fit in the workers' memory): dense rows concatenated, CSR stacked (canonical,
+    as each part), labels and weights likewise."""
+    if len(parts) == 1:
+        return parts[0]
+    Xs = [p.X for p in parts]
+    X = sp.vstack(Xs, format="csr") if sp.issparse(Xs[0]) else np.concatenate(Xs)
+    weights = [p.sample_weight for p in parts]
+    w = None if weights[0] is None else np.concatenate(weights)
+    return block_data(X, np.concatenate([p.labels for p in parts]), w)
+
+
+def data_bytes(data: BlockData) -> int:
+    """The chunk's bytes (:meth:`BlockData.__sizeof__`)."""
+    return data.__sizeof__()
+
+
 def block_labels(data: BlockData, weighted: bool) -> tuple[np.ndarray, np.ndarray]:
     """The block's classes and their counts (weighted by ``sample_weight`` when asked)."""
     classes, inverse = np.unique(data.labels, return_inverse=True)

@@ -122,6 +122,20 @@ def auto_local_epochs(block_works) -> int:
     return int(min(AUTO_MAX_EPOCHS, max(1, -(-AUTO_ROUND_WORK // largest))))
 
 
+#: ``n_blocks="auto"`` merges each block's row chunks into one when all the rows take at
+#: most this fraction of the workers' total ``memory_limit`` (merging holds a block's chunks
+#: and their copy at once; the rest is the states' and the tasks' room).
+AUTO_MERGE_MEMORY = 0.5
+
+
+def merge_fits(total_bytes: int, memory_limits) -> bool:
+    """Whether rows of ``total_bytes`` fit :data:`AUTO_MERGE_MEMORY` of the workers'
+    ``memory_limits`` (a worker without a limit, 0 or None, has room for any)."""
+    if any(not limit for limit in memory_limits):
+        return True
+    return total_bytes <= AUTO_MERGE_MEMORY * sum(memory_limits)
+
+
 def _as_dask(X, name: str):
     """X as a dask array, or an error that names the conversion."""
     import dask.array as da
@@ -145,14 +159,23 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
     gamma : float, default=1.0
         Smoothing of ``smooth_hinge``.
-    n_blocks : int or None, default=None
-        K, the blocks of CoCoA+ (σ' = K). None: every row chunk of X is a block. An int:
-        the row chunks, in order, are grouped into K consecutive blocks of as equal a
-        number of chunks as can be, each block's chunks placed on one worker when there are
-        enough; a block's local pass visits its chunks one at a time (their order drawn
-        from the block's stream each pass, each chunk's rows in a permutation of its own
-        stream), so a block needs only one chunk in memory at a time and the rest may be
-        spilled to disk: data larger than the workers' memory, with few blocks.
+    n_blocks : "auto", int or None, default="auto"
+        K, the blocks of CoCoA+ (σ' = K). ``"auto"``: one block per worker thread of the
+        client's cluster (at most one per row chunk), the row chunks grouped in order into
+        K consecutive blocks; when all the rows take at most :data:`AUTO_MERGE_MEMORY` of
+        the workers' total ``memory_limit``, each block's chunks are merged into one array
+        on its worker (its rows permuted together, one task a round), else a block visits
+        its chunks one at a time as with an int. CoCoA+ needs more rounds the more blocks
+        it adds, and blocks on one worker thread run one after the other anyway
+        (docs/distributed.md measures a chunk per block against one block per worker).
+        The same seed gives the same bits on clusters of as many threads. None: every row
+        chunk of X is a block. An int: the row chunks, in order, are grouped into K
+        consecutive blocks of as equal a number of chunks as can be, each block's chunks
+        placed on one worker when there are enough; a block's local pass visits its chunks
+        one at a time (their order drawn from the block's stream each pass, each chunk's
+        rows in a permutation of its own stream), so a block needs only one chunk in memory
+        at a time and the rest may be spilled to disk: data larger than the workers'
+        memory, with few blocks.
     local_epochs : int or "auto", default="auto"
         SDCA passes of each block over its rows per round. ``"auto"``: as many as make the
         largest block's passes visit about :data:`AUTO_ROUND_WORK` stored entries (and
@@ -196,7 +219,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     coef_, intercept_, classes_, lmbd_ :
         As :class:`solvers.SDCAClassifier`.
     dual_coef_ : dask array of shape (n_samples,) or (n_classes, n_samples)
-        The signed α, kept on the workers.
+        The signed α, kept on the workers, one chunk per block (merged blocks: their
+        chunks' rows together), the rows in X's order.
     certified_ : bool or ndarray of bool
         Whether the returned pair's certified relative gap is at most ``tol``.
     rel_gap_, primal_, dual_ : float or ndarray
@@ -230,7 +254,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         "lmbd": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "loss": [StrOptions({"hinge", "smooth_hinge", "squared_hinge"})],
         "gamma": [Interval(Real, 0, None, closed="left")],
-        "n_blocks": [Interval(Integral, 1, None, closed="left"), None],
+        "n_blocks": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "local_epochs": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "shrinking": ["boolean"],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],
@@ -258,7 +282,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         *,
         loss="hinge",
         gamma=1.0,
-        n_blocks=None,
+        n_blocks="auto",
         local_epochs="auto",
         shrinking=True,
         max_rounds=200,
@@ -321,8 +345,10 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 sample_weight = sample_weight.rechunk((X.chunks[0],))
         sizes = [int(c) for c in X.chunks[0]]
         n, d = int(X.shape[0]), int(X.shape[1])
-        groups = self._groups(len(sizes))
+        groups = self._groups(client, len(sizes))
         data = self._persist_blocks(client, X, y, sample_weight, groups)
+        if self.n_blocks == "auto":
+            data, sizes, groups = self._merge(client, data, sizes, groups)
         self.n_features_in_ = d
         previous = getattr(self, "classes_", None)
         classes, counts = self._classes(client, data, sample_weight is not None)
@@ -358,10 +384,14 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.bytes_per_round_ = (len(sizes) + len(groups)) * (d + 1) * 8
         return self
 
-    def _groups(self, n_chunks: int) -> list[list[int]]:
-        """The row chunks of each block: one each, or ``n_blocks`` consecutive groups."""
+    def _groups(self, client, n_chunks: int) -> list[list[int]]:
+        """The row chunks of each block: one each, or K consecutive groups (``n_blocks``;
+        "auto": one per worker thread, at most one per chunk)."""
         if self.n_blocks is None:
             return [[c] for c in range(n_chunks)]
+        if self.n_blocks == "auto":
+            k = min(n_chunks, max(1, sum(client.nthreads().values())))
+            return [g.tolist() for g in np.array_split(np.arange(n_chunks), k)]
         if self.n_blocks > n_chunks:
             raise ValueError(
                 f"n_blocks={self.n_blocks} blocks need at least as many row chunks, and X has "
@@ -397,6 +427,21 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 for c, f in zip(mine, placed, strict=True):
                     futures[c] = f
         return futures
+
+    @staticmethod
+    def _merge(client, data, sizes, groups) -> tuple[list, list[int], list[list[int]]]:
+        """``n_blocks="auto"``: each block's chunks merged into one on its worker when all
+        the rows fit in :data:`AUTO_MERGE_MEMORY` of the workers' total ``memory_limit``
+        (:func:`merge_fits`); ``(data, sizes, groups)`` of the blocks then, else as given."""
+        if all(len(group) == 1 for group in groups):
+            return data, sizes, groups
+        total = sum(client.gather([client.submit(_cocoa.data_bytes, b) for b in data]))
+        workers = client.scheduler_info(n_workers=-1)["workers"].values()
+        if not merge_fits(total, [w.get("memory_limit") for w in workers]):
+            return data, sizes, groups
+        merged = [client.submit(_cocoa.merge_data, *[data[c] for c in g]) for g in groups]
+        merged_sizes = [sum(sizes[c] for c in g) for g in groups]
+        return merged, merged_sizes, [[k] for k in range(len(groups))]
 
     def _local_epochs(self, client, data, groups) -> int:
         """``local_epochs``, ``"auto"`` resolved from the blocks' work per pass."""

@@ -86,6 +86,52 @@ def test_one_block_is_sdca_bit_for_bit(client):
     assert dist.data_passes_ == 6 and dist.n_rounds_ == 6
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+def test_auto_blocks_are_one_per_worker_thread_their_chunks_merged_bit_for_bit(client, sparse):
+    """n_blocks="auto" (the default) on a cluster of 2 threads: X in 6 row chunks makes 2
+    blocks, each block's 3 chunks merged into one on its worker, so the fit is that of the
+    same rows in 2 chunks bit for bit (rounds, α, coefficients) and a round moves the
+    vectors of 2 blocks, no chains; never more blocks than chunks; None: a block each."""
+    X, y = gaussian_problem(n=120, d=5, seed=8)
+
+    def fit(k, **params):
+        Xd, yd = blocks(X, y, k)
+        if sparse:
+            Xd = Xd.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 5)))
+        params = {"lmbd": 0.05, "loss": "smooth_hinge", "tol": 1e-8, **params}
+        return DaskSVMClassifier(random_state=2, **params).fit(Xd, yd)
+
+    six, two = fit(6), fit(2)
+    assert six.n_blocks_ == two.n_blocks_ == 2 and six.certified_
+    assert six.n_rounds_ == two.n_rounds_
+    np.testing.assert_array_equal(six.coef_, two.coef_)
+    np.testing.assert_array_equal(six.dual_coef_.compute(), two.dual_coef_.compute())
+    assert six.dual_coef_.chunks == ((60, 60),)
+    assert six.bytes_per_round_ == two.bytes_per_round_ == (2 + 2) * 6 * 8
+    assert fit(6, n_blocks=None).n_blocks_ == 6 and fit(1).n_blocks_ == 1
+
+
+def test_auto_blocks_chain_their_chunks_when_the_rows_outgrow_the_workers_memory(
+    client, monkeypatch
+):
+    """Rows over AUTO_MERGE_MEMORY of the workers' total memory_limit are not merged: each
+    auto block visits its chunks one at a time, as n_blocks=2 does, bit for bit."""
+    from solvers import distributed as module
+
+    assert module.merge_fits(100, [400, 0]) and module.merge_fits(100, [None, 10])
+    assert module.merge_fits(200, [200, 200]) and not module.merge_fits(201, [200, 200])
+    X, y = gaussian_problem(n=120, d=5, seed=8)
+    Xd, yd = blocks(X, y, 6)
+    monkeypatch.setattr(module, "AUTO_MERGE_MEMORY", 1e-12)  # planted: no room at all
+    params = {"lmbd": 0.05, "loss": "smooth_hinge", "tol": 1e-8, "random_state": 2}
+    chained = DaskSVMClassifier(**params).fit(Xd, yd)
+    assert chained.n_blocks_ == 2 and chained.bytes_per_round_ == (6 + 2) * 6 * 8
+    assert chained.dual_coef_.chunks == ((20,) * 6,)
+    ref = DaskSVMClassifier(**params, n_blocks=2).fit(Xd, yd)
+    np.testing.assert_array_equal(chained.coef_, ref.coef_)
+    assert chained.n_rounds_ == ref.n_rounds_
+
+
 def test_a_shrinking_round_is_sdcas_shrinking_epochs_from_every_row_bit_for_bit(client):
     """shrinking=True (the default), K = 2: each round, each block makes ``local_epochs``
     epochs of SDCA with shrinking (:func:`solvers._sdca_shrinking.shrinking_epoch`, a
@@ -289,7 +335,7 @@ def test_certified_optimum_is_the_exact_engines(client, loss, gamma, k, sparse):
     lmbd = 0.5
     exact = ExactSVMClassifier(lmbd=lmbd, loss=loss, gamma=gamma).fit(X, y)
     clf = DaskSVMClassifier(lmbd=lmbd, loss=loss, gamma=gamma, tol=1e-11, random_state=0)
-    clf.fit(Xd, yd)
+    clf.set_params(n_blocks=None).fit(Xd, yd)  # a block per chunk: K = k
     assert clf.certified_ and clf.n_blocks_ == k and clf.rel_gap_ <= 1e-11
     assert clf.dual_ <= exact.primal_ <= clf.primal_  # the certificate bounds P*
     assert abs(clf.primal_ - exact.primal_) <= 1e-10 * exact.primal_
@@ -327,7 +373,7 @@ def test_the_dual_point_the_primal_implies_certifies_in_fewer_rounds(client, mon
     Xd, yd = blocks(X, y, 4)
     params = {"lmbd": 0.1, "loss": "smooth_hinge", "tol": 1e-8, "random_state": 0}
     # the rounds below are CoCoA+'s with one plain pass a round
-    params.update(local_epochs=1, shrinking=False)
+    params.update(local_epochs=1, shrinking=False, n_blocks=None)  # 4 blocks
     exact = ExactSVMClassifier(lmbd=0.1, loss="smooth_hinge").fit(X, y)
     both = DaskSVMClassifier(**params, max_rounds=200).fit(Xd, yd)
     monkeypatch.setattr(DaskSVMClassifier, "_IMPLIED_DUAL", False)
@@ -417,14 +463,15 @@ def test_max_rounds_warns_with_the_gap_reached(client):
         assert "docs/distributed.md" not in str(caught[0].message)
 
 
-@pytest.mark.parametrize("n_blocks", [None, 2])
+@pytest.mark.parametrize("n_blocks", [None, 2, "auto"])
 def test_block_k_is_built_on_the_kth_worker(client, n_blocks):
     """Block k's chunks on worker k mod W, whichever layout: left to dask, every chunk of a
     from_array X was built on one worker, and the blocks' first passes ran one by one."""
     X, y = gaussian_problem(n=80, d=3, seed=1)
     Xd, yd = blocks(X, y, 4)
     clf = DaskSVMClassifier(n_blocks=n_blocks)
-    groups = clf._groups(4)
+    groups = clf._groups(client, 4)
+    assert len(groups) == (4 if n_blocks is None else 2)
     futures = clf._persist_blocks(client, Xd, yd, None, groups)
     distributed.wait(futures)
     where = client.who_has(futures)

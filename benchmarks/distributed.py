@@ -2,7 +2,8 @@
 
 For K = 1, 2, 4, 8 blocks on a LocalCluster of 2 workers × 1 thread, each run as ``--runs``
 says (default: H = 1 plain local pass per round, ``local_epochs="auto"`` plain passes, and
-the estimator's defaults, "auto" with shrinking): rounds, data passes (the local
+with shrinking, and the estimator's defaults, "auto" with shrinking and the finish):
+rounds (and the finish's among them), data passes (the local
 coordinate steps over n: ``RoundInfo.data_passes``), CPU seconds (the blocks' local
 passes, summed) and wall seconds (the whole round: passes, transfers, certificate) until
 the certified relative gap first reaches each ε; the bytes a round moves; and a round's
@@ -115,7 +116,9 @@ def sdca_reference(X, y, lmbd, targets, max_epochs, shrinking=False):
     }
 
 
-def dask_run(client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto", shrinking=True):
+def dask_run(
+    client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto", shrinking=True, finish=True
+):
     import dask.array as da
 
     rows_per_block = -(-X.shape[0] // k)
@@ -130,7 +133,7 @@ def dask_run(client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto", sh
     rows = []
 
     def record(info):
-        rows.append((info.round, info.cpu, info.wall, info.rel_gap, info.data_passes))
+        rows.append((info.round, info.cpu, info.wall, info.rel_gap, info.data_passes, info.finish))
 
     clf = DaskSVMClassifier(
         lmbd=lmbd,
@@ -139,6 +142,7 @@ def dask_run(client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto", sh
         n_blocks=None,  # K blocks: the K row chunks above, whatever the cluster's threads
         local_epochs=local_epochs,
         shrinking=shrinking,
+        finish=finish,
         random_state=0,
         callback=record,
     )
@@ -157,7 +161,9 @@ def dask_run(client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto", sh
         "bytes": clf.bytes_per_round_,
         "certified": bool(clf.certified_),
         "rel_gap": float(clf.rel_gap_),
-        # every round: (round, CPU, wall, certified relative gap or None, data passes so far)
+        "finishes": first_reach(gaps, list(np.cumsum([r[5] for r in rows])), targets),
+        # every round: (round, CPU, wall, certified relative gap or None, data passes so
+        # far, whether it was a finish)
         "trace": rows,
     }
 
@@ -200,7 +206,7 @@ def readme_table(record: dict) -> str:
         f"Measured {record['date'][:10]} (git {record['git'][:7]}, load {record['load_start']:.1f}"
         f" at the start{busy}, {cpus} cores; `{record['command']}`), LocalCluster of 2 workers "
         f"× 1 thread, hinge, bias multiplier 1; H local passes per round (`local_epochs`; "
-        f"auto: resolved), plain or with shrinking (auto with shrinking: the defaults); "
+        f"auto: resolved), plain, with shrinking, and with the finish too (the defaults); "
         f"rounds to the certified relative gap ε, the data passes they made (local "
         f"coordinate steps / n; × plain SDCA's epochs, n steps each) and wall seconds, "
         f"— = not within {record['max_rounds']} rounds (SDCA: epochs):\n\n"
@@ -228,26 +234,35 @@ def readme_table(record: dict) -> str:
                 ratio = "" if passes is None or not epochs else f" ({passes / epochs:.1f}×)"
                 plural = "" if rounds == 1 else "s"
                 done = "—" if rounds is None else f"{rounds} round{plural}, {count(passes)} passes"
+                made = (r.get("finishes") or {}).get(str(e))
+                if made:  # finish rounds among them
+                    done += f" ({made} finish{'es' if made != 1 else ''})"
                 cells.append(f"{done}{ratio}, {fmt(r['wall'][str(e)], '.2f')} s")
             h = r["local_epochs"] if r["requested"] != "auto" else f"auto: {r['local_epochs']}"
-            h = f"{h}, shrinking" if r.get("shrinking") else h
+            shown = [f for f, on in zip(("shrinking", "finish"), flags(r), strict=True) if on]
+            h = ", ".join([str(h), *shown])
             lines.append(f"| | {r['k']} | {h} | {' | '.join(cells)} | {r['bytes']:,} |")
-    return head + "\n".join(lines) + fixed_cost_line(record) + shrinking_line(record)
+    return head + "\n".join(lines) + fixed_cost_line(record) + compare_lines(record)
 
 
-def shrinking_line(record: dict) -> str:
-    """Shrinking against plain passes, both at ``local_epochs="auto"``, read off the
-    record: for every problem, K and ε, the ratio of their wall seconds where both reached
-    ε, and how many ε only one of them reached."""
+def flags(run: dict) -> tuple[bool, bool]:
+    """A run's (shrinking, finish) (records before either ran without it)."""
+    return bool(run.get("shrinking")), bool(run.get("finish"))
+
+
+def compare_line(record: dict, better: tuple, base: tuple, what: str, against: str) -> str:
+    """Runs of flags ``better`` against runs of flags ``base`` (:func:`flags`), both at
+    ``local_epochs="auto"``, read off the record: for every problem, K and ε, the ratio of
+    their wall seconds where both reached ε, and how many ε only one of them reached."""
     ratios, only = [], {True: 0, False: 0}
     for p in record["problems"]:
         auto = [r for r in p["blocks"] if r["requested"] == "auto"]
-        plain = {r["k"]: r for r in auto if not r.get("shrinking")}
+        bases = {r["k"]: r for r in auto if flags(r) == base}
         for r in auto:
-            if not r.get("shrinking") or r["k"] not in plain:
+            if flags(r) != better or r["k"] not in bases:
                 continue
             for e in record["eps"]:
-                a, b = r["wall"][str(e)], plain[r["k"]]["wall"][str(e)]
+                a, b = r["wall"][str(e)], bases[r["k"]]["wall"][str(e)]
                 if a is not None and b is not None:
                     ratios.append(a / b)
                 elif (a is None) != (b is None):
@@ -256,11 +271,17 @@ def shrinking_line(record: dict) -> str:
         return ""
     span = f"from {min(ratios):.2f} to {max(ratios):.2f}" if ratios else "—"
     return (
-        f"\n\nShrinking (the default) against plain passes, both at auto: wall time to ε "
-        f"where both reached it {span} of the plain passes' ({len(ratios)} problem, K and ε "
-        f"cases); reached by shrinking only: {only[True]}; by plain passes only: "
-        f"{only[False]}."
+        f"\n\n{what} against {against}, both at auto: wall time to ε where both reached it "
+        f"{span} of the latter's ({len(ratios)} problem, K and ε cases); reached by the "
+        f"former only: {only[True]}; by the latter only: {only[False]}."
     )
+
+
+def compare_lines(record: dict) -> str:
+    """Shrinking against plain passes, and the finish against shrinking alone."""
+    return compare_line(
+        record, (True, False), (False, False), "Shrinking", "plain passes"
+    ) + compare_line(record, (True, True), (True, False), "The finish", "shrinking alone")
 
 
 def count(passes: float) -> str:
@@ -275,7 +296,7 @@ def fixed_cost_line(record: dict) -> str:
     parts = []
     for p in record["problems"]:
         for r in p["blocks"]:
-            if r["k"] == 1 and r["local_epochs"] == 1 and not r.get("shrinking") and r["trace"]:
+            if r["k"] == 1 and r["local_epochs"] == 1 and not any(flags(r)) and r["trace"]:
                 fixed = np.median([t[2] - t[1] for t in r["trace"]])  # wall - CPU
                 local = np.median([t[1] for t in r["trace"]])
                 parts.append(f"{p['name']} {fixed * 1e3:.0f} ms (its pass: {local * 1e3:.1f} ms)")
@@ -299,9 +320,10 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--runs",
         nargs="+",
-        default=["1", "auto", "auto:shrinking"],
-        help="how to run each K: local passes per round (an int or auto), ':shrinking' for "
-        "SDCA with shrinking (default: 1 auto auto:shrinking)",
+        default=["1", "auto", "auto:shrinking", "auto:shrinking:finish"],
+        help="how to run each K: local passes per round (an int or auto), then ':shrinking' "
+        "for SDCA with shrinking, ':finish' for the finish (default: 1 auto auto:shrinking "
+        "auto:shrinking:finish, the last the estimator's defaults)",
     )
     parser.add_argument("--lmbd", type=float, help="default: 1e-3 for dense-small, else 1/n")
     parser.add_argument("--out", help="folder for the JSON record (distributed.json)")
@@ -309,6 +331,12 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if readme_requested(args, MARKERS, readme_table):
         return
+    runs = []  # (local epochs, {"shrinking": bool, "finish": bool}) of each --runs entry
+    for spec in args.runs:
+        h, *how = spec.split(":")
+        if set(how) - {"shrinking", "finish"} or not (h == "auto" or h.isdigit()):
+            parser.error(f"--runs {spec}: an int or auto, then :shrinking and/or :finish")
+        runs.append((h if h == "auto" else int(h), {f: f in how for f in ("shrinking", "finish")}))
 
     names = args.problem or (["dense-full", "csr-full"] if args.full else ["dense-small"])
     record = {
@@ -341,11 +369,9 @@ def main(argv=None) -> None:
             entry["sdca_shrinking"] = ref_shrinking
             entry["blocks"] = []
             for k in args.blocks:
-                for spec in args.runs:
-                    h, _, how = spec.partition(":")
-                    h, shrinking = (h if h == "auto" else int(h)), how == "shrinking"
-                    r = dask_run(client, X, y, lmbd, k, args.eps, args.max_rounds, h, shrinking)
-                    entry["blocks"].append({"k": k, "requested": h, "shrinking": shrinking, **r})
+                for h, on in runs:
+                    r = dask_run(client, X, y, lmbd, k, args.eps, args.max_rounds, h, **on)
+                    entry["blocks"].append({"k": k, "requested": h, **on, **r})
                     print(f"  K={k}, {spec} (H={r['local_epochs']}): {r['bytes']} bytes/round, "
                           f"certified={r['certified']} (rel gap {r['rel_gap']:.2e})")  # fmt: skip
                     for eps in args.eps:

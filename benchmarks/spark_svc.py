@@ -36,8 +36,8 @@ suboptimality is :math:`(P(w) - P^*)/P^*`, :math:`P^*` the certified upper bound
 ``ExactSVMClassifier`` (``primal_``, certified to a relative gap of 1e-10 or better, which
 is printed): a bound that can only flatter Spark.
 
-Ours: ``DaskSVMClassifier`` as a user calls it (its defaults, ``local_epochs="auto"``
-and ``shrinking=True`` among them: H, the local passes per round, is shown) with K =
+Ours: ``DaskSVMClassifier`` as a user calls it (its defaults, ``local_epochs="auto"``,
+``shrinking=True`` and ``finish=True`` among them: H is shown) with K =
 ``--blocks`` (2) blocks on a ``LocalCluster`` of ``cores`` workers × 1 thread, through
 ``benchmarks.distributed.dask_run`` (a small warm-up fit first, so that no timed round
 compiles). Its time to ε is the cumulated wall time of its rounds until the *certified*
@@ -358,7 +358,8 @@ def our_sweep(client, X, y, lmbd, blocks, targets, max_rounds) -> dict:
     return {
         "blocks": blocks,
         "local_epochs": result["local_epochs"],  # local passes per round ("auto" resolved)
-        "shrinking": True,  # the estimator's default, as dask_run's
+        "shrinking": True,  # the estimator's defaults, as dask_run's
+        "finish": True,
         "wall": result["wall"],
         "rounds_to": result["rounds"],
         "certified": result["certified"],
@@ -382,18 +383,20 @@ def ours_title(ours: dict) -> str:
     before ``local_epochs="auto"`` made one a round, those before ``shrinking=True`` plain
     passes, and do not say so)."""
     title = f"ours, K={ours['blocks']}, H={ours.get('local_epochs', 1)}"
-    return f"{title}, shrinking" if ours.get("shrinking") else title
+    shown = [f for f in ("shrinking", "finish") if ours.get(f)]
+    return ", ".join([title, *shown])
 
 
 def table(name: str, rec: dict, targets) -> str:
     """The problem's lines: Spark's and our time to each ε and their ratio."""
     exact, spark, ours = rec["exact"], rec["spark"], rec["ours"]
+    width = max(28, len(ours_title(ours)) + 2)  # our column
     lines = [
         f"\n{name}: n={rec['n']}, d={rec['d']} (+ bias), nnz={rec['nnz']}, "
         f"lambda={rec['lmbd']:.4g}, P*={exact['primal']:.10g} (exact engine: "
         f"{'certified' if exact['certified'] else 'NOT certified'}, rel gap "
         f"{exact['rel_gap']:.1e}, {exact['method']}, {exact['cpu_seconds']:.1f} s CPU)",
-        f"  {'eps':<8}{'Spark LinearSVC':<28}{ours_title(ours):<28}ours/Spark",
+        f"  {'eps':<8}{'Spark LinearSVC':<28}{ours_title(ours):<{width}}ours/Spark",
     ]
     best = min(f["rel_subopt"] for f in spark["fits"])
     for eps in targets:
@@ -410,7 +413,7 @@ def table(name: str, rec: dict, targets) -> str:
         else:
             right = f"gap {ours['final_rel_gap']:.1e} at the end"
         ratio = "—" if fit is None or wall is None else f"{wall / fit['wall']:.2f}"
-        lines.append(f"  {eps:<8.0e}{left:<28}{right:<28}{ratio}")
+        lines.append(f"  {eps:<8.0e}{left:<28}{right:<{width}}{ratio}")
     lines.append(
         f"  Spark: {len(spark['fits'])} fits, {sum(f['wall'] for f in spark['fits']):.1f} s, "
         f"ended: {spark['ended']}; ours: dask_run {ours['fit_wall']:.2f} s in all, "

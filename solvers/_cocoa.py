@@ -335,6 +335,25 @@ def block_certificate(
     return tuple(objectives.merge_sums(p, s) for p, s in zip(previous, parts, strict=True))
 
 
+def finish_candidates(state: BlockState, data: BlockData, w: np.ndarray, count: int) -> tuple:
+    """The chunk's ``count`` rows nearest the margin at w (smallest :math:`|1 - z_i|`, ties
+    by position) for the driver's finish (:func:`solvers._cocoa_rounds.finish`): their
+    positions in the chunk (ascending), and their rows, raw labels, sample weights and α
+    as a :class:`BlockData` and an array."""
+    z = objectives.margins(data.X, state.y, w, state.bias)
+    rows = np.sort(np.argsort(np.abs(1.0 - z), kind="stable")[: min(count, z.shape[0])])
+    weights = None if data.sample_weight is None else data.sample_weight[rows]
+    part = block_data(data.X[rows], data.labels[rows], weights)
+    return rows, part, state.sweep.dual_coef[rows]
+
+
+def set_alpha(state: BlockState, rows: np.ndarray, values: np.ndarray) -> BlockState:
+    """The state with α at ``rows`` (positions in the chunk) set to ``values``."""
+    dual_coef = state.sweep.dual_coef.copy()
+    dual_coef[rows] = values
+    return replace(state, sweep=state.sweep._replace(dual_coef=dual_coef))
+
+
 def block_alpha(state: BlockState) -> np.ndarray:
     """The block's α (signed), a copy."""
     return state.sweep.dual_coef.copy()

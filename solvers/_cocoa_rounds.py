@@ -89,6 +89,46 @@ def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_
     return Certified(bounds, w_alpha, point, passes)
 
 
+#: The finish gathers at most about this many rows, those nearest the margin, from every
+#: chunk in proportion to its rows, and fewer where rows are long (the driver holds them:
+#: ``DaskSVMClassifier`` caps their stored entries at ``AUTO_ROUND_WORK``, a round's work).
+FINISH_ROWS = 2**15
+#: Epochs of SDCA with shrinking the finish makes over the rows it gathered.
+FINISH_EPOCHS = 50
+
+
+def finish(client, states, data, sizes, w, problem, rng, max_rows: int) -> tuple:
+    """CoCoA+'s finish, on the driver: the rows nearest the margin at w, about ``max_rows``
+    (:func:`solvers._cocoa.finish_candidates`, each chunk's share in proportion to its
+    rows, rounded up), solved together by :data:`FINISH_EPOCHS` epochs of SDCA with
+    shrinking on the *whole* problem's dual, every other α fixed: σ' = 1, exact
+    coordinate ascent, so D(α) cannot decrease, where CoCoA+'s σ' = K damps every block's
+    step. ``problem``: (positive, class_weights, two, bias, loss, lmbd) as
+    :func:`solvers._cocoa.init_block` takes them. Replaces ``states`` with their new α in
+    place; returns the new w (the solve's running iterate), the advanced ``rng``, and the
+    solve's coordinate steps and CPU seconds."""
+    positive, class_weights, two, bias, loss, lmbd = problem
+    n = sum(sizes)
+    counts = [-(-max_rows * m // n) for m in sizes]
+    parts = client.gather(
+        [
+            client.submit(_cocoa.finish_candidates, state, block, w, k)
+            for state, block, k in zip(states, data, counts, strict=True)
+        ]
+    )
+    gathered = _cocoa.merge_data(*[p[1] for p in parts])
+    alpha = np.concatenate([p[2] for p in parts])
+    args = positive, class_weights, two, bias, loss, lmbd, lmbd * n, rng, alpha
+    solve = _cocoa.init_block(gathered, -1, *args)
+    solve = _cocoa.local_round(solve, gathered, (w, 0.0, 0), FINISH_EPOCHS, shrinking=True)
+    start = 0
+    for c, (rows, _, _) in enumerate(parts):
+        values = solve.sweep.dual_coef[start : start + rows.shape[0]]
+        states[c] = client.submit(_cocoa.set_alpha, states[c], rows, values)
+        start += rows.shape[0]
+    return solve.v, solve.rng, solve.round_steps, solve.cpu
+
+
 def chains(client, groups, task, states, data, w_key, loss, *extra) -> list:
     """``task(state, data, w, loss, previous, *extra)`` along each block's chunks in
     turn, on the workers: one future per block, its chunks' results merged."""

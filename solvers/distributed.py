@@ -71,7 +71,8 @@ class RoundInfo:
     the relative gap certified this round (None when no certificate was due), ``cpu`` the
     CPU seconds of the blocks' local passes summed over the blocks, ``wall`` the round's
     wall seconds (local passes, transfers, certificate), ``data_passes`` the local passes'
-    coordinate steps so far, all blocks and rounds, over n (``data_passes_`` at the end)."""
+    coordinate steps so far, all blocks and rounds, over n (``data_passes_`` at the end),
+    ``finish`` whether the round was a finish (``finish``) instead of CoCoA+'s passes."""
 
     round: int
     w: np.ndarray
@@ -80,6 +81,7 @@ class RoundInfo:
     wall: float
     positive_class: object
     data_passes: float
+    finish: bool
 
 
 def _client():
@@ -134,6 +136,14 @@ def merge_fits(total_bytes: int, memory_limits) -> bool:
     if any(not limit for limit in memory_limits):
         return True
     return total_bytes <= AUTO_MERGE_MEMORY * sum(memory_limits)
+
+
+def max_finish_rows(block_works, n_samples: int) -> int:
+    """How many rows a finish gathers at most: :data:`solvers._cocoa_rounds.FINISH_ROWS`,
+    fewer where their stored entries (the blocks' work less two per row, per row) would
+    pass :data:`AUTO_ROUND_WORK`, a round's work."""
+    per_row = max(1.0, (sum(block_works) - 2 * n_samples) / max(n_samples, 1))
+    return int(min(_cocoa_rounds.FINISH_ROWS, max(1, AUTO_ROUND_WORK // per_row)))
 
 
 def _as_dask(X, name: str):
@@ -194,6 +204,17 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         other blocks' updates move the gradients the shrinking rests on). The certificate
         is over every row whatever was shrunk. False: each pass a plain permutation of the
         rows. docs/distributed.md measures both.
+    finish : bool, default=True
+        When CoCoA+ stalls (a checked gap above half the one two checks before), the next
+        round is a finish instead: the rows nearest the margin at w, at most about
+        :data:`solvers._cocoa_rounds.FINISH_ROWS` of them in proportion to each chunk's
+        rows, are gathered on the driver and solved together by epochs of SDCA with
+        shrinking on the whole problem's dual, the other α fixed (σ' = 1: the dual cannot
+        decrease), and their new α go back to their blocks; a finish that cut the gap to a
+        quarter or less is followed by another. CoCoA+ adds K blocks' steps with σ' = K, and
+        on the hinge with an intercept it can crawl for hundreds of rounds a factor or two
+        above 1e-6 (docs/distributed.md). The driver then holds those rows.
+        ``n_finishes_`` counts the finish rounds.
     max_rounds : int, default=200
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
@@ -230,6 +251,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         w(α) or, for a smooth loss, w(α) with its bias weight moved by one Newton step
         where that lowers P.
     n_rounds_ : int or ndarray
+    n_finishes_ : int or ndarray
+        Rounds that were a finish (``finish``), among ``n_rounds_``.
     data_passes_ : float or ndarray
         The local solvers' coordinate steps over the rows, divided by n: passes' worth of
         steps (``n_rounds_ * local_epochs_`` without shrinking, at most that with it).
@@ -257,6 +280,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         "n_blocks": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
         "local_epochs": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "shrinking": ["boolean"],
+        "finish": ["boolean"],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "check_every": [Interval(Integral, 1, None, closed="left")],
@@ -285,6 +309,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         n_blocks="auto",
         local_epochs="auto",
         shrinking=True,
+        finish=True,
         max_rounds=200,
         tol=1e-6,
         check_every=1,
@@ -302,6 +327,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.n_blocks = n_blocks
         self.local_epochs = local_epochs
         self.shrinking = shrinking
+        self.finish = finish
         self.max_rounds = max_rounds
         self.tol = tol
         self.check_every = check_every
@@ -352,7 +378,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.n_features_in_ = d
         previous = getattr(self, "classes_", None)
         classes, counts = self._classes(client, data, sample_weight is not None)
-        self.local_epochs_ = self._local_epochs(client, data, groups)
+        works = client.gather([client.submit(_cocoa.block_work, b) for b in data])
+        self.local_epochs_ = self._local_epochs(works, groups)
+        finish_rows = max_finish_rows(works, n)
         two = classes.shape[0] == 2
         class_weights = self._class_weight_map(classes, counts)
         self.classes_ = classes
@@ -376,6 +404,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                     lmbd,
                     loss,
                     None if inits is None else inits[j],
+                    finish_rows,
                 )
             )
         self._store(client, fits, sizes)
@@ -429,6 +458,14 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         return futures
 
     @staticmethod
+    def _finish_due(gaps, finished: bool) -> bool:
+        """Whether the next round is a finish: CoCoA+ stalls (the gap checked now is above
+        half the one two checks before), or a finish just cut the gap to a quarter or less
+        (another may again)."""
+        stalled = len(gaps) >= 3 and gaps[-1] > 0.5 * gaps[-3]
+        return stalled or (finished and len(gaps) >= 2 and gaps[-1] <= 0.25 * gaps[-2])
+
+    @staticmethod
     def _merge(client, data, sizes, groups) -> tuple[list, list[int], list[list[int]]]:
         """``n_blocks="auto"``: each block's chunks merged into one on its worker when all
         the rows fit in :data:`AUTO_MERGE_MEMORY` of the workers' total ``memory_limit``
@@ -443,15 +480,14 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         merged_sizes = [sum(sizes[c] for c in g) for g in groups]
         return merged, merged_sizes, [[k] for k in range(len(groups))]
 
-    def _local_epochs(self, client, data, groups) -> int:
-        """``local_epochs``, ``"auto"`` resolved from the blocks' work per pass."""
+    def _local_epochs(self, works, groups) -> int:
+        """``local_epochs``, ``"auto"`` resolved from the blocks' work per pass (``works``:
+        :func:`solvers._cocoa.block_work` of each block)."""
         if self.local_epochs != "auto":
             return int(self.local_epochs)
         if any(len(group) > 1 for group in groups):
             return 1  # each pass is a chain of tasks, one per chunk: nothing to amortise
-        return auto_local_epochs(
-            client.gather([client.submit(_cocoa.block_work, b) for b in data])
-        )
+        return auto_local_epochs(works)
 
     def _classes(self, client, data, weighted) -> tuple[np.ndarray, np.ndarray]:
         """The classes over every block and their (weighted) counts."""
@@ -552,12 +588,28 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------------- one binary problem
     def _fit_problem(
-        self, client, data, groups, sizes, d, j, positive, class_weights, two, lmbd, loss, init
+        self,
+        client,
+        data,
+        groups,
+        sizes,
+        d,
+        j,
+        positive,
+        class_weights,
+        two,
+        lmbd,
+        loss,
+        init,
+        finish_rows,
     ) -> dict:
-        """CoCoA+ rounds on one binary problem until certified or ``max_rounds``."""
+        """CoCoA+ rounds on one binary problem until certified or ``max_rounds``; a
+        finish gathers at most about ``finish_rows`` rows."""
         n, k_blocks, n_chunks = sum(sizes), len(groups), len(sizes)
         sigma = float(k_blocks)
-        block_rngs = np.random.default_rng(self.random_state).spawn(k_blocks)
+        # block k's stream, and the finish's (one more child: the blocks' are those of
+        # spawn(k_blocks) whatever follows)
+        *block_rngs, finish_rng = np.random.default_rng(self.random_state).spawn(k_blocks + 1)
         rngs = [None] * n_chunks  # a chunk's stream: its block's, or one of its children
         for group, block_rng in zip(groups, block_rngs, strict=True):
             streams = [block_rng] if len(group) == 1 else block_rng.spawn(len(group))
@@ -601,6 +653,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             certificates = 0  # passes over the rows by the certificates
         round_times, cpu_times = [], []
         steps = 0  # the local passes' coordinate steps, all blocks
+        gaps, finish_next, finishes = [], False, 0  # the checks' gaps; the finish's rounds
         bounds = None
         certified = stopped = False
         rounds = 0
@@ -608,22 +661,34 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         try:
             for rounds in range(1, self.max_rounds + 1):
                 t_wall = time.perf_counter()
-                ends = _cocoa_rounds.local_passes(
-                    client, states, data, groups, block_rngs, w, self.local_epochs_, self.shrinking
-                )
-                results = client.gather(ends)
-                if k_blocks == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
-                    w = np.array(results[0][0])
+                finishing = finish_next
+                if finishing:  # the rows nearest the margin, solved together on the driver
+                    problem = positive, class_weights, two, bias, loss, lmbd
+                    w, finish_rng, made, cpu = _cocoa_rounds.finish(
+                        client, states, data, sizes, w, problem, finish_rng, finish_rows
+                    )
+                    steps += made
+                    finishes += 1
                 else:
-                    w = w + sum((v - w for v, _, _ in results), np.zeros(d + 1)) / sigma
-                cpu = float(sum(c for _, c, _ in results))
-                steps += sum(s for _, _, s in results)
+                    ends = _cocoa_rounds.local_passes(
+                        client, states, data, groups, block_rngs, w, self.local_epochs_,
+                        self.shrinking,
+                    )  # fmt: skip
+                    results = client.gather(ends)
+                    if k_blocks == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
+                        w = np.array(results[0][0])
+                    else:
+                        w = w + sum((v - w for v, _, _ in results), np.zeros(d + 1)) / sigma
+                    cpu = float(sum(c for _, c, _ in results))
+                    steps += sum(s for _, _, s in results)
                 rel_gap = None
                 if self.tol > 0.0 and rounds % self.check_every == 0:
                     bounds, w_alpha, point, passes = _cocoa_rounds.certify(*certify_args(w))
                     certificates += passes
                     rel_gap = bounds["rel_gap"]
                     w = w_alpha  # the same point, without the additions' drift
+                    gaps.append(rel_gap)
+                    finish_next = self.finish and self._finish_due(gaps, finishing)
                     if rel_gap <= self.tol:
                         bounds, _, point, passes = _cocoa_rounds.certify(*certify_args(w))
                         certificates += passes
@@ -646,7 +711,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 cpu_times.append(cpu)
                 if self.callback is not None:
                     wall = round_times[-1]
-                    info = RoundInfo(rounds, w, rel_gap, cpu, wall, positive, steps / n)
+                    info = RoundInfo(rounds, w, rel_gap, cpu, wall, positive, steps / n, finishing)
                     if self.callback(info) is True:
                         stopped = True
                         break
@@ -690,6 +755,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             "bounds": bounds,
             "certified": certified,
             "rounds": rounds,
+            "finishes": finishes,
             "passes": steps / n,
             "certificates": certificates,
             "round_times": np.array(round_times),
@@ -724,6 +790,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.primal_ = per_class([f["bounds"]["primal"] for f in fits], dtype=float)
         self.dual_ = per_class([f["bounds"]["dual"] for f in fits], dtype=float)
         self.n_rounds_ = per_class([f["rounds"] for f in fits], dtype=int)
+        self.n_finishes_ = per_class([f["finishes"] for f in fits], dtype=int)
         self.n_iter_ = max(f["rounds"] for f in fits)
         self.data_passes_ = per_class([f["passes"] for f in fits], dtype=float)
         self.certificate_passes_ = per_class([f["certificates"] for f in fits], dtype=int)

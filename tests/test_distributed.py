@@ -132,6 +132,51 @@ def test_auto_blocks_chain_their_chunks_when_the_rows_outgrow_the_workers_memory
     assert chained.n_rounds_ == ref.n_rounds_
 
 
+@pytest.mark.parametrize("finish_rows", [None, 40])
+def test_the_finish_certifies_the_hinge_where_cocoa_plus_crawls(client, monkeypatch, finish_rows):
+    """The hinge with an intercept over 2 blocks: CoCoA+ alone (finish=False) is still
+    above 1e-10 after 60 rounds; with the finish (the default), rounds whose rows nearest
+    the margin are solved together on the driver (all 120 rows, or the 40 nearest, each
+    block's 20), the fit certifies 1e-10 at the exact engine's optimum; same seed, same
+    bits."""
+    from solvers import _cocoa_rounds
+
+    if finish_rows is not None:
+        monkeypatch.setattr(_cocoa_rounds, "FINISH_ROWS", finish_rows)
+    X, y = gaussian_problem(n=120, d=5, seed=8)
+    Xd, yd = blocks(X, y, 2)
+    params = {"lmbd": 0.05, "tol": 1e-10, "random_state": 2, "max_rounds": 60}
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        crawl = DaskSVMClassifier(**params, finish=False).fit(Xd, yd)
+    assert not crawl.certified_ and crawl.n_finishes_ == 0
+    done = DaskSVMClassifier(**params).fit(Xd, yd)
+    exact = ExactSVMClassifier(lmbd=0.05).fit(X, y)
+    assert done.certified_ and done.rel_gap_ <= 1e-10 and done.n_finishes_ >= 1
+    assert done.n_rounds_ < 60 and done.dual_ <= exact.primal_ <= done.primal_
+    assert abs(done.primal_ - exact.primal_) <= 1e-10 * exact.primal_
+    again = DaskSVMClassifier(**params).fit(Xd, yd)
+    np.testing.assert_array_equal(again.coef_, done.coef_)
+    np.testing.assert_array_equal(again.dual_coef_.compute(), done.dual_coef_.compute())
+
+
+def test_a_finish_gathers_at_most_a_rounds_entries():
+    from solvers.distributed import max_finish_rows
+
+    assert max_finish_rows([10 * (3 + 2)], 10) == 2**15  # skin's 3 columns: the row cap
+    assert max_finish_rows([100 * (500 + 2), 100 * 502], 200) == 2**23 // 500  # dense 500
+    assert max_finish_rows([1000 * (40 + 2)], 1000) == 2**15  # CSR, 40 entries a row
+    assert max_finish_rows([2**24 + 2], 1) == 1  # one row longer than a round's work
+
+
+def test_a_finish_is_due_when_the_gap_stalls_or_the_last_finish_cut_it_fourfold():
+    due = DaskSVMClassifier._finish_due
+    assert not due([1e-2, 1e-3], False)  # too few checks to tell
+    assert not due([1e-2, 1e-3, 4.9e-3], False)  # halved over two checks
+    assert due([1e-2, 1e-3, 5.1e-3], False) and due([1e-4, 1e-4, 1e-4], False)
+    assert due([1e-2, 1e-4, 2.5e-5], True) and not due([1e-2, 1e-4, 2.6e-5], True)
+    assert not due([1e-4, 2.5e-5], False)  # a cut, but no finish made it
+
+
 def test_a_shrinking_round_is_sdcas_shrinking_epochs_from_every_row_bit_for_bit(client):
     """shrinking=True (the default), K = 2: each round, each block makes ``local_epochs``
     epochs of SDCA with shrinking (:func:`solvers._sdca_shrinking.shrinking_epoch`, a
@@ -216,6 +261,7 @@ def test_blocks_of_several_chunks_certify_the_exact_optimum(client, sparse, loca
         Xd = Xd.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 5)))
     exact = ExactSVMClassifier(lmbd=0.5, loss="smooth_hinge").fit(X, y)
     params = {"lmbd": 0.5, "loss": "smooth_hinge", "tol": 1e-11, "random_state": 0}
+    params["finish"] = False  # the rounds are the chained blocks' passes alone
     clf = DaskSVMClassifier(**params, n_blocks=2, local_epochs=local_epochs).fit(Xd, yd)
     assert clf.certified_ and clf.n_blocks_ == 2 and clf.rel_gap_ <= 1e-11
     assert clf.dual_ <= exact.primal_ <= clf.primal_
@@ -373,7 +419,7 @@ def test_the_dual_point_the_primal_implies_certifies_in_fewer_rounds(client, mon
     Xd, yd = blocks(X, y, 4)
     params = {"lmbd": 0.1, "loss": "smooth_hinge", "tol": 1e-8, "random_state": 0}
     # the rounds below are CoCoA+'s with one plain pass a round
-    params.update(local_epochs=1, shrinking=False, n_blocks=None)  # 4 blocks
+    params.update(local_epochs=1, shrinking=False, finish=False, n_blocks=None)  # 4 blocks
     exact = ExactSVMClassifier(lmbd=0.1, loss="smooth_hinge").fit(X, y)
     both = DaskSVMClassifier(**params, max_rounds=200).fit(Xd, yd)
     monkeypatch.setattr(DaskSVMClassifier, "_IMPLIED_DUAL", False)
@@ -399,7 +445,7 @@ def test_the_bias_step_certifies_passes_chunk_by_chunk_sooner(client, monkeypatc
     Xd, yd = blocks(X, y, 8)
     lmbd = 130 / 8000
     params = {"lmbd": lmbd, "loss": "smooth_hinge", "n_blocks": 1, "tol": 1e-6}
-    params["shrinking"] = False  # the rounds below are those of plain passes
+    params.update(shrinking=False, finish=False)  # the rounds below: plain passes alone
     exact = ExactSVMClassifier(lmbd=lmbd, loss="smooth_hinge").fit(X, y)
     step = DaskSVMClassifier(**params, max_rounds=40, random_state=0).fit(Xd, yd)
     monkeypatch.setattr(DaskSVMClassifier, "_BIAS_STEP", False)
@@ -501,7 +547,7 @@ def test_auto_local_epochs_are_the_work_of_a_round_over_the_largest_blocks_pass(
     assert _cocoa.block_work(_cocoa.block_data(csr, np.ones(4))) == 6 + 2 * 4
     X, y = gaussian_problem(n=120, d=5, seed=2)
     Xd, yd = blocks(X, y, 4)
-    params = {"lmbd": 0.5, "tol": 1e-6, "random_state": 0, "shrinking": False}
+    params = {"lmbd": 0.5, "tol": 1e-6, "random_state": 0, "shrinking": False, "finish": False}
     auto = DaskSVMClassifier(**params).fit(Xd, yd)
     assert auto.local_epochs_ == 64 and auto.data_passes_ == 64 * auto.n_rounds_
     chained = DaskSVMClassifier(**params, n_blocks=2).fit(Xd, yd)

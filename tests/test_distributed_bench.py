@@ -59,23 +59,29 @@ def test_readme_table_says_what_the_record_says():
     assert "under load" in bench.readme_table(rec)
 
 
-def test_the_shrinking_line_compares_each_k_at_auto_with_and_without():
-    """Wall to ε of the shrinking run over the plain one at auto, per problem, K and ε:
-    a planted change of one run's time moves the range; an ε reached by one run only is
-    counted on its side."""
+def test_the_compare_lines_set_each_k_at_auto_against_its_base():
+    """Wall to ε of one kind of run over another at auto, per problem, K and ε (shrinking
+    over plain passes; the finish over shrinking alone): a planted change of one run's
+    time moves the range; an ε reached by one run only is counted on its side."""
     rec = record()
     runs = [r for r in rec["problems"][0]["blocks"] if r["k"] == 1 and r["requested"] == "auto"]
-    shrunk = next(r for r in runs if r["shrinking"])
-    plain = next(r for r in runs if not r["shrinking"])
+    shrunk = next(r for r in runs if bench.flags(r) == (True, False))
+    plain = next(r for r in runs if bench.flags(r) == (False, False))
     for r in rec["problems"][0]["blocks"] + rec["problems"][1]["blocks"]:
         for e in rec["eps"]:  # every other run: equal times, or neither reached
             r["wall"][str(e)] = None if r["wall"][str(e)] is None else 1.0
     for e in rec["eps"]:
         plain["wall"][str(e)], shrunk["wall"][str(e)] = 4.0, 1.0
     plain["wall"][str(rec["eps"][-1])] = None
-    line = bench.shrinking_line(rec)
-    assert "from 0.25 to 1.00 of the plain passes'" in line
-    assert "reached by shrinking only: 1; by plain passes only: 0." in line
+    line = bench.compare_line(rec, (True, False), (False, False), "Shrinking", "plain passes")
+    assert line.startswith("\n\nShrinking against plain passes, both at auto:")
+    assert "from 0.25 to 1.00 of the latter's" in line
+    assert "reached by the former only: 1; by the latter only: 0." in line
+    assert line in bench.readme_table(rec)
+    finished = dict(shrunk, finish=True, wall={str(e): 0.5 for e in rec["eps"]})
+    rec["problems"][0]["blocks"].append(finished)
+    line = bench.compare_line(rec, (True, True), (True, False), "The finish", "shrinking alone")
+    assert "from 0.50 to 0.50 of the latter's (3 problem, K and ε cases)" in line
     assert line in bench.readme_table(rec)
 
 
@@ -86,10 +92,15 @@ def test_a_run_writes_the_record_its_table_reads(tmp_path):
     )  # fmt: skip
     rec = json.loads((tmp_path / "distributed.json").read_text())
     runs = rec["problems"][0]["blocks"]
-    assert [(r["k"], r["requested"], r["shrinking"]) for r in runs] == [
-        (k, h, shrinking)
+    assert [(r["k"], r["requested"], r["shrinking"], r["finish"]) for r in runs] == [
+        (k, h, shrinking, finish)
         for k in (1, 2)
-        for h, shrinking in ((1, False), ("auto", False), ("auto", True))
+        for h, shrinking, finish in (
+            (1, False, False),
+            ("auto", False, False),
+            ("auto", True, False),
+            ("auto", True, True),
+        )
     ]
     for r in runs:
         block_work = -(-20_000 // r["k"]) * (50 + 2)  # dense: entries and two per row
@@ -106,3 +117,9 @@ def test_a_run_writes_the_record_its_table_reads(tmp_path):
     table = bench.readme_table(rec)
     assert "| dense-small (20,000 × 50, λ = 1) | SDCA |" in table
     assert "| | SDCA, shrinking |" in table and "| | 2 | auto: 17, shrinking |" in table
+    assert "| | 2 | auto: 17, shrinking, finish |" in table
+    for r in runs:  # finish rounds so far at each ε's round, none without the finish
+        for eps, rounds in r["rounds"].items():
+            made = r["finishes"][eps]
+            assert made == (None if rounds is None else sum(t[5] for t in r["trace"][:rounds]))
+            assert r["finish"] or not made

@@ -232,11 +232,13 @@ def readme_table(record: dict) -> str:
                 rounds, passes = r["rounds"][str(e)], r["passes"][str(e)]
                 epochs = ref["epochs"][str(e)]
                 ratio = "" if passes is None or not epochs else f" ({passes / epochs:.1f}×)"
+                made = int((r.get("finishes") or {}).get(str(e)) or 0)  # finish rounds
                 plural = "" if rounds == 1 else "s"
-                done = "—" if rounds is None else f"{rounds} round{plural}, {count(passes)} passes"
-                made = (r.get("finishes") or {}).get(str(e))
-                if made:  # finish rounds among them
-                    done += f" ({made} finish{'es' if made != 1 else ''})"
+                among = f" ({made} finish{'es' if made != 1 else ''})" if made else ""
+                done = (
+                    "—" if rounds is None
+                    else f"{rounds} round{plural}{among}, {count(passes)} passes"
+                )  # fmt: skip
                 cells.append(f"{done}{ratio}, {fmt(r['wall'][str(e)], '.2f')} s")
             h = r["local_epochs"] if r["requested"] != "auto" else f"auto: {r['local_epochs']}"
             shown = [f for f, on in zip(("shrinking", "finish"), flags(r), strict=True) if on]

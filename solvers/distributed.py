@@ -48,6 +48,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -82,6 +83,23 @@ class RoundInfo:
     positive_class: object
     data_passes: float
     finish: bool
+
+
+class _Setup(NamedTuple):
+    """What every binary problem of one ``fit`` shares: the client, the blocks' data
+    futures and layout (``groups`` of chunks, rows per chunk ``sizes``), d, the class
+    weights, whether there are two classes, λ, the loss and the finish's row cap."""
+
+    client: object
+    data: list
+    groups: list
+    sizes: list
+    d: int
+    class_weights: dict | None
+    two: bool
+    lmbd: float
+    loss: losses.Loss
+    finish_rows: int
 
 
 def _client():
@@ -388,25 +406,11 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         lmbd = resolve_lmbd(self.lmbd, n)
         loss = self.loss_function
         inits = self._warm_inits(client, previous, sizes, d, len(positives))
-        fits = []
-        for j, positive in enumerate(positives):
-            fits.append(
-                self._fit_problem(
-                    client,
-                    data,
-                    groups,
-                    sizes,
-                    d,
-                    j,
-                    positive,
-                    class_weights,
-                    two,
-                    lmbd,
-                    loss,
-                    None if inits is None else inits[j],
-                    finish_rows,
-                )
-            )
+        setup = _Setup(client, data, groups, sizes, d, class_weights, two, lmbd, loss, finish_rows)
+        fits = [
+            self._fit_problem(setup, j, positive, None if inits is None else inits[j])
+            for j, positive in enumerate(positives)
+        ]
         self._store(client, fits, sizes)
         self.lmbd_ = lmbd
         self.n_blocks_ = len(groups)
@@ -587,24 +591,10 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         os.replace(tmp, path)
 
     # ---------------------------------------------------------------- one binary problem
-    def _fit_problem(
-        self,
-        client,
-        data,
-        groups,
-        sizes,
-        d,
-        j,
-        positive,
-        class_weights,
-        two,
-        lmbd,
-        loss,
-        init,
-        finish_rows,
-    ) -> dict:
-        """CoCoA+ rounds on one binary problem until certified or ``max_rounds``; a
-        finish gathers at most about ``finish_rows`` rows."""
+    def _fit_problem(self, setup: _Setup, j: int, positive, init) -> dict:
+        """CoCoA+ rounds on binary problem ``j`` (``positive`` against the rest) until
+        certified or ``max_rounds``, from α = ``init`` (or 0)."""
+        client, data, groups, sizes, d, class_weights, two, lmbd, loss, finish_rows = setup
         n, k_blocks, n_chunks = sum(sizes), len(groups), len(sizes)
         sigma = float(k_blocks)
         # block k's stream, and the finish's (one more child: the blocks' are those of

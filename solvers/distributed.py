@@ -88,7 +88,8 @@ class RoundInfo:
 class _Setup(NamedTuple):
     """What every binary problem of one ``fit`` shares: the client, the blocks' data
     futures and layout (``groups`` of chunks, rows per chunk ``sizes``), d, the class
-    weights, whether there are two classes, λ, the loss and the finish's row cap."""
+    weights, whether there are two classes, λ, the loss, the finish's row cap, and the
+    blocks whose rows hold one class (block: that class)."""
 
     client: object
     data: list
@@ -100,6 +101,7 @@ class _Setup(NamedTuple):
     lmbd: float
     loss: losses.Loss
     finish_rows: int
+    one_class: dict
 
 
 def _client():
@@ -395,7 +397,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             data, sizes, groups = self._merge(client, data, sizes, groups)
         self.n_features_in_ = d
         previous = getattr(self, "classes_", None)
-        classes, counts = self._classes(client, data, sample_weight is not None)
+        classes, counts, chunk_classes = self._classes(client, data, sample_weight is not None)
         works = client.gather([client.submit(_cocoa.block_work, b) for b in data])
         self.local_epochs_ = self._local_epochs(works, groups)
         finish_rows = max_finish_rows(works, n)
@@ -406,7 +408,14 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         lmbd = resolve_lmbd(self.lmbd, n)
         loss = self.loss_function
         inits = self._warm_inits(client, previous, sizes, d, len(positives))
-        setup = _Setup(client, data, groups, sizes, d, class_weights, two, lmbd, loss, finish_rows)
+        one_class = {  # block: its one class, for the blocks whose rows hold one class
+            k: labels[0].item() if hasattr(labels[0], "item") else labels[0]
+            for k, group in enumerate(groups)
+            if (labels := np.unique(np.concatenate([chunk_classes[c] for c in group]))).size == 1
+        }
+        setup = _Setup(
+            client, data, groups, sizes, d, class_weights, two, lmbd, loss, finish_rows, one_class
+        )
         fits = [
             self._fit_problem(setup, j, positive, None if inits is None else inits[j])
             for j, positive in enumerate(positives)
@@ -493,8 +502,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             return 1  # each pass is a chain of tasks, one per chunk: nothing to amortise
         return auto_local_epochs(works)
 
-    def _classes(self, client, data, weighted) -> tuple[np.ndarray, np.ndarray]:
-        """The classes over every block and their (weighted) counts."""
+    def _classes(self, client, data, weighted) -> tuple[np.ndarray, np.ndarray, list]:
+        """The classes over every block and their (weighted) counts, and each chunk's
+        classes."""
         parts = client.gather([client.submit(_cocoa.block_labels, b, weighted) for b in data])
         classes = np.unique(np.concatenate([c for c, _ in parts]))
         counts = np.zeros(classes.shape[0])
@@ -505,7 +515,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 f"Classifier can't train when only one class is present: every label is "
                 f"{classes[0]!r}. Pass samples of at least two classes."
             )
-        return classes, counts
+        return classes, counts, [c for c, _ in parts]
 
     def _class_weight_map(self, classes, counts) -> dict | None:
         """scikit-learn's class weights from the blocks' counts (``"balanced"``:
@@ -594,7 +604,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     def _fit_problem(self, setup: _Setup, j: int, positive, init) -> dict:
         """CoCoA+ rounds on binary problem ``j`` (``positive`` against the rest) until
         certified or ``max_rounds``, from α = ``init`` (or 0)."""
-        client, data, groups, sizes, d, class_weights, two, lmbd, loss, finish_rows = setup
+        client, data, groups, sizes, d, class_weights, two, lmbd, loss, finish_rows, _ = setup
         n, k_blocks, n_chunks = sum(sizes), len(groups), len(sizes)
         sigma = float(k_blocks)
         # block k's stream, and the finish's (one more child: the blocks' are those of
@@ -731,6 +741,15 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                     "passes chunk by chunk can converge far more slowly than SDCA (measured "
                     "in docs/distributed.md); there, one block of one chunk, or "
                     "bias_multiplier=0, certified sooner."
+                )
+            if setup.one_class:
+                shown = ", ".join(f"{k} ({c!r})" for k, c in list(setup.one_class.items())[:5])
+                many = len(setup.one_class) > 1
+                slow += (
+                    f" Block{'s' * many} {shown} hold{'' if many else 's'} one class"
+                    f"{' each' * many}: CoCoA+ over blocks that each see "
+                    "one class can stall far from the optimum; shuffle the rows before "
+                    "cutting them into chunks or shards (is the file sorted by label?)."
                 )
             warnings.warn(
                 f"DaskSVMClassifier did not converge{which}: relative duality gap "

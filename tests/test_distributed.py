@@ -159,6 +159,34 @@ def test_the_finish_certifies_the_hinge_where_cocoa_plus_crawls(client, monkeypa
     np.testing.assert_array_equal(again.dual_coef_.compute(), done.dual_coef_.compute())
 
 
+def test_a_fit_that_does_not_certify_over_one_class_blocks_says_to_shuffle(client):
+    """Rows sorted by label, cut where the label changes: each block sees one class, and
+    the ConvergenceWarning names those blocks and the fix; with one such block, that one;
+    rows in any order, none."""
+    X, y = gaussian_problem(n=120, d=5, seed=8)
+    order = np.argsort(y, kind="stable")
+    negatives = int((y < 0).sum())
+    params = {"lmbd": 0.05, "tol": 1e-10, "random_state": 2, "max_rounds": 3, "finish": False}
+
+    def cut(rows, first):
+        return (
+            da.from_array(X[rows], chunks=((first, 120 - first), 5)),
+            da.from_array(y[rows], chunks=((first, 120 - first),)),
+        )
+
+    hint = r"Blocks 0 \(-1\.0\), 1 \(1\.0\) hold one class each: .* shuffle the rows"
+    with pytest.warns(ConvergenceWarning, match=hint):
+        DaskSVMClassifier(**params).fit(*cut(order, negatives))
+    # 30 negatives and every positive, then the other negatives: block 1 holds one class
+    rows = np.concatenate([order[:30], order[negatives:], order[30:negatives]])
+    one = r"Block 1 \(-1\.0\) holds one class: .* shuffle the rows"
+    with pytest.warns(ConvergenceWarning, match=one):
+        DaskSVMClassifier(**params).fit(*cut(rows, 30 + 120 - negatives))
+    with pytest.warns(ConvergenceWarning, match="did not converge") as seen:
+        DaskSVMClassifier(**params).fit(*blocks(X, y, 2))
+    assert not any("hold" in str(w.message) for w in seen)
+
+
 def test_a_finish_gathers_at_most_a_rounds_entries():
     from solvers.distributed import max_finish_rows
 

@@ -118,8 +118,14 @@ def finish(client, states, data, sizes, w, problem, rng, max_rows: int) -> tuple
     )
     gathered = _cocoa.merge_data(*[p[1] for p in parts])
     alpha = np.concatenate([p[2] for p in parts])
-    args = positive, class_weights, two, bias, loss, lmbd, lmbd * n, rng, alpha
-    solve = _cocoa.init_block(gathered, -1, *args)
+    args = positive, class_weights, two, bias, loss, lmbd, lmbd * n
+    # the kernels of these rows' types compiled (or loaded) on the driver before the timed
+    # solve: an epoch over the first row alone, thrown away
+    c = gathered.sample_weight
+    one = _cocoa.block_data(gathered.X[:1], gathered.labels[:1], None if c is None else c[:1])
+    warm = _cocoa.init_block(one, -1, *args, np.random.default_rng(0), None)
+    _cocoa.local_round(warm, one, (w, 0.0, 0), 1, shrinking=True)
+    solve = _cocoa.init_block(gathered, -1, *args, rng, alpha)
     solve = _cocoa.local_round(solve, gathered, (w, 0.0, 0), FINISH_EPOCHS, shrinking=True)
     start = 0
     for c, (rows, _, _) in enumerate(parts):

@@ -133,7 +133,10 @@ def dask_run(
     rows = []
 
     def record(info):
-        rows.append((info.round, info.cpu, info.wall, info.rel_gap, info.data_passes, info.finish))
+        rows.append(
+            (info.round, info.cpu, info.wall, info.rel_gap, info.data_passes, info.finish,
+             list(info.block_cpu), info.check_wall)
+        )  # fmt: skip
 
     clf = DaskSVMClassifier(
         lmbd=lmbd,
@@ -152,8 +155,14 @@ def dask_run(
     gaps = [r[3] for r in rows]
     cpu, wall = np.cumsum([r[1] for r in rows]), np.cumsum([r[2] for r in rows])
     rounds = first_reach(gaps, [r[0] for r in rows], targets)
+    if sp.issparse(X):
+        entries = max(p.nnz for p in parts)
+    else:
+        entries = min(rows_per_block, X.shape[0]) * X.shape[1]
     return {
         "local_epochs": clf.local_epochs_,  # passes per round (local_epochs resolved)
+        "entries": int(entries),  # the largest block's stored entries (X's, no bias)
+        "workers": len(client.scheduler_info(n_workers=-1)["workers"]),
         "rounds": rounds,
         "passes": first_reach(gaps, [r[4] for r in rows], targets),
         "cpu": first_reach(gaps, list(cpu), targets),
@@ -163,7 +172,7 @@ def dask_run(
         "rel_gap": float(clf.rel_gap_),
         "finishes": first_reach(gaps, list(np.cumsum([r[5] for r in rows])), targets),
         # every round: (round, CPU, wall, certified relative gap or None, data passes so
-        # far, whether it was a finish)
+        # far, whether it was a finish, each block's CPU, the certificate's wall)
         "trace": rows,
     }
 
@@ -333,12 +342,13 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if readme_requested(args, MARKERS, readme_table):
         return
-    runs = []  # (local epochs, {"shrinking": bool, "finish": bool}) of each --runs entry
+    runs = []  # (spec, local epochs, {"shrinking": bool, "finish": bool}) of each --runs entry
     for spec in args.runs:
         h, *how = spec.split(":")
         if set(how) - {"shrinking", "finish"} or not (h == "auto" or h.isdigit()):
             parser.error(f"--runs {spec}: an int or auto, then :shrinking and/or :finish")
-        runs.append((h if h == "auto" else int(h), {f: f in how for f in ("shrinking", "finish")}))
+        on = {f: f in how for f in ("shrinking", "finish")}
+        runs.append((spec, h if h == "auto" else int(h), on))
 
     names = args.problem or (["dense-full", "csr-full"] if args.full else ["dense-small"])
     record = {
@@ -371,7 +381,7 @@ def main(argv=None) -> None:
             entry["sdca_shrinking"] = ref_shrinking
             entry["blocks"] = []
             for k in args.blocks:
-                for h, on in runs:
+                for spec, h, on in runs:
                     r = dask_run(client, X, y, lmbd, k, args.eps, args.max_rounds, h, **on)
                     entry["blocks"].append({"k": k, "requested": h, **on, **r})
                     print(f"  K={k}, {spec} (H={r['local_epochs']}): {r['bytes']} bytes/round, "

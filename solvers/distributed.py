@@ -73,7 +73,10 @@ class RoundInfo:
     CPU seconds of the blocks' local passes summed over the blocks, ``wall`` the round's
     wall seconds (local passes, transfers, certificate), ``data_passes`` the local passes'
     coordinate steps so far, all blocks and rounds, over n (``data_passes_`` at the end),
-    ``finish`` whether the round was a finish (``finish``) instead of CoCoA+'s passes."""
+    ``finish`` whether the round was a finish (``finish``) instead of CoCoA+'s passes,
+    ``block_cpu`` each block's CPU seconds of its local passes this round (a finish: the
+    driver's solve alone), ``check_wall`` the wall seconds of the round spent on its
+    certificate (0.0 when none was due)."""
 
     round: int
     w: np.ndarray
@@ -83,6 +86,8 @@ class RoundInfo:
     positive_class: object
     data_passes: float
     finish: bool
+    block_cpu: tuple
+    check_wall: float
 
 
 class _Setup(NamedTuple):
@@ -669,6 +674,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                     )
                     steps += made
                     finishes += 1
+                    block_cpu = (cpu,)
                 else:
                     ends = _cocoa_rounds.local_passes(
                         client, states, data, groups, block_rngs, w, self.local_epochs_,
@@ -679,9 +685,11 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                         w = np.array(results[0][0])
                     else:
                         w = w + sum((v - w for v, _, _ in results), np.zeros(d + 1)) / sigma
-                    cpu = float(sum(c for _, c, _ in results))
+                    block_cpu = tuple(float(c) for _, c, _ in results)
+                    cpu = float(sum(block_cpu))
                     steps += sum(s for _, _, s in results)
                 rel_gap = None
+                t_check = time.perf_counter()
                 if self.tol > 0.0 and rounds % self.check_every == 0:
                     bounds, w_alpha, point, passes = _cocoa_rounds.certify(*certify_args(w))
                     certificates += passes
@@ -693,6 +701,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                         bounds, _, point, passes = _cocoa_rounds.certify(*certify_args(w))
                         certificates += passes
                         certified = bounds["rel_gap"] <= self.tol
+                check_wall = time.perf_counter() - t_check if rel_gap is not None else 0.0
                 if ck_dir is not None and (
                     rounds % self.checkpoint_every == 0 or certified or rounds == self.max_rounds
                 ):
@@ -711,7 +720,10 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 cpu_times.append(cpu)
                 if self.callback is not None:
                     wall = round_times[-1]
-                    info = RoundInfo(rounds, w, rel_gap, cpu, wall, positive, steps / n, finishing)
+                    info = RoundInfo(
+                        rounds, w, rel_gap, cpu, wall, positive, steps / n, finishing,
+                        block_cpu, check_wall,
+                    )  # fmt: skip
                     if self.callback(info) is True:
                         stopped = True
                         break

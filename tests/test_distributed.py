@@ -252,6 +252,27 @@ def test_a_shrinking_round_is_sdcas_shrinking_epochs_from_every_row_bit_for_bit(
     assert dist.data_passes_ == sum(steps) / 80 < 3 * 3
 
 
+def test_a_rounds_info_splits_its_cpu_by_block_and_times_its_certificate(client):
+    """``RoundInfo.block_cpu``: one entry per block (K = 3), summing to ``cpu`` and to
+    ``round_cpu_times_``; ``check_wall``: the certificate's share of the round's wall,
+    positive exactly in the rounds that checked (``check_every=2``), 0.0 in the others."""
+    X, y = gaussian_problem(n=90, d=4, seed=5)
+    seen = []
+    clf = DaskSVMClassifier(
+        lmbd=0.05, tol=1e-300, max_rounds=4, check_every=2, n_blocks=None, finish=False,
+        callback=seen.append,
+    )  # fmt: skip
+    with pytest.warns(ConvergenceWarning):
+        clf.fit(*blocks(X, y, 3))
+    assert [info.round for info in seen] == [1, 2, 3, 4]
+    for info, cpu in zip(seen, clf.round_cpu_times_, strict=True):
+        assert len(info.block_cpu) == 3 and all(c > 0.0 for c in info.block_cpu)
+        assert info.cpu == sum(info.block_cpu) == cpu
+        checked = info.round % 2 == 0
+        assert (info.rel_gap is not None) == checked
+        assert (0.0 < info.check_wall < info.wall) if checked else info.check_wall == 0.0
+
+
 def test_a_block_of_chunks_is_sdca_on_chunkwise_permutations_bit_for_bit(client):
     """n_blocks = 1 over 3 row chunks: a round is one SDCA epoch over all rows, visiting the
     chunks in an order drawn from the block's stream and each chunk's rows in a permutation

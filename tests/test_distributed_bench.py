@@ -105,6 +105,10 @@ def test_a_run_writes_the_record_its_table_reads(tmp_path):
         )
     ]
     for r in runs:
+        assert r["workers"] == 2 and r["entries"] == -(-20_000 // r["k"]) * 50
+        for t in r["trace"]:  # each block's CPU (a finish: the driver's), the check's wall
+            assert len(t[6]) == (1 if t[5] else r["k"]) and sum(t[6]) == t[1]
+            assert (0.0 < t[7] < t[2]) if t[3] is not None else t[7] == 0.0
         block_work = -(-20_000 // r["k"]) * (50 + 2)  # dense: entries and two per row
         auto = auto_local_epochs([block_work])
         assert r["local_epochs"] == (1 if r["requested"] == 1 else auto) and auto in (9, 17)

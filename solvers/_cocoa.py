@@ -170,6 +170,29 @@ def merge_data(*parts: BlockData) -> BlockData:
     return block_data(X, np.concatenate([p.labels for p in parts]), w)
 
 
+def dealt_rows(data: BlockData, first: int, step: int) -> BlockData:
+    """The chunk's rows ``first``, ``first + step``, …: its share of one of ``step`` blocks
+    whose rows are dealt in turn (``n_blocks="auto"``, merged)."""
+    rows = slice(first, None, step)
+    weights = None if data.sample_weight is None else data.sample_weight[rows]
+    return block_data(data.X[rows], data.labels[rows], weights)
+
+
+def rows_slice(values: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """``values[start:stop]``, a copy (a task's result of its own)."""
+    return values[start:stop].copy()
+
+
+def interleave(first: int, size: int, *pieces: np.ndarray) -> np.ndarray:
+    """A chunk's ``size`` values from the dealt blocks' ``pieces`` (piece k: its values of
+    the chunk's rows in block k): row i is in block (``first`` + i) mod K."""
+    out = np.empty(size)
+    step = len(pieces)
+    for k, piece in enumerate(pieces):
+        out[(k - first) % step :: step] = piece
+    return out
+
+
 def data_bytes(data: BlockData) -> int:
     """The chunk's bytes (:meth:`BlockData.__sizeof__`)."""
     return data.__sizeof__()

@@ -24,6 +24,48 @@ class Certified(NamedTuple):
     passes: int
 
 
+class RowLayout(NamedTuple):
+    """Which rows of X each state holds: X's row chunks of ``chunk_sizes``, one state each
+    (``step`` None), or ``step`` = K blocks whose rows are dealt in turn, X's row g in
+    block g mod K at position g // K (``n_blocks="auto"``, merged)."""
+
+    chunk_sizes: list
+    step: int | None = None
+
+    def to_rows(self, client, parts: list, sizes: list):
+        """The states' per-row ``parts`` (futures of arrays, of ``sizes``) as one dask
+        array in X's row order, chunked as X's rows (each chunk's values interleaved on
+        the workers from the slices of the blocks that hold them)."""
+        import dask.array as da
+
+        if self.step is None:
+            return da.concatenate(
+                [
+                    da.from_delayed(p, shape=(m,), dtype=np.float64)
+                    for p, m in zip(parts, sizes, strict=True)
+                ]
+            )
+        k, chunks, start = self.step, [], 0
+        for size in self.chunk_sizes:
+            pieces = [
+                client.submit(_cocoa.rows_slice, part, (start - b + k - 1) // k,
+                              (start + size - b + k - 1) // k)
+                for b, part in enumerate(parts)
+            ]  # fmt: skip
+            values = client.submit(_cocoa.interleave, start % k, size, *pieces)
+            chunks.append(da.from_delayed(values, shape=(size,), dtype=np.float64))
+            start += size
+        return da.concatenate(chunks)
+
+    def from_rows(self, values) -> list:
+        """The inverse of :meth:`to_rows`: a dask array in X's row order cut into the
+        states' parts."""
+        if self.step is not None:
+            return [values[b :: self.step] for b in range(self.step)]
+        ends = np.cumsum([0, *self.chunk_sizes])
+        return [values[ends[c] : ends[c + 1]] for c in range(len(self.chunk_sizes))]
+
+
 def local_passes(
     client, states, data, groups, block_rngs, w, epochs: int, shrinking: bool = False
 ) -> list:

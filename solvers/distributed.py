@@ -149,10 +149,10 @@ def auto_local_epochs(block_works) -> int:
     return int(min(AUTO_MAX_EPOCHS, max(1, -(-AUTO_ROUND_WORK // largest))))
 
 
-#: ``n_blocks="auto"`` merges each block's row chunks into one when all the rows take at
-#: most this fraction of the workers' total ``memory_limit`` (merging holds a block's chunks
-#: and their copy at once; the rest is the states' and the tasks' room).
-AUTO_MERGE_MEMORY = 0.5
+#: ``n_blocks="auto"`` deals the rows to its blocks and merges each block's into one array
+#: when all the rows take at most this fraction of the workers' total ``memory_limit``
+#: (dealing holds the chunks, their shares and the merged blocks at once, three copies).
+AUTO_MERGE_MEMORY = 1 / 3
 
 
 def merge_fits(total_bytes: int, memory_limits) -> bool:
@@ -196,11 +196,15 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         Smoothing of ``smooth_hinge``.
     n_blocks : "auto", int or None, default="auto"
         K, the blocks of CoCoA+ (σ' = K). ``"auto"``: one block per worker thread of the
-        client's cluster (at most one per row chunk), the row chunks grouped in order into
-        K consecutive blocks; when all the rows take at most :data:`AUTO_MERGE_MEMORY` of
-        the workers' total ``memory_limit``, each block's chunks are merged into one array
-        on its worker (its rows permuted together, one task a round), else a block visits
-        its chunks one at a time as with an int. CoCoA+ needs more rounds the more blocks
+        client's cluster (at most one per row chunk). When all the rows take at most
+        :data:`AUTO_MERGE_MEMORY` of the workers' total ``memory_limit``, X's rows are
+        dealt to the blocks in turn, row g to block g mod K, and each block's rows merged
+        into one array on its worker (its rows permuted together, one task a round): every
+        block then holds a sample of the whole file, whatever its order (rows sorted by
+        label or by source otherwise leave the blocks' subproblems apart and CoCoA+
+        stalled, docs/distributed.md), for one move of the rows between workers. Else the
+        row chunks are grouped in order into K consecutive blocks, each visiting its
+        chunks one at a time as with an int. CoCoA+ needs more rounds the more blocks
         it adds, and blocks on one worker thread run one after the other anyway
         (docs/distributed.md measures a chunk per block against one block per worker).
         The same seed gives the same bits on clusters of as many threads. None: every row
@@ -265,8 +269,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     coef_, intercept_, classes_, lmbd_ :
         As :class:`solvers.SDCAClassifier`.
     dual_coef_ : dask array of shape (n_samples,) or (n_classes, n_samples)
-        The signed α, kept on the workers, one chunk per block (merged blocks: their
-        chunks' rows together), the rows in X's order.
+        The signed α, kept on the workers, the rows in X's order and chunked as X's rows
+        (with blocks of dealt rows: interleaved back from them).
     certified_ : bool or ndarray of bool
         Whether the returned pair's certified relative gap is at most ``tol``.
     rel_gap_, primal_, dual_ : float or ndarray
@@ -398,8 +402,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         n, d = int(X.shape[0]), int(X.shape[1])
         groups = self._groups(client, len(sizes))
         data = self._persist_blocks(client, X, y, sample_weight, groups)
+        layout = _cocoa_rounds.RowLayout(sizes)
         if self.n_blocks == "auto":
-            data, sizes, groups = self._merge(client, data, sizes, groups)
+            data, sizes, groups, layout = self._merge(client, data, sizes, groups)
         self.n_features_in_ = d
         previous = getattr(self, "classes_", None)
         classes, counts, chunk_classes = self._classes(client, data, sample_weight is not None)
@@ -412,7 +417,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         positives = [classes[1]] if two else list(classes)
         lmbd = resolve_lmbd(self.lmbd, n)
         loss = self.loss_function
-        inits = self._warm_inits(client, previous, sizes, d, len(positives))
+        inits = self._warm_inits(client, previous, sizes, layout, d, len(positives))
         one_class = {  # block: its one class, for the blocks whose rows hold one class
             k: labels[0].item() if hasattr(labels[0], "item") else labels[0]
             for k, group in enumerate(groups)
@@ -425,7 +430,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             self._fit_problem(setup, j, positive, None if inits is None else inits[j])
             for j, positive in enumerate(positives)
         ]
-        self._store(client, fits, sizes)
+        self._store(client, fits, sizes, layout)
         self.lmbd_ = lmbd
         self.n_blocks_ = len(groups)
         self.bytes_per_round_ = (len(sizes) + len(groups)) * (d + 1) * 8
@@ -484,19 +489,35 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         return stalled or (finished and len(gaps) >= 2 and gaps[-1] <= 0.25 * gaps[-2])
 
     @staticmethod
-    def _merge(client, data, sizes, groups) -> tuple[list, list[int], list[list[int]]]:
-        """``n_blocks="auto"``: each block's chunks merged into one on its worker when all
-        the rows fit in :data:`AUTO_MERGE_MEMORY` of the workers' total ``memory_limit``
-        (:func:`merge_fits`); ``(data, sizes, groups)`` of the blocks then, else as given."""
-        if all(len(group) == 1 for group in groups):
-            return data, sizes, groups
+    def _merge(client, data, sizes, groups) -> tuple:
+        """``n_blocks="auto"``: when all the rows fit in :data:`AUTO_MERGE_MEMORY` of the
+        workers' total ``memory_limit`` (:func:`merge_fits`), the rows dealt to the K
+        blocks in turn, X's row g to block g mod K, each block's rows merged into one array
+        on its worker (K > 1; K = 1: the chunks merged); ``(data, sizes, groups, layout)``
+        of the blocks then (:class:`solvers._cocoa_rounds.RowLayout`), else as given."""
+        layout = _cocoa_rounds.RowLayout(sizes)
+        k, n = len(groups), sum(sizes)
+        if len(data) == 1:
+            return data, sizes, groups, layout
         total = sum(client.gather([client.submit(_cocoa.data_bytes, b) for b in data]))
-        workers = client.scheduler_info(n_workers=-1)["workers"].values()
-        if not merge_fits(total, [w.get("memory_limit") for w in workers]):
-            return data, sizes, groups
-        merged = [client.submit(_cocoa.merge_data, *[data[c] for c in g]) for g in groups]
-        merged_sizes = [sum(sizes[c] for c in g) for g in groups]
-        return merged, merged_sizes, [[k] for k in range(len(groups))]
+        workers = client.scheduler_info(n_workers=-1)
+        memory_limits = [w.get("memory_limit") for w in workers["workers"].values()]
+        if not merge_fits(total, memory_limits):
+            return data, sizes, groups, layout
+        if k == 1:
+            return [client.submit(_cocoa.merge_data, *data)], [n], [[0]], layout
+        starts = np.cumsum([0, *sizes])[:-1]
+        names = sorted(workers["workers"])
+        merged = []
+        for b in range(k):  # each chunk's share sliced where it lives, merged on worker b
+            shares = [
+                client.submit(_cocoa.dealt_rows, chunk, int((b - start) % k), k)
+                for chunk, start in zip(data, starts, strict=True)
+            ]
+            where = {"workers": [names[b % len(names)]], "allow_other_workers": True}
+            merged.append(client.submit(_cocoa.merge_data, *shares, **where))
+        merged_sizes = [len(range(b, n, k)) for b in range(k)]
+        return merged, merged_sizes, [[b] for b in range(k)], layout._replace(step=k)
 
     def _local_epochs(self, works, groups) -> int:
         """``local_epochs``, ``"auto"`` resolved from the blocks' work per pass (``works``:
@@ -543,7 +564,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             )
         return {c: float(self.class_weight.get(c, 1.0)) for c in classes.tolist()}
 
-    def _warm_inits(self, client, previous, sizes, d, n_problems) -> list | None:
+    def _warm_inits(self, client, previous, sizes, layout, d, n_problems) -> list | None:
         """Per problem, per block, the α to start from (futures or arrays), or None."""
         if not self.warm_start:
             return None
@@ -565,8 +586,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 f"samples, but X has {sum(sizes)}: fit the same samples or set "
                 "warm_start=False."
             )
-        duals = duals.rechunk((1, tuple(sizes)))
-        return [client.compute(list(duals[j].to_delayed().ravel())) for j in range(n_problems)]
+        return [client.compute(layout.from_rows(duals[j])) for j in range(n_problems)]
 
     # ---------------------------------------------------------------- checkpoints
     def _manifest_path(self) -> str:
@@ -783,7 +803,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
             "cpu_times": np.array(cpu_times),
         }
 
-    def _store(self, client, fits, sizes) -> None:
+    def _store(self, client, fits, sizes, layout) -> None:
         import dask.array as da
 
         one = len(fits) == 1
@@ -797,14 +817,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         duals = []
         for f in fits:
             parts = [client.submit(_cocoa.block_alpha, s) for s in f["states"]]
-            duals.append(
-                da.concatenate(
-                    [
-                        da.from_delayed(p, shape=(m,), dtype=np.float64)
-                        for p, m in zip(parts, sizes, strict=True)
-                    ]
-                )
-            )
+            duals.append(layout.to_rows(client, parts, sizes))
         self.dual_coef_ = duals[0] if one else da.stack(duals)
         self.certified_ = per_class([f["certified"] for f in fits], dtype=bool)
         self.rel_gap_ = per_class([f["bounds"]["rel_gap"] for f in fits], dtype=float)

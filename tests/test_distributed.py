@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -89,25 +90,37 @@ def test_one_block_is_sdca_bit_for_bit(client):
 @pytest.mark.parametrize("sparse", [False, True])
 def test_auto_blocks_are_one_per_worker_thread_their_chunks_merged_bit_for_bit(client, sparse):
     """n_blocks="auto" (the default) on a cluster of 2 threads: X in 6 row chunks makes 2
-    blocks, each block's 3 chunks merged into one on its worker, so the fit is that of the
-    same rows in 2 chunks bit for bit (rounds, α, coefficients) and a round moves the
-    vectors of 2 blocks, no chains; never more blocks than chunks; None: a block each."""
+    blocks, X's rows dealt to them in turn (row g to block g mod 2) and merged on their
+    worker, so the fit is that of X's even rows and its odd rows as 2 chunks of a block
+    each, bit for bit (rounds, coefficients, and α, given back in X's row order and taken
+    back from it by warm_start), X in 2 chunks the same, and a round moves the vectors of
+    2 blocks, no chains; never more blocks than chunks; None: a block each."""
     X, y = gaussian_problem(n=120, d=5, seed=8)
 
-    def fit(k, **params):
-        Xd, yd = blocks(X, y, k)
+    def fit(k, rows=slice(None), prior=None, **params):
+        Xd, yd = blocks(X[rows], y[rows], k)
         if sparse:
             Xd = Xd.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 5)))
         params = {"lmbd": 0.05, "loss": "smooth_hinge", "tol": 1e-8, **params}
-        return DaskSVMClassifier(random_state=2, **params).fit(Xd, yd)
+        clf = prior if prior is not None else DaskSVMClassifier(random_state=2)
+        return clf.set_params(**params).fit(Xd, yd)
 
-    six, two = fit(6), fit(2)
+    six = fit(6)
+    dealt = np.concatenate([np.arange(0, 120, 2), np.arange(1, 120, 2)])
+    two = fit(2, rows=dealt, n_blocks=None)  # a chunk per block: X's even rows, odd rows
     assert six.n_blocks_ == two.n_blocks_ == 2 and six.certified_
-    assert six.n_rounds_ == two.n_rounds_
+    assert six.n_rounds_ == two.n_rounds_ and six.local_epochs_ == two.local_epochs_
     np.testing.assert_array_equal(six.coef_, two.coef_)
-    np.testing.assert_array_equal(six.dual_coef_.compute(), two.dual_coef_.compute())
-    assert six.dual_coef_.chunks == ((60, 60),)
+    alpha = np.empty(120)
+    alpha[dealt] = two.dual_coef_.compute()
+    np.testing.assert_array_equal(six.dual_coef_.compute(), alpha)  # back in X's row order
+    assert six.dual_coef_.chunks == ((20,) * 6,)
     assert six.bytes_per_round_ == two.bytes_per_round_ == (2 + 2) * 6 * 8
+    np.testing.assert_array_equal(fit(2).coef_, six.coef_)  # 2 chunks are dealt the same
+    coef = six.coef_.copy()
+    again = fit(6, prior=six, warm_start=True)  # its α dealt to the blocks again: still
+    assert again.certified_ and again.n_rounds_ == 1  # at the optimum after a round
+    np.testing.assert_allclose(again.coef_, coef, rtol=0, atol=1e-6)
     assert fit(6, n_blocks=None).n_blocks_ == 6 and fit(1).n_blocks_ == 1
 
 
@@ -119,7 +132,7 @@ def test_auto_blocks_chain_their_chunks_when_the_rows_outgrow_the_workers_memory
     from solvers import distributed as module
 
     assert module.merge_fits(100, [400, 0]) and module.merge_fits(100, [None, 10])
-    assert module.merge_fits(200, [200, 200]) and not module.merge_fits(201, [200, 200])
+    assert module.merge_fits(200, [300, 300]) and not module.merge_fits(201, [300, 300])
     X, y = gaussian_problem(n=120, d=5, seed=8)
     Xd, yd = blocks(X, y, 6)
     monkeypatch.setattr(module, "AUTO_MERGE_MEMORY", 1e-12)  # planted: no room at all
@@ -160,13 +173,14 @@ def test_the_finish_certifies_the_hinge_where_cocoa_plus_crawls(client, monkeypa
 
 
 def test_a_fit_that_does_not_certify_over_one_class_blocks_says_to_shuffle(client):
-    """Rows sorted by label, cut where the label changes: each block sees one class, and
-    the ConvergenceWarning names those blocks and the fix; with one such block, that one;
-    rows in any order, none."""
+    """Rows sorted by label, cut where the label changes, a block per chunk: each block sees
+    one class, and the ConvergenceWarning names those blocks and the fix; with one such
+    block, that one; rows in any order, none."""
     X, y = gaussian_problem(n=120, d=5, seed=8)
     order = np.argsort(y, kind="stable")
     negatives = int((y < 0).sum())
     params = {"lmbd": 0.05, "tol": 1e-10, "random_state": 2, "max_rounds": 3, "finish": False}
+    params["n_blocks"] = None  # a block per chunk: "auto" would deal the rows to both
 
     def cut(rows, first):
         return (
@@ -185,6 +199,53 @@ def test_a_fit_that_does_not_certify_over_one_class_blocks_says_to_shuffle(clien
     with pytest.warns(ConvergenceWarning, match="did not converge") as seen:
         DaskSVMClassifier(**params).fit(*blocks(X, y, 2))
     assert not any("hold" in str(w.message) for w in seen)
+
+
+def test_auto_deals_rows_sorted_by_label_to_every_block(client):
+    """Rows sorted by label in 4 chunks, two of each class: "auto" deals X's rows to its 2
+    blocks in turn (row g to block g mod 2), so each block holds both classes, and the
+    defaults certify the exact engine's optimum without a warning; a block per chunk
+    leaves each block one class, and CoCoA+ alone (no finish, which here would gather all
+    160 rows) warned and far from it."""
+    X, y = gaussian_problem(n=160, d=5, seed=8)
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    a = int((y == y[0]).sum())
+    cut = (a // 2, a - a // 2, (160 - a) // 2, 160 - a - (160 - a) // 2)
+    assert min(cut) >= 20  # two chunks of each class
+    Xd, yd = da.from_array(X, chunks=(cut, -1)), da.from_array(y, chunks=(cut,))
+    ref = ExactSVMClassifier(lmbd=0.05, tol=1e-12).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ConvergenceWarning
+        clf = DaskSVMClassifier(lmbd=0.05, tol=1e-10).fit(Xd, yd)
+    assert clf.certified_ and clf.n_blocks_ == 2
+    assert abs(clf.primal_ - ref.primal_) <= 1e-10 * ref.primal_
+    with pytest.warns(ConvergenceWarning, match="hold one class each"):
+        chunked = DaskSVMClassifier(
+            lmbd=0.05, tol=1e-10, n_blocks=None, max_rounds=20, finish=False
+        )
+        chunked.fit(Xd, yd)
+    assert chunked.rel_gap_ > 1e-3
+
+
+def test_a_row_layout_gives_the_blocks_rows_back_in_xs_order(client):
+    """RowLayout of 2 dealt blocks over chunks of 3, 2 and 2 rows: block b holds X's rows
+    g = b, b + 2, …; the blocks' values interleaved back in X's order, chunked as X, and
+    the inverse; without dealing, the chunks in turn."""
+    from solvers._cocoa_rounds import RowLayout
+
+    layout = RowLayout([3, 2, 2], step=2)
+    parts = [client.scatter(np.array([0.0, 2, 4, 6])), client.scatter(np.array([1.0, 3, 5]))]
+    rows = layout.to_rows(client, parts, [4, 3])
+    assert rows.chunks == ((3, 2, 2),)
+    np.testing.assert_array_equal(rows.compute(), np.arange(7.0))
+    back = layout.from_rows(rows)
+    np.testing.assert_array_equal(back[0].compute(), [0, 2, 4, 6])
+    np.testing.assert_array_equal(back[1].compute(), [1, 3, 5])
+    plain = RowLayout([3, 4])
+    rows = plain.to_rows(client, parts[::-1], [3, 4])
+    np.testing.assert_array_equal(rows.compute(), [1, 3, 5, 0, 2, 4, 6])
+    assert [b.compute().tolist() for b in plain.from_rows(rows)] == [[1, 3, 5], [0, 2, 4, 6]]
 
 
 def test_a_finish_gathers_at_most_a_rounds_entries():
@@ -218,7 +279,7 @@ def test_a_shrinking_round_is_sdcas_shrinking_epochs_from_every_row_bit_for_bit(
     Xd, yd = blocks(X, y, 2)
     seen = []
     dist = DaskSVMClassifier(
-        lmbd=0.05, tol=0.0, max_rounds=3, random_state=4, local_epochs=3,
+        lmbd=0.05, tol=0.0, max_rounds=3, random_state=4, local_epochs=3, n_blocks=None,
         callback=lambda info: seen.append((info.w.copy(), info.data_passes)),
     ).fit(Xd, yd)  # fmt: skip
     assert dist.shrinking
@@ -347,8 +408,9 @@ def numpy_cocoa_plus(X, y, lmbd, kappa, bias, chunks, streams, rounds):
 
 
 def test_rounds_are_numpy_cocoa_plus(client):
-    """K = 2 blocks, the intercept a feature of every row: each round's w is that of CoCoA+
-    written in NumPy on the same permutations (what benchmarks/cocoa_blocks.py measures
+    """K = 2 blocks (X's even rows and its odd rows: "auto" deals them), the intercept a
+    feature of every row: each round's w is that of CoCoA+ written in NumPy on the same
+    permutations (what benchmarks/cocoa_blocks.py measures
     is the algorithm's, not the plumbing's)."""
     X, y = gaussian_problem(n=60, d=4, seed=15)
     seen = []
@@ -358,7 +420,7 @@ def test_rounds_are_numpy_cocoa_plus(client):
         callback=lambda info: seen.append(info.w.copy()),
     ).fit(*blocks(X, y, 2))  # fmt: skip
     streams = np.random.default_rng(3).spawn(2)
-    chunks = [np.arange(30), np.arange(30, 60)]
+    chunks = [np.arange(0, 60, 2), np.arange(1, 60, 2)]  # X's rows dealt to the 2 blocks
     ref = numpy_cocoa_plus(X, y, 0.02, 1.0, 1.0, chunks, streams, 6)
     np.testing.assert_allclose(np.array(seen), np.array(ref), rtol=1e-11, atol=1e-13)
 

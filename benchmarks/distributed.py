@@ -201,6 +201,12 @@ MARKERS = (
     "<!-- bench-distributed:end -->",
 )
 README_RECORD = "benchmarks/records/distributed.json"
+#: The same for the issue's sizes (``--full``), in a block of their own.
+FULL_MARKERS = (
+    "<!-- bench-distributed-full:begin (benchmarks/distributed.py --full --readme) -->",
+    "<!-- bench-distributed-full:end -->",
+)
+FULL_RECORD = "benchmarks/records/distributed_full.json"
 #: the file whose generated block shows the record (``--readme``)
 TABLE_FILE = "docs/distributed.md"
 
@@ -253,7 +259,8 @@ def readme_table(record: dict) -> str:
             shown = [f for f, on in zip(("shrinking", "finish"), flags(r), strict=True) if on]
             h = ", ".join([str(h), *shown])
             lines.append(f"| | {r['k']} | {h} | {' | '.join(cells)} | {r['bytes']:,} |")
-    return head + "\n".join(lines) + fixed_cost_line(record) + compare_lines(record)
+    tail = fixed_cost_line(record) + overhead_line(record) + compare_lines(record)
+    return head + "\n".join(lines) + tail
 
 
 def flags(run: dict) -> tuple[bool, bool]:
@@ -321,6 +328,48 @@ def fixed_cost_line(record: dict) -> str:
     )
 
 
+#: The issue's target for a round's overhead (wall minus the local passes' critical path,
+#: over the wall) applies at blocks of at least this many stored entries.
+OVERHEAD_ENTRIES = 2_000_000
+OVERHEAD_TARGET = 0.15
+
+
+def critical_cpu(block_cpu: list, workers: int) -> float:
+    """The CPU seconds of a round's local passes on its busiest worker: block k runs on
+    worker k mod W (``DaskSVMClassifier`` places it there), one task at a time on a
+    worker of one thread, so the round waits for the largest of the W sums."""
+    return max(sum(block_cpu[w::workers]) for w in range(min(workers, len(block_cpu))))
+
+
+def overhead_line(record: dict) -> str:
+    """A round's overhead at blocks of >= ``OVERHEAD_ENTRIES`` stored entries, read off the
+    record: over each such run's CoCoA+ rounds (finishes left out), the median of the
+    round's wall minus its local passes' critical path (:func:`critical_cpu`), over the
+    wall, and of the certificate's share of it, against ``OVERHEAD_TARGET``."""
+    parts = []
+    for p in record["problems"]:
+        for r in p["blocks"]:
+            rounds = [t for t in r["trace"] if len(t) >= 8 and not t[5]]
+            if r.get("entries", 0) < OVERHEAD_ENTRIES or not rounds:
+                continue
+            over = np.median([(t[2] - critical_cpu(t[6], r["workers"])) / t[2] for t in rounds])
+            check = np.median([t[7] / t[2] for t in rounds])
+            verdict = "within" if over <= OVERHEAD_TARGET else "above"
+            parts.append(
+                f"{p['name']} K = {r['k']} (blocks of {r['entries'] / 1e6:.1f}M entries, "
+                f"H = {r['local_epochs']}, {len(rounds)} rounds): {over:.0%}, the certificate "
+                f"{check:.0%}; {verdict} {OVERHEAD_TARGET:.0%}"
+            )
+    if not parts:
+        return ""
+    return (
+        f"\n\nA round's overhead at blocks of ≥ {OVERHEAD_ENTRIES / 1e6:g}M stored entries "
+        "(median over the CoCoA+ rounds of the round's wall minus the CPU of its busiest "
+        "worker's local passes, over the wall; the certificate's share of the wall beside "
+        "it): " + "; ".join(parts) + "."
+    )
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--problem", choices=sorted(PROBLEMS), action="append")
@@ -340,7 +389,9 @@ def main(argv=None) -> None:
     parser.add_argument("--out", help="folder for the JSON record (distributed.json)")
     readme_arguments(parser, README_RECORD)
     args = parser.parse_args(argv)
-    if readme_requested(args, MARKERS, readme_table):
+    if args.full and args.record == README_RECORD:
+        args.record = FULL_RECORD
+    if readme_requested(args, FULL_MARKERS if args.full else MARKERS, readme_table):
         return
     runs = []  # (spec, local epochs, {"shrinking": bool, "finish": bool}) of each --runs entry
     for spec in args.runs:
@@ -397,7 +448,9 @@ def main(argv=None) -> None:
     record["load_end"] = os.getloadavg()[0]
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-        path = os.path.join(args.out, "distributed.json")
+        path = os.path.join(
+            args.out, os.path.basename(FULL_RECORD if args.full else README_RECORD)
+        )
         with open(f"{path}.tmp", "w") as f:
             json.dump(record, f, indent=1, default=float)  # ε keys become strings
         os.replace(f"{path}.tmp", path)

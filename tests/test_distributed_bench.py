@@ -129,3 +129,27 @@ def test_a_run_writes_the_record_its_table_reads(tmp_path):
             made = r["finishes"][eps]
             assert made == (None if rounds is None else sum(t[5] for t in r["trace"][:rounds]))
             assert r["finish"] or not made
+
+
+def test_the_overhead_line_reads_blocks_of_two_million_entries_and_their_busiest_worker():
+    """A round's overhead: wall minus the CPU of the busiest worker's blocks (block k on
+    worker k mod W), over the wall, median over the CoCoA+ rounds (finishes left out), with
+    the certificate's share; only for runs whose blocks hold >= 2M entries; the verdict
+    against 15 %."""
+    assert bench.critical_cpu([1.0, 2.0, 3.0, 4.0], 2) == 6.0  # worker 1: blocks 1 and 3
+    assert bench.critical_cpu([5.0], 2) == 5.0
+    rounds = [
+        [1, 3.0, 10.0, None, 1.0, False, [1.0, 2.0], 0.0],  # (10 - 2) / 10 = 80 %
+        [2, 18.0, 10.0, 0.5, 2.0, False, [9.0, 9.0], 0.5],  # 10 %, the certificate 5 %
+        [3, 18.0, 10.0, 0.4, 3.0, False, [9.5, 8.5], 0.4],  # 5 %, 4 %
+        [4, 1.0, 99.0, 0.1, 4.0, True, [1.0], 9.0],  # a finish: left out
+    ]
+    run = {"k": 2, "local_epochs": 1, "entries": 2_000_000, "workers": 2, "trace": rounds}
+    rec = {"problems": [{"name": "csr-full", "blocks": [run]}]}
+    line = bench.overhead_line(rec)
+    assert "csr-full K = 2 (blocks of 2.0M entries, H = 1, 3 rounds): 10%, the certificate 4%;" \
+        " within 15%" in line  # fmt: skip
+    rounds[1][2] = rounds[2][2] = 20.0  # (20 - 9) / 20 = 55 %, (20 - 9.5) / 20 = 52 %
+    assert "3 rounds): 55%" in bench.overhead_line(rec) and "above 15%" in bench.overhead_line(rec)
+    run["entries"] = 1_999_999
+    assert bench.overhead_line(rec) == ""

@@ -259,7 +259,8 @@ def readme_table(record: dict) -> str:
             shown = [f for f, on in zip(("shrinking", "finish"), flags(r), strict=True) if on]
             h = ", ".join([str(h), *shown])
             lines.append(f"| | {r['k']} | {h} | {' | '.join(cells)} | {r['bytes']:,} |")
-    tail = fixed_cost_line(record) + overhead_line(record) + compare_lines(record)
+    tail = fixed_cost_line(record) + overhead_line(record) + projection_lines(record)
+    tail += compare_lines(record)
     return head + "\n".join(lines) + tail
 
 
@@ -368,6 +369,80 @@ def overhead_line(record: dict) -> str:
         "worker's local passes, over the wall; the certificate's share of the wall beside "
         "it): " + "; ".join(parts) + "."
     )
+
+
+#: The projection's assumptions: the driver's link (10 Gb/s Ethernet) and the worker counts.
+LINK_BYTES_PER_S = 1.25e9
+PROJECTED_WORKERS = (64, 512)
+
+
+def round_costs(run: dict, n: int) -> dict:
+    """A run's measured round, median over its CoCoA+ rounds (finishes left out): wall, the
+    busiest worker's local CPU (:func:`critical_cpu`), the certificate's wall, the rest
+    (tasks, transfers, the driver's sum), and the CPU of one coordinate step."""
+    trace = [t for t in run["trace"] if len(t) >= 8]
+    rounds, before = [], 0.0
+    for t in trace:
+        steps = (t[4] - before) * n
+        before = t[4]
+        if not t[5] and steps > 0:
+            rounds.append((t, steps))
+    crit = [critical_cpu(t[6], run["workers"]) for t, _ in rounds]
+    return {
+        "rounds": len(rounds),
+        "wall": float(np.median([t[2] for t, _ in rounds])),
+        "critical": float(np.median(crit)),
+        "check": float(np.median([t[7] for t, _ in rounds])),
+        "rest": float(
+            np.median([t[2] - t[7] - c for (t, _), c in zip(rounds, crit, strict=True)])
+        ),
+        "step": float(np.median([t[1] / s for t, s in rounds])),
+    }
+
+
+def projection_lines(record: dict) -> str:
+    """A round on W = 64 and 512 workers, projected from the measured rounds of each
+    problem whose blocks at K = 2 hold >= ``OVERHEAD_ENTRIES``: each worker one block of
+    the K = 2 block's rows (the data grow with W), one pass a round at the measured CPU per
+    coordinate step, the certificate's wall as measured at K = 2 (a pass over each block,
+    side by side), the rest fitted as a + b·K over K = 1, 2, 4, 8 (least squares), plus
+    the driver's link carrying w out and v_k back for every block at
+    ``LINK_BYTES_PER_S``. Rounds to ε are not projected: CoCoA+'s grow with K."""
+    out = []
+    for p in record["problems"]:
+        runs = {r["k"]: r for r in p["blocks"] if r["trace"] and len(r["trace"][0]) >= 8}
+        if 2 not in runs or len(runs) < 2 or runs[2].get("entries", 0) < OVERHEAD_ENTRIES:
+            continue
+        costs = {k: round_costs(r, p["n"]) for k, r in sorted(runs.items())}
+        ks = np.array(list(costs), dtype=float)
+        b, a = np.polyfit(ks, [c["rest"] for c in costs.values()], 1)
+        rows = -(-p["n"] // 2)
+        local = rows * costs[2]["step"] * runs[2]["local_epochs"]
+        check = costs[2]["check"]
+        parts = []
+        for w in PROJECTED_WORKERS:
+            link = 2 * w * (p["d"] + 1) * 8 / LINK_BYTES_PER_S
+            wall = local + check + a + b * w + link
+            parts.append(
+                f"W = {w}: {local:.2f} + {check:.2f} + {a + b * w:.2f} + {link:.2f} = "
+                f"{wall:.2f} s a round, its local pass {local / wall:.0%} of it"
+            )
+        measured = "; ".join(
+            f"K = {k}: wall {c['wall']:.2f} s, busiest worker {c['critical']:.2f} s, "
+            f"certificate {c['check']:.2f} s, rest {c['rest'] * 1e3:.0f} ms"
+            for k, c in costs.items()
+        )
+        out.append(
+            f"\n\nProjection, {p['name']} (a round's medians, {measured}): a coordinate step "
+            f"{costs[2]['step'] * 1e9:.0f} ns of CPU, so one pass over a K = 2 block "
+            f"({rows:,} rows) {local:.2f} s; the rest fitted as {a * 1e3:.0f} ms + "
+            f"{b * 1e3:.1f} ms per block; the driver's link at {LINK_BYTES_PER_S / 1e9:g} GB/s "
+            f"carries 2·W·(d + 1)·8 bytes a round. With every worker holding such a block "
+            f"(W/2 times these rows), pass + certificate + rest + link: "
+            + "; ".join(parts)
+            + ". Rounds to ε at 64 or 512 blocks were not measured (CoCoA+'s grow with K)."
+        )
+    return "".join(out)
 
 
 def main(argv=None) -> None:

@@ -153,3 +153,33 @@ def test_the_overhead_line_reads_blocks_of_two_million_entries_and_their_busiest
     assert "3 rounds): 55%" in bench.overhead_line(rec) and "above 15%" in bench.overhead_line(rec)
     run["entries"] = 1_999_999
     assert bench.overhead_line(rec) == ""
+
+
+def test_the_projection_is_its_arithmetic_on_the_measured_rounds():
+    """Round costs (medians over the CoCoA+ rounds; a coordinate step's CPU from the data
+    passes made), the rest fitted as a + b·K, and each projected round's sum, planted so
+    that every term is known: rest 1.0, 1.5, 2.5 s at K = 1, 2, 4 is 0.5 s + 0.5 s a
+    block; a step 2 ms, so a pass over a K = 2 block of 500 rows 1 s; the certificate
+    0.5 s; at W = 64, 0.5 + 32 s of rest."""
+
+    def run(k, block_cpu, wall, check, entries=2_000_000):
+        trace = [
+            [1, sum(block_cpu), wall, 0.5, 1.0, False, block_cpu, check],
+            [2, 9.0, 99.0, 0.4, 1.5, True, [9.0], 1.0],  # a finish: left out
+        ]
+        return {"k": k, "local_epochs": 1, "entries": entries, "workers": 2, "trace": trace}
+
+    runs = [run(1, [2.0], 3.2, 0.2), run(2, [1.0, 1.0], 3.0, 0.5), run(4, [0.5] * 4, 4.0, 0.5)]
+    costs = bench.round_costs(runs[1], 1000)
+    assert costs == {
+        "rounds": 1, "wall": 3.0, "critical": 1.0, "check": 0.5, "rest": 1.5, "step": 0.002
+    }  # fmt: skip
+    d = 1_220_703  # the link: 2·64·(d + 1)·8 bytes at 1.25 GB/s, 1.00 s
+    rec = {"problems": [{"name": "csr-full", "n": 1000, "d": d, "blocks": runs}]}
+    line = bench.projection_lines(rec)
+    assert "a coordinate step 2000000 ns of CPU, so one pass over a K = 2 block (500 rows)" \
+        " 1.00 s; the rest fitted as 500 ms + 500.0 ms per block" in line  # fmt: skip
+    assert "W = 64: 1.00 + 0.50 + 32.50 + 1.00 = 35.00 s a round, its local pass 3% of it" in line
+    assert "W = 512: 1.00 + 0.50 + 256.50 + 8.00 = 266.00 s a round" in line
+    runs[1]["entries"] = 1_999_999  # blocks too small to project from
+    assert bench.projection_lines(rec) == ""

@@ -131,6 +131,41 @@ def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_
     return Certified(bounds, w_alpha, point, passes)
 
 
+#: CoCoA+ checks before the first finish, and after a finish that did not cut the gap to a
+#: quarter; each such finish doubles the wait for the next (:class:`FinishSchedule`).
+FINISH_WAIT = 2
+
+
+class FinishSchedule:
+    """When the next round is a finish (``finish=True``), decided at each check: after a
+    finish, another at once if it cut the gap to a quarter or less (the check before it
+    against the first after it); else only once CoCoA+ has made ``wait`` checked rounds
+    since and stalled over the last two (the gap above half the one two checks before).
+    ``wait`` starts at :data:`FINISH_WAIT`, doubles with each finish that was not followed
+    by another, and is back at the start after one that was: where finishes do not help,
+    they become rare, and CoCoA+ makes its rounds."""
+
+    def __init__(self):
+        self.wait = FINISH_WAIT
+        self.since = 0  # CoCoA+ checks since the last finish's
+        self.pending = False  # a finish made, its check not seen yet
+
+    def finish_next(self, finishing: bool, gaps: list, rel_gap: float | None) -> bool:
+        """After a round (a finish or not) whose check gave ``rel_gap`` (None: no check;
+        ``gaps`` every check's so far): whether the next round is a finish."""
+        self.pending = self.pending or finishing
+        if rel_gap is None:
+            return False
+        if self.pending:
+            self.pending = False
+            self.since = 0
+            helped = len(gaps) >= 2 and gaps[-1] <= 0.25 * gaps[-2]
+            self.wait = FINISH_WAIT if helped else 2 * self.wait
+            return helped
+        self.since += 1
+        return self.since >= self.wait and len(gaps) >= 3 and gaps[-1] > 0.5 * gaps[-3]
+
+
 #: The finish gathers at most about this many rows, those nearest the margin, from every
 #: chunk in proportion to its rows, and fewer where rows are long (the driver holds them:
 #: ``DaskSVMClassifier`` caps their stored entries at ``AUTO_ROUND_WORK``, a round's work).

@@ -240,9 +240,11 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         rows, are gathered on the driver and solved together by epochs of SDCA with
         shrinking on the whole problem's dual, the other α fixed (σ' = 1: the dual cannot
         decrease), and their new α go back to their blocks; a finish that cut the gap to a
-        quarter or less is followed by another. CoCoA+ adds K blocks' steps with σ' = K, and
-        on the hinge with an intercept it can crawl for hundreds of rounds a factor or two
-        above 1e-6 (docs/distributed.md). The driver then holds those rows.
+        quarter or less is followed by another, and after one that did not, CoCoA+ makes
+        4 checked rounds before the next can be due, then 8, …
+        (:class:`solvers._cocoa_rounds.FinishSchedule`). CoCoA+ adds K blocks' steps with
+        σ' = K, and on the hinge with an intercept it can crawl for hundreds of rounds a
+        factor or two above 1e-6 (docs/distributed.md). The driver then holds those rows.
         ``n_finishes_`` counts the finish rounds.
     max_rounds : int, default=200
     tol : float, default=1e-6
@@ -481,14 +483,6 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         return futures
 
     @staticmethod
-    def _finish_due(gaps, finished: bool) -> bool:
-        """Whether the next round is a finish: CoCoA+ stalls (the gap checked now is above
-        half the one two checks before), or a finish just cut the gap to a quarter or less
-        (another may again)."""
-        stalled = len(gaps) >= 3 and gaps[-1] > 0.5 * gaps[-3]
-        return stalled or (finished and len(gaps) >= 2 and gaps[-1] <= 0.25 * gaps[-2])
-
-    @staticmethod
     def _merge(client, data, sizes, groups) -> tuple:
         """``n_blocks="auto"``: when all the rows fit in :data:`AUTO_MERGE_MEMORY` of the
         workers' total ``memory_limit`` (:func:`merge_fits`), the rows dealt to the K
@@ -679,6 +673,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         round_times, cpu_times = [], []
         steps = 0  # the local passes' coordinate steps, all blocks
         gaps, finish_next, finishes = [], False, 0  # the checks' gaps; the finish's rounds
+        schedule = _cocoa_rounds.FinishSchedule()
         bounds = None
         certified = stopped = False
         rounds = 0
@@ -716,12 +711,12 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                     rel_gap = bounds["rel_gap"]
                     w = w_alpha  # the same point, without the additions' drift
                     gaps.append(rel_gap)
-                    finish_next = self.finish and self._finish_due(gaps, finishing)
                     if rel_gap <= self.tol:
                         bounds, _, point, passes = _cocoa_rounds.certify(*certify_args(w))
                         certificates += passes
                         certified = bounds["rel_gap"] <= self.tol
                 check_wall = time.perf_counter() - t_check if rel_gap is not None else 0.0
+                finish_next = self.finish and schedule.finish_next(finishing, gaps, rel_gap)
                 if ck_dir is not None and (
                     rounds % self.checkpoint_every == 0 or certified or rounds == self.max_rounds
                 ):

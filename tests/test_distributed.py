@@ -257,13 +257,38 @@ def test_a_finish_gathers_at_most_a_rounds_entries():
     assert max_finish_rows([2**24 + 2], 1) == 1  # one row longer than a round's work
 
 
-def test_a_finish_is_due_when_the_gap_stalls_or_the_last_finish_cut_it_fourfold():
-    due = DaskSVMClassifier._finish_due
-    assert not due([1e-2, 1e-3], False)  # too few checks to tell
-    assert not due([1e-2, 1e-3, 4.9e-3], False)  # halved over two checks
-    assert due([1e-2, 1e-3, 5.1e-3], False) and due([1e-4, 1e-4, 1e-4], False)
-    assert due([1e-2, 1e-4, 2.5e-5], True) and not due([1e-2, 1e-4, 2.6e-5], True)
-    assert not due([1e-4, 2.5e-5], False)  # a cut, but no finish made it
+def play(schedule, rounds):
+    """Feed a FinishSchedule rounds of (gap checked or None), each round a finish when the
+    schedule said so after the round before; returns the rounds that were finishes."""
+    gaps, finishing, made = [], False, []
+    for r, gap in enumerate(rounds, 1):
+        if finishing:
+            made.append(r)
+        if gap is not None:
+            gaps.append(gap)
+        finishing = schedule.finish_next(finishing, gaps, gap)
+    return made
+
+
+def test_a_finish_is_due_when_cocoa_plus_stalls_and_again_only_when_one_helped():
+    """The first finish once the gap has not halved over two checks (from the third check
+    on); another at once after a finish that cut the gap fourfold; after one that did
+    not, CoCoA+ makes 4 checked rounds (then 8, …) before the next can be due; a finish
+    made between checks is judged at the next check."""
+    from solvers._cocoa_rounds import FinishSchedule
+
+    assert play(FinishSchedule(), [1e-2, 5e-3, 2.4e-3, 1.1e-3, 5e-4]) == []  # halving
+    assert play(FinishSchedule(), [1e-2, 1e-3, 4.9e-3, 2.4e-3]) == []  # halved over two
+    assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 5e-3]) == [4]  # stalled at check 3
+    assert play(FinishSchedule(), [1e-4, 1e-4]) == []  # too few checks to tell
+    # a finish at 4 cut 5.1e-3 to 1.2e-3 (over fourfold): another at 5, which cut less
+    assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 1.2e-3, 9e-4, 9e-4]) == [4, 5]
+    assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 1.3e-3, 9e-4, 9e-4]) == [4]
+    flat = [0.2] * 40  # nothing helps: finishes at 4, then after 4, 8, 16 CoCoA+ rounds
+    assert play(FinishSchedule(), flat) == [4, 9, 18, 35]
+    every_other = [None, 0.2] * 20  # checks at even rounds only: decisions there alone
+    assert play(FinishSchedule(), every_other) == [7, 17, 35]
+    assert play(FinishSchedule(), [0.2, 0.2, 0.2, None, 0.2, 0.2]) == [4]  # judged at 5
 
 
 def test_a_shrinking_round_is_sdcas_shrinking_epochs_from_every_row_bit_for_bit(client):

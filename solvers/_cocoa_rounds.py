@@ -131,24 +131,28 @@ def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_
     return Certified(bounds, w_alpha, point, passes)
 
 
-#: CoCoA+ checks before the first finish, and after a finish that did not cut the gap to a
-#: quarter; each such finish doubles the wait for the next (:class:`FinishSchedule`).
+#: CoCoA+ checks before the first finish, and after a finish that did not pay; each such
+#: finish doubles the wait for the next (:class:`FinishSchedule`).
 FINISH_WAIT = 2
 
 
 class FinishSchedule:
-    """When the next round is a finish (``finish=True``), decided at each check: after a
-    finish, another at once if it cut the gap to a quarter or less (the check before it
-    against the first after it); else only once CoCoA+ has made ``wait`` checked rounds
-    since and stalled over the last two (the gap above half the one two checks before).
-    ``wait`` starts at :data:`FINISH_WAIT`, doubles with each finish that was not followed
-    by another, and is back at the start after one that was: where finishes do not help,
-    they become rare, and CoCoA+ makes its rounds."""
+    """When the next round is a finish (``finish=True``), decided at each check.
+
+    The first finish comes once CoCoA+ has stalled: the gap above half the one two checks
+    before (CoCoA+'s cut per check, the square root of their ratio, under √2 then). A
+    finish that paid — it cut the gap, and by more than CoCoA+ did per check when the
+    finishes began — is followed by another at once; after one
+    that did not, CoCoA+ makes ``wait`` checked rounds before the next can be due and must
+    stall again. ``wait`` starts at :data:`FINISH_WAIT`, doubles with each finish that did
+    not pay and is back at the start after one that did: where finishes help they follow
+    each other, where they do not they become rare and CoCoA+ makes its rounds."""
 
     def __init__(self):
         self.wait = FINISH_WAIT
         self.since = 0  # CoCoA+ checks since the last finish's
         self.pending = False  # a finish made, its check not seen yet
+        self.rate = 1.0  # CoCoA+'s cut per check when the finishes began
 
     def finish_next(self, finishing: bool, gaps: list, rel_gap: float | None) -> bool:
         """After a round (a finish or not) whose check gave ``rel_gap`` (None: no check;
@@ -159,11 +163,15 @@ class FinishSchedule:
         if self.pending:
             self.pending = False
             self.since = 0
-            helped = len(gaps) >= 2 and gaps[-1] <= 0.25 * gaps[-2]
-            self.wait = FINISH_WAIT if helped else 2 * self.wait
-            return helped
+            cut = gaps[-2] / gaps[-1] if len(gaps) >= 2 and gaps[-1] > 0.0 else np.inf
+            paid = cut > max(self.rate, 1.0)
+            self.wait = FINISH_WAIT if paid else 2 * self.wait
+            return paid
         self.since += 1
-        return self.since >= self.wait and len(gaps) >= 3 and gaps[-1] > 0.5 * gaps[-3]
+        if self.since >= self.wait and len(gaps) >= 3 and gaps[-1] > 0.5 * gaps[-3]:
+            self.rate = float(np.sqrt(gaps[-3] / gaps[-1])) if gaps[-1] > 0.0 else np.inf
+            return True
+        return False
 
 
 #: The finish gathers at most about this many rows, those nearest the margin, from every

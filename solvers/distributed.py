@@ -239,10 +239,10 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         :data:`solvers._cocoa_rounds.FINISH_ROWS` of them in proportion to each chunk's
         rows, are gathered on the driver and solved together by epochs of SDCA with
         shrinking on the whole problem's dual, the other α fixed (σ' = 1: the dual cannot
-        decrease), and their new α go back to their blocks; a finish that cut the gap to a
-        quarter or less is followed by another, and after one that did not, CoCoA+ makes
-        4 checked rounds before the next can be due, then 8, …
-        (:class:`solvers._cocoa_rounds.FinishSchedule`). CoCoA+ adds K blocks' steps with
+        decrease), and their new α go back to their blocks; a finish that cut the gap by
+        more than CoCoA+ did per check when the finishes began is followed by another, and
+        after one that did not, CoCoA+ makes 4 checked rounds before the next can be due,
+        then 8, … (:class:`solvers._cocoa_rounds.FinishSchedule`). CoCoA+ adds K blocks' steps with
         σ' = K, and on the hinge with an intercept it can crawl for hundreds of rounds a
         factor or two above 1e-6 (docs/distributed.md). The driver then holds those rows.
         ``n_finishes_`` counts the finish rounds.

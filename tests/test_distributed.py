@@ -270,20 +270,23 @@ def play(schedule, rounds):
     return made
 
 
-def test_a_finish_is_due_when_cocoa_plus_stalls_and_again_only_when_one_helped():
+def test_a_finish_is_due_when_cocoa_plus_stalls_and_again_only_when_one_paid():
     """The first finish once the gap has not halved over two checks (from the third check
-    on); another at once after a finish that cut the gap fourfold; after one that did
-    not, CoCoA+ makes 4 checked rounds (then 8, …) before the next can be due; a finish
+    on); another at once after a finish that cut the gap by more than CoCoA+ did per check
+    when the finishes began (however little that is); after one that did not, CoCoA+
+    makes 4 checked rounds (then 8, …) and must stall again before the next; a finish
     made between checks is judged at the next check."""
     from solvers._cocoa_rounds import FinishSchedule
 
     assert play(FinishSchedule(), [1e-2, 5e-3, 2.4e-3, 1.1e-3, 5e-4]) == []  # halving
     assert play(FinishSchedule(), [1e-2, 1e-3, 4.9e-3, 2.4e-3]) == []  # halved over two
-    assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 5e-3]) == [4]  # stalled at check 3
     assert play(FinishSchedule(), [1e-4, 1e-4]) == []  # too few checks to tell
-    # a finish at 4 cut 5.1e-3 to 1.2e-3 (over fourfold): another at 5, which cut less
-    assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 1.2e-3, 9e-4, 9e-4]) == [4, 5]
-    assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 1.3e-3, 9e-4, 9e-4]) == [4]
+    # stalled at check 3, CoCoA+ cutting sqrt(1e-2 / 5.1e-3) = 1.40x a check: a finish at
+    # 4 that cut 5.1e-3 to 3e-3 (1.7x) paid, another at 5 (1.03x) did not
+    assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 3e-3, 2.9e-3, 2.9e-3]) == [4, 5]
+    assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 3.7e-3, 2.9e-3, 2.9e-3]) == [4]  # 1.38x
+    crawl = [1.0, 0.999, 0.998, 0.99, 0.98, 0.97]  # CoCoA+ 1.001x a check, finishes 1.01x
+    assert play(FinishSchedule(), crawl) == [4, 5, 6]
     flat = [0.2] * 40  # nothing helps: finishes at 4, then after 4, 8, 16 CoCoA+ rounds
     assert play(FinishSchedule(), flat) == [4, 9, 18, 35]
     every_other = [None, 0.2] * 20  # checks at even rounds only: decisions there alone

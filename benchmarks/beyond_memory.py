@@ -22,7 +22,6 @@ d. ``--out FOLDER`` writes the JSON record the README's sentence is generated fr
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import sys
@@ -37,7 +36,7 @@ if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` it
 import numpy as np
 import scipy.sparse as sp
 
-from experiments.reports import git_commit, readme_arguments, readme_requested
+from experiments.reports import git_commit, readme_arguments, readme_requested, write_record
 
 
 def row_bytes(nnz: int) -> int:
@@ -193,6 +192,9 @@ def main(argv=None) -> dict:
                     "round": info.round,
                     "wall": time.perf_counter() - t0,
                     "cpu": info.cpu,
+                    "block_cpu": list(info.block_cpu),
+                    "check_wall": info.check_wall,
+                    "finish": info.finish,
                     "rel_gap": info.rel_gap,
                     "workers": held,
                 }
@@ -269,12 +271,7 @@ def main(argv=None) -> dict:
         print(f"  {eps}: " + ("not reached" if r is None else f"round {r['round']}, "
                               f"{r['wall']:.0f} s"))  # fmt: skip
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        path = os.path.join(args.out, "beyond_memory.json")
-        with open(f"{path}.tmp", "w") as f:
-            json.dump(record_, f, indent=1)
-        os.replace(f"{path}.tmp", path)
-        print(f"record: {path}")
+        write_record(args.out, "beyond_memory.json", record_)
     return record_
 
 

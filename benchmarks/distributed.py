@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import logging
 import os
 import sys
@@ -39,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.reports import git_commit, readme_arguments, readme_requested
+from experiments.reports import readme_arguments, readme_requested, record_head, write_record
 from solvers import DaskSVMClassifier, SDCAClassifier
 
 
@@ -479,11 +478,7 @@ def main(argv=None) -> None:
     names = args.problem or (["dense-full", "csr-full"] if args.full else ["dense-small"])
     record = {
         "command": "python benchmarks/distributed.py " + " ".join(argv or sys.argv[1:]),
-        "benchmark": "distributed",
-        "git": git_commit(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": {"cpus": os.cpu_count(), "uname": " ".join(os.uname())},
-        "load_start": os.getloadavg()[0],
+        **record_head("distributed"),
         "eps": args.eps,
         "max_rounds": args.max_rounds,
         "problems": [],
@@ -521,15 +516,9 @@ def main(argv=None) -> None:
                               f"wall {fmt(r['wall'][eps])} s")  # fmt: skip
             record["problems"].append(entry)
     record["load_end"] = os.getloadavg()[0]
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        path = os.path.join(
-            args.out, os.path.basename(FULL_RECORD if args.full else README_RECORD)
-        )
-        with open(f"{path}.tmp", "w") as f:
-            json.dump(record, f, indent=1, default=float)  # ε keys become strings
-        os.replace(f"{path}.tmp", path)
-        print(f"record: {path}")
+    if args.out:  # ε keys become strings
+        name = os.path.basename(FULL_RECORD if args.full else README_RECORD)
+        write_record(args.out, name, record, default=float)
 
 
 if __name__ == "__main__":

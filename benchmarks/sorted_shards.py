@@ -29,7 +29,7 @@ if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` it
 
 import numpy as np
 
-from experiments.reports import git_commit, readme_arguments, readme_requested
+from experiments.reports import readme_arguments, readme_requested, record_head, write_record
 
 MARKERS = (
     "<!-- sorted-shards:begin (benchmarks/sorted_shards.py --readme) -->",
@@ -120,15 +120,7 @@ def main(argv=None) -> dict:
         return {}
     from benchmarks.distributed import local_client, skin_problem
 
-    record = {
-        "benchmark": "sorted_shards",
-        "git": git_commit(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": {"cpus": os.cpu_count(), "uname": " ".join(os.uname())},
-        "load_start": os.getloadavg()[0],
-        "rows": args.rows,
-        "runs": {},
-    }
+    record = {**record_head("sorted_shards"), "rows": args.rows, "runs": {}}
     X, y = skin_problem(seed=None)
     order = np.random.default_rng(0).permutation(X.shape[0])
     with tempfile.TemporaryDirectory() as tmp, local_client(2) as client:
@@ -140,12 +132,7 @@ def main(argv=None) -> dict:
     record["load_end"] = os.getloadavg()[0]
     print(readme_block(record))
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        path = os.path.join(args.out, "sorted_shards.json")
-        with open(f"{path}.tmp", "w") as f:
-            json.dump(record, f, indent=1)
-        os.replace(f"{path}.tmp", path)
-        print(f"record: {path}")
+        write_record(args.out, "sorted_shards.json", record)
     return record
 
 

@@ -23,6 +23,7 @@ import os
 import platform
 import subprocess
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -320,6 +321,31 @@ def readme_requested(args, markers: tuple[str, str], render) -> bool:
     record = json.loads(Path(args.record).read_text())
     rewrite_block(args.readme, markers, render(record))
     return True
+
+
+def record_head(benchmark: str) -> dict:
+    """The fields every benchmark record starts with: its name, the commit (``-dirty`` if
+    tracked files changed), the date, the machine and the load average at the start."""
+    return {
+        "benchmark": benchmark,
+        "git": git_commit(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": {"cpus": os.cpu_count(), "uname": " ".join(os.uname())},
+        "load_start": os.getloadavg()[0],
+    }
+
+
+def write_record(folder, name: str, record: dict, **dump) -> Path:
+    """``record`` as JSON in ``folder/name`` (made if missing), written whole or not at all
+    (a temporary file renamed); ``dump``: more arguments of ``json.dump``."""
+    os.makedirs(folder, exist_ok=True)
+    path = Path(folder) / name
+    tmp = path.with_name(f"{path.name}.tmp")
+    with open(tmp, "w") as f:
+        json.dump(record, f, indent=1, **dump)
+    os.replace(tmp, path)
+    print(f"record: {path}")
+    return path
 
 
 def git_commit() -> str:

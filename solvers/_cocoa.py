@@ -38,6 +38,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
@@ -68,6 +69,17 @@ class BlockData:
         return _nbytes(self.X, self.labels, self.sample_weight)
 
 
+class Shrink(NamedTuple):
+    """A chunk's shrinking state between rounds: its active rows ``samples[:size]``, the
+    threshold ``eps`` of the shrunk phase and the rows' last gradients ``grad`` (NaN:
+    unknown), as :func:`solvers._sdca_shrinking.shrinking_epoch` leaves them."""
+
+    samples: np.ndarray
+    size: int
+    eps: float
+    grad: np.ndarray
+
+
 @dataclass(frozen=True)
 class BlockState:
     """One row chunk's part of a binary problem between two rounds, without its rows:
@@ -96,6 +108,9 @@ class BlockState:
         CPU seconds of the block's local passes this round up to and including this chunk's.
     round_steps : int
         Coordinate steps of the block's local passes this round, likewise.
+    shrink : Shrink or None
+        With ``shrinking``, the active set, its threshold and the gradients where the last
+        local pass left them (None: every row active, as at the start and after a finish).
     """
 
     index: int
@@ -110,6 +125,7 @@ class BlockState:
     v: np.ndarray | None = None
     cpu: float = 0.0
     round_steps: int = 0
+    shrink: Shrink | None = None
 
     def rows(self, data: BlockData):
         """The kernels' rows: the chunk's X with this state's y, ‖x̃‖², c and B."""
@@ -117,7 +133,8 @@ class BlockState:
 
     def __sizeof__(self) -> int:
         """Bytes held (dask's ``sizeof``; see :meth:`BlockData.__sizeof__`)."""
-        return _nbytes(self.y, self.sq_norms, self.weights, self.v, *self.sweep)
+        carried = () if self.shrink is None else (self.shrink.samples, self.shrink.grad)
+        return _nbytes(self.y, self.sq_norms, self.weights, self.v, *self.sweep, *carried)
 
 
 def _nbytes(*arrays) -> int:
@@ -275,8 +292,12 @@ def local_round(
     ``shrinking``, each is an epoch of SDCA with shrinking instead (as
     ``SDCAClassifier(shrinking=True)`` makes it: :func:`solvers._sdca_shrinking.
     shrinking_epoch`, its passes drawn in the kernel from a seed of the chunk's stream),
-    from every row active at the start of the call: the shrinking decisions rest on
-    gradients at v, which the other blocks' updates move between rounds.
+    from the active set, threshold and gradients the chunk's last pass left
+    (``state.shrink``; every row at first and after a finish): one block's rounds are then
+    the epochs of ``SDCAClassifier(shrinking=True)``. The other blocks' updates move v
+    between rounds, so a row shrunk out may come to violate its bound; it is back at the
+    next full pass, which comes when the active set's problem is solved (every pass
+    visits the active rows, the certificate every row).
     """
     v, cpu, round_steps = carry
     rng = copy.deepcopy(state.rng)  # never advance the input's stream (a retried task)
@@ -287,8 +308,13 @@ def local_round(
     n = sweep.dual_coef.shape[0]
     steps = state.steps
     if shrinking:
-        sweep = sweep._replace(grad=np.full(n, np.nan))
         active, eps = new_active_set(n, PERMUTATION), np.inf
+        grad = np.full(n, np.nan)
+        if state.shrink is not None:
+            active.samples[:] = state.shrink.samples
+            active.size[0] = state.shrink.size
+            eps, grad = state.shrink.eps, state.shrink.grad.copy()
+        sweep = sweep._replace(grad=grad)
     for _ in range(local_epochs):
         if shrinking:
             seed = int(rng.integers(2**63))
@@ -300,11 +326,15 @@ def local_round(
             made = sdca_epoch_kernel(rows, sweep, state.params, indices, steps, n, -np.inf)
         cpu += time.process_time() - t
         steps += made
-    sweep = sweep._replace(grad=None)  # the state keeps no n-sized scratch between rounds
+    shrink = None
+    if shrinking:
+        shrink = Shrink(active.samples, int(active.size[0]), float(eps), sweep.grad)
+    sweep = sweep._replace(grad=None)
     round_steps += steps - state.steps
     return replace(
-        state, sweep=sweep, rng=rng, steps=steps, v=sweep.w, cpu=cpu, round_steps=round_steps
-    )
+        state, sweep=sweep, rng=rng, steps=steps, v=sweep.w, cpu=cpu, round_steps=round_steps,
+        shrink=shrink,
+    )  # fmt: skip
 
 
 def local_result(state: BlockState) -> tuple[np.ndarray, float, int]:
@@ -371,10 +401,11 @@ def finish_candidates(state: BlockState, data: BlockData, w: np.ndarray, count: 
 
 
 def set_alpha(state: BlockState, rows: np.ndarray, values: np.ndarray) -> BlockState:
-    """The state with α at ``rows`` (positions in the chunk) set to ``values``."""
+    """The state with α at ``rows`` (positions in the chunk) set to ``values``, every row
+    active again (the finish moved w and those α: the shrinking state is stale)."""
     dual_coef = state.sweep.dual_coef.copy()
     dual_coef[rows] = values
-    return replace(state, sweep=state.sweep._replace(dual_coef=dual_coef))
+    return replace(state, sweep=state.sweep._replace(dual_coef=dual_coef), shrink=None)
 
 
 def block_alpha(state: BlockState) -> np.ndarray:
@@ -388,15 +419,19 @@ def checkpoint_path(folder: str, problem: int, block: int, round_: int) -> str:
 
 
 def write_checkpoint(state: BlockState, path: str) -> str:
-    """Write the block's α, step count and stream state to ``path`` (atomically:
-    a temporary file renamed); returns ``path``."""
+    """Write the block's α, step count, stream state and shrinking state to ``path``
+    (atomically: a temporary file renamed); returns ``path``."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.{os.getpid()}.tmp.npz"
+    shrink = {}
+    if state.shrink is not None:
+        shrink = {f"shrink_{k}": np.asarray(v) for k, v in state.shrink._asdict().items()}
     np.savez(
         tmp,
         dual_coef=state.sweep.dual_coef,
         steps=np.int64(state.steps),
         rng=np.array(json.dumps(state.rng.bit_generator.state)),
+        **shrink,
     )
     os.replace(tmp, path)
     return path
@@ -415,7 +450,13 @@ def restore_block(template: BlockState, path: str) -> BlockState:
     with np.load(path) as f:
         alpha = f["dual_coef"].copy()
         steps, rng_state = int(f["steps"]), json.loads(str(f["rng"]))
+        shrink = None
+        if "shrink_samples" in f:
+            shrink = Shrink(
+                f["shrink_samples"].copy(), int(f["shrink_size"]), float(f["shrink_eps"]),
+                f["shrink_grad"].copy(),
+            )  # fmt: skip
     rng = copy.deepcopy(template.rng)
     rng.bit_generator.state = rng_state
     sweep = template.sweep._replace(dual_coef=alpha)
-    return replace(template, sweep=sweep, rng=rng, steps=steps, v=None, cpu=0.0)
+    return replace(template, sweep=sweep, rng=rng, steps=steps, v=None, cpu=0.0, shrink=shrink)

@@ -229,9 +229,10 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     shrinking : bool, default=True
         Each local pass an epoch of SDCA with shrinking (as ``SDCAClassifier(shrinking=
         True)`` makes it: passes over the rows not held at a bound, at most the chunk's
-        rows' worth of steps), every row active again at the start of each round (the
-        other blocks' updates move the gradients the shrinking rests on). The certificate
-        is over every row whatever was shrunk. False: each pass a plain permutation of the
+        rows' worth of steps), the active set carried from round to round on the worker
+        (every row active again after a finish; the other blocks' updates move v, and a
+        row shrunk out wrongly is back at the next full pass). The certificate is over
+        every row whatever was shrunk. False: each pass a plain permutation of the
         rows. docs/distributed.md measures both.
     finish : bool, default=True
         When CoCoA+ stalls (a checked gap above half the one two checks before), the next

@@ -294,12 +294,13 @@ def test_a_finish_is_due_when_cocoa_plus_stalls_and_again_only_when_one_paid():
     assert play(FinishSchedule(), [0.2, 0.2, 0.2, None, 0.2, 0.2]) == [4]  # judged at 5
 
 
-def test_a_shrinking_round_is_sdcas_shrinking_epochs_from_every_row_bit_for_bit(client):
+def test_shrinking_rounds_are_sdcas_shrinking_epochs_carried_bit_for_bit(client):
     """shrinking=True (the default), K = 2: each round, each block makes ``local_epochs``
     epochs of SDCA with shrinking (:func:`solvers._sdca_shrinking.shrinking_epoch`, a
-    seed of the block's stream each) from every row active, on its local subproblem
-    (λn/σ'); the replay gives the same α and w bit for bit, and ``data_passes_`` is the
-    steps made over n: fewer than the plain passes' rounds × H, as rows left the set."""
+    seed of the block's stream each) on its local subproblem (λn/σ'), from the active set,
+    threshold and gradients its last round left; the replay gives the same α and w bit
+    for bit, and ``data_passes_`` is the steps made over n: fewer than the plain passes'
+    rounds × H, as rows left the set."""
     from solvers._sdca_shrinking import PERMUTATION, new_active_set, shrinking_epoch
     from solvers.sdca import kernel_inputs
 
@@ -320,16 +321,15 @@ def test_a_shrinking_round_is_sdcas_shrinking_epochs_from_every_row_bit_for_bit(
         sweeps.append(sw._replace(grad=np.full(40, np.nan)))
         params.append(pa)
     w, steps = np.zeros(5), [0, 0]
+    actives, eps = [new_active_set(40, PERMUTATION) for _ in range(2)], [np.inf, np.inf]
     for w_round, passes in seen:
         vs = []
-        for k in range(2):
+        for k in range(2):  # the active set, eps and gradients carried from round to round
             sweeps[k].w[:] = w
-            active, eps = new_active_set(40, PERMUTATION), np.inf
-            sweeps[k].grad[:] = np.nan
             for _ in range(3):
                 seed = int(streams[k].integers(2**63))
-                made, eps = shrinking_epoch(
-                    rows[k], sweeps[k], params[k], active, steps[k], seed, eps
+                made, eps[k] = shrinking_epoch(
+                    rows[k], sweeps[k], params[k], actives[k], steps[k], seed, eps[k]
                 )
                 steps[k] += made
             vs.append(sweeps[k].w.copy())
@@ -360,6 +360,22 @@ def test_a_rounds_info_splits_its_cpu_by_block_and_times_its_certificate(client)
         checked = info.round % 2 == 0
         assert (info.rel_gap is not None) == checked
         assert (0.0 < info.check_wall < info.wall) if checked else info.check_wall == 0.0
+
+
+def test_one_block_with_shrinking_is_sdca_with_shrinking_bit_for_bit(client):
+    """K = 1, one pass a round: the active set carried from round to round makes the fit
+    SDCAClassifier(shrinking=True)'s epochs on the same stream, bit for bit (α), with as
+    many coordinate steps."""
+    X, y = gaussian_problem(n=200, d=6, seed=4)
+    dist = DaskSVMClassifier(
+        lmbd=0.01, tol=0.0, max_rounds=12, random_state=7, local_epochs=1, finish=False
+    ).fit(*blocks(X, y, 1))
+    stream = np.random.default_rng(7).spawn(1)[0]
+    ref = SDCAClassifier(lmbd=0.01, tol=0, max_epochs=12, random_state=stream, shrinking=True).fit(
+        X, y
+    )
+    np.testing.assert_array_equal(dist.dual_coef_.compute(), ref.dual_coef_)
+    assert dist.data_passes_ < 12  # rows left the active set
 
 
 def test_a_block_of_chunks_is_sdca_on_chunkwise_permutations_bit_for_bit(client):
@@ -404,7 +420,8 @@ def test_blocks_of_several_chunks_certify_the_exact_optimum(client, sparse, loca
     assert clf.certified_ and clf.n_blocks_ == 2 and clf.rel_gap_ <= 1e-11
     assert clf.dual_ <= exact.primal_ <= clf.primal_
     assert abs(clf.primal_ - exact.primal_) <= 1e-10 * exact.primal_
-    assert clf.data_passes_ == clf.n_rounds_ * local_epochs
+    # each chunk's active set carried from its last visit: shrunk passes after the first
+    assert 1 <= clf.data_passes_ < clf.n_rounds_ * local_epochs
     assert clf.bytes_per_round_ == (6 + 2) * 6 * 8
     again = DaskSVMClassifier(**params, n_blocks=2, local_epochs=local_epochs).fit(Xd, yd)
     np.testing.assert_array_equal(again.coef_, clf.coef_)  # same seed, same bits

@@ -516,9 +516,9 @@ def main(argv=None) -> None:
                               f"wall {fmt(r['wall'][eps])} s")  # fmt: skip
             record["problems"].append(entry)
     record["load_end"] = os.getloadavg()[0]
-    if args.out:  # ε keys become strings
+    if args.out:  # ε keys become strings; one line (every round of every run: MBs indented)
         name = os.path.basename(FULL_RECORD if args.full else README_RECORD)
-        write_record(args.out, name, record, default=float)
+        write_record(args.out, name, record, default=float, indent=None)
 
 
 if __name__ == "__main__":

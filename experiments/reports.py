@@ -337,12 +337,12 @@ def record_head(benchmark: str) -> dict:
 
 def write_record(folder, name: str, record: dict, **dump) -> Path:
     """``record`` as JSON in ``folder/name`` (made if missing), written whole or not at all
-    (a temporary file renamed); ``dump``: more arguments of ``json.dump``."""
+    (a temporary file renamed); ``dump``: arguments of ``json.dump`` (default: indent 1)."""
     os.makedirs(folder, exist_ok=True)
     path = Path(folder) / name
     tmp = path.with_name(f"{path.name}.tmp")
     with open(tmp, "w") as f:
-        json.dump(record, f, indent=1, **dump)
+        json.dump(record, f, **{"indent": 1, **dump})
     os.replace(tmp, path)
     print(f"record: {path}")
     return path

@@ -28,6 +28,21 @@ def test_readme_table_is_generated_from_the_committed_record(tmp_path):
     assert bench.readme_table(record()) in readme.read_text()
 
 
+def test_the_full_sizes_block_is_generated_from_its_own_record(tmp_path):
+    """--full --readme renders benchmarks/records/distributed_full.json into its own block:
+    the issue's sizes, a round's overhead at blocks of >= 2M entries and the projection."""
+    readme = tmp_path / "distributed.md"
+    shutil.copy(ROOT / bench.TABLE_FILE, readme)
+    bench.main(["--full", "--readme", str(readme)])
+    assert readme.read_text() == (ROOT / bench.TABLE_FILE).read_text()
+    full = json.loads((ROOT / bench.FULL_RECORD).read_text())
+    assert [p["name"] for p in full["problems"]] == ["dense-full", "csr-full"]
+    table = bench.readme_table(full)
+    assert table in readme.read_text() and table not in bench.readme_table(record())
+    assert "A round's overhead at blocks of ≥ 2M stored entries" in table
+    assert "Projection, csr-full" in table and "W = 512:" in table
+
+
 def test_readme_table_says_what_the_record_says():
     """Each row's rounds, its ratio to SDCA's epochs and a miss, from the record's numbers:
     change one and the table changes with it."""

@@ -651,8 +651,10 @@ class ExactSVMClassifier(BaseLinearSVM):
                 method=method,
                 max_cpu=0.0,
             )
-        qp = make_qp(objectives.as_data(Xt), yt, WARM_UP_LMBD, loss, bias, weights)
-        for representation in (Primal, Gram):
-            keep = np.empty(qp.n, dtype=np.bool_)
-            representation(qp).sweep(np.zeros(qp.n), np.arange(qp.n), np.inf, -np.inf, keep)
+        with blas_single_thread():  # as every solve: the caller's BLAS setting given back
+            qp = make_qp(objectives.as_data(Xt), yt, WARM_UP_LMBD, loss, bias, weights)
+            for representation in (Primal, Gram):
+                keep = np.empty(qp.n, dtype=np.bool_)
+                sweep = representation(qp).sweep
+                sweep(np.zeros(qp.n), np.arange(qp.n), np.inf, -np.inf, keep)
         WARMED.add(key)

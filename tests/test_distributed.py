@@ -715,6 +715,43 @@ def test_auto_local_epochs_are_the_work_of_a_round_over_the_largest_blocks_pass(
         assert clf.certified_ and clf.dual_ <= exact.primal_ <= clf.primal_
 
 
+def test_checkpoints_change_no_bit(client, tmp_path):
+    """A fit that checkpoints every 2 rounds restarts each block's chain from its file
+    (α, steps, stream and the shrinking state carried between rounds): the same rounds,
+    α and coefficients bit for bit as the same fit without checkpoints."""
+    X, y = gaussian_problem(n=150, d=5, seed=9)
+    params = {"lmbd": 0.05, "tol": 1e-10, "random_state": 3, "n_blocks": None, "local_epochs": 2}
+    ref = DaskSVMClassifier(**params).fit(*blocks(X, y, 3))
+    ck = DaskSVMClassifier(**params, checkpoint_dir=str(tmp_path), checkpoint_every=2)
+    ck.fit(*blocks(X, y, 3))
+    assert ref.n_rounds_ == ck.n_rounds_ > 4 and ref.data_passes_ == ck.data_passes_
+    np.testing.assert_array_equal(ck.coef_, ref.coef_)
+    np.testing.assert_array_equal(ck.dual_coef_.compute(), ref.dual_coef_.compute())
+
+
+def test_dealt_rows_take_chunks_shorter_than_the_blocks(client):
+    """Chunks of 1, 1 and 7 rows dealt to 2 blocks (the first chunk has no row for block
+    1), dense and CSR, with sample weights: the exact engine's optimum, α in X's order."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((9, 3))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    c = np.linspace(0.5, 2.0, 9)
+    ref = ExactSVMClassifier(lmbd=0.1, tol=1e-12).fit(X, y, sample_weight=c)
+    cut = (1, 1, 7)
+    for sparse in (False, True):
+        Xd = da.from_array(X, chunks=(cut, 3))
+        if sparse:
+            Xd = Xd.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 3)))
+        yd, cd = da.from_array(y, chunks=(cut,)), da.from_array(c, chunks=(cut,))
+        clf = DaskSVMClassifier(lmbd=0.1, tol=1e-10).fit(Xd, yd, sample_weight=cd)
+        assert clf.n_blocks_ == 2 and clf.certified_
+        assert abs(clf.primal_ - ref.primal_) <= 1e-10 * ref.primal_
+        alpha = clf.dual_coef_.compute()
+        assert alpha.shape == (9,) and clf.dual_coef_.chunks == (cut,)
+        w = (alpha @ np.hstack([X, np.ones((9, 1))])) / (0.1 * 9)  # w(α), X's row order
+        np.testing.assert_allclose(w[:-1], clf.coef_[0], rtol=0, atol=1e-9)
+
+
 def test_a_killed_worker_changes_nothing(own_client, tmp_path):
     """A worker killed mid-fit (its nanny restarts it): its blocks restart from their last
     checkpoint and replay the rounds since, so the fit ends at the same pair, certified."""

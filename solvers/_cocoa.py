@@ -227,7 +227,7 @@ def block_labels(data: BlockData, weighted: bool) -> tuple[np.ndarray, np.ndarra
 
 def block_work(data: BlockData) -> int:
     """What one local pass over the chunk costs, in the units of
-    :data:`solvers.distributed.AUTO_ROUND_WORK`: its stored entries (every entry of a dense
+    :data:`solvers._cocoa_layout.AUTO_ROUND_WORK`: its stored entries (every entry of a dense
     chunk, the nonzeros of a CSR one) and two per row (the bias entry and the step)."""
     X = data.X
     entries = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]

@@ -1,10 +1,12 @@
 """The driver side of :class:`solvers.distributed.DaskSVMClassifier`'s rounds: the
-blocks' local passes submitted as chains of tasks, the certificate over the blocks, and
-the checkpoints. The worker side is :mod:`solvers._cocoa`.
+blocks' local passes submitted as chains of tasks, the certificate over the blocks, the
+finish, and the checkpoints. Where the rows live (blocks, their placement, their layout)
+is :mod:`solvers._cocoa_layout`. The worker side is :mod:`solvers._cocoa`.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from typing import NamedTuple
 
@@ -22,48 +24,6 @@ class Certified(NamedTuple):
     w_alpha: np.ndarray
     point: np.ndarray
     passes: int
-
-
-class RowLayout(NamedTuple):
-    """Which rows of X each state holds: X's row chunks of ``chunk_sizes``, one state each
-    (``step`` None), or ``step`` = K blocks whose rows are dealt in turn, X's row g in
-    block g mod K at position g // K (``n_blocks="auto"``, merged)."""
-
-    chunk_sizes: list
-    step: int | None = None
-
-    def to_rows(self, client, parts: list, sizes: list):
-        """The states' per-row ``parts`` (futures of arrays, of ``sizes``) as one dask
-        array in X's row order, chunked as X's rows (each chunk's values interleaved on
-        the workers from the slices of the blocks that hold them)."""
-        import dask.array as da
-
-        if self.step is None:
-            return da.concatenate(
-                [
-                    da.from_delayed(p, shape=(m,), dtype=np.float64)
-                    for p, m in zip(parts, sizes, strict=True)
-                ]
-            )
-        k, chunks, start = self.step, [], 0
-        for size in self.chunk_sizes:
-            pieces = [
-                client.submit(_cocoa.rows_slice, part, (start - b + k - 1) // k,
-                              (start + size - b + k - 1) // k)
-                for b, part in enumerate(parts)
-            ]  # fmt: skip
-            values = client.submit(_cocoa.interleave, start % k, size, *pieces)
-            chunks.append(da.from_delayed(values, shape=(size,), dtype=np.float64))
-            start += size
-        return da.concatenate(chunks)
-
-    def from_rows(self, values) -> list:
-        """The inverse of :meth:`to_rows`: a dask array in X's row order cut into the
-        states' parts."""
-        if self.step is not None:
-            return [values[b :: self.step] for b in range(self.step)]
-        ends = np.cumsum([0, *self.chunk_sizes])
-        return [values[ends[c] : ends[c + 1]] for c in range(len(self.chunk_sizes))]
 
 
 def local_passes(
@@ -232,21 +192,63 @@ def chains(client, groups, task, states, data, w_key, loss, *extra) -> list:
     return parts
 
 
-def checkpoint(client, states, templates, folder, j, round_) -> list:
-    """Write every block's checkpoint of this round and restart its chain from it."""
+def checkpoint(client, states, templates, folder, j, round_, sizes, d, n_problems) -> list:
+    """Write every block's checkpoint of problem ``j`` at this round, then the manifest
+    that names them (:func:`checkpoint_inits` reads it), then drop the files older than
+    the last two rounds kept; every block's chain restarts from its file."""
     paths = [_cocoa.checkpoint_path(folder, j, k, round_) for k in range(len(states))]
     written = [
         client.submit(_cocoa.write_checkpoint, s, p, pure=False)
         for s, p in zip(states, paths, strict=True)
     ]
     client.gather(written)
+    _write_manifest(folder, j, round_, paths, sizes, d, n_problems)
+    _prune(folder, j, round_)
     return [
         client.submit(_cocoa.restore_block, t, p, pure=False)
         for t, p in zip(templates, paths, strict=True)
     ]
 
 
-def prune(folder, j, round_) -> None:
+def _manifest_path(folder) -> str:
+    return os.path.join(os.fspath(folder), "manifest.json")
+
+
+def checkpoint_inits(folder, sizes, d, n_problems) -> list | None:
+    """The checkpoint's α per problem and block (file paths, read by the workers), when
+    ``folder`` holds one of the same data; None when it holds none (or ``folder`` is
+    None)."""
+    if folder is None or not os.path.exists(_manifest_path(folder)):
+        return None
+    with open(_manifest_path(folder)) as f:
+        manifest = json.load(f)
+    found = (manifest["rows"], manifest["n_features"], manifest["n_problems"])
+    if found != (list(sizes), d, n_problems):
+        raise ValueError(
+            f"the checkpoint in {folder} is of blocks {found[0]}, "
+            f"{found[1]} features and {found[2]} binary problems, but X has blocks "
+            f"{list(sizes)}, {d} features and {n_problems} problems: resume with the "
+            "same data and chunks, or use another checkpoint_dir."
+        )
+    return [[manifest["files"][str(j)][k] for k in range(len(sizes))] for j in range(n_problems)]
+
+
+def _write_manifest(folder, j, round_, paths, sizes, d, n_problems) -> None:
+    path = _manifest_path(folder)
+    manifest = {"files": {}}
+    if os.path.exists(path):
+        with open(path) as f:
+            manifest = json.load(f)
+    manifest.update(rows=list(sizes), n_features=d, n_problems=n_problems)
+    manifest["files"][str(j)] = paths
+    manifest.setdefault("rounds", {})[str(j)] = round_
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(manifest, f, indent=1)
+    os.replace(tmp, path)
+
+
+def _prune(folder, j, round_) -> None:
     """Remove the problem's checkpoint files older than the last two rounds kept."""
     sub = os.path.join(folder, f"problem-{j}")
     names = [f for f in os.listdir(sub) if f.endswith(".npz")]

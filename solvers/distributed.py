@@ -42,7 +42,6 @@ ends where it would have without the fault. Ctrl-C on the driver leaves the chec
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import warnings
@@ -57,7 +56,7 @@ from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from . import _cocoa, _cocoa_rounds, losses
+from . import _cocoa, _cocoa_layout, _cocoa_rounds, losses
 from ._problem import caller_stacklevel
 from ._scales import resolve_lmbd
 
@@ -109,81 +108,6 @@ class _Setup(NamedTuple):
     one_class: dict
 
 
-def _client():
-    """The current dask.distributed client, or an error that says how to start one."""
-    try:
-        from distributed import get_client
-    except ImportError as err:  # pragma: no cover - dask is a declared extra
-        raise ImportError(
-            "DaskSVMClassifier needs dask.distributed: pip install 'sdca-pegasos[dask]'"
-        ) from err
-    try:
-        return get_client()
-    except ValueError as err:
-        raise ValueError(
-            "DaskSVMClassifier.fit runs on the current dask.distributed client and there is "
-            "none: start one first, e.g. `client = distributed.Client()` (a LocalCluster) "
-            "or `distributed.Client('tcp://scheduler:8786')`."
-        ) from err
-
-
-#: ``local_epochs="auto"``: the work of one block's local passes in a round, in stored
-#: entries plus two per row (:func:`solvers._cocoa.block_work`): tens of ms of one core
-#: (skin's pass, 1.2M of them, took 8.7 ms of CPU in benchmarks/records/distributed.json:
-#: 2**23 of them ~60 ms), about a round's fixed cost on a 2-worker LocalCluster (25–51 ms).
-#: Balanced so, a round wastes at most as much again whichever way the data go: where more
-#: local passes do not help (CoCoA+ over several blocks can need as many rounds at 64
-#: passes a round as at 1), a round costs about twice one pass's round; where they do, a
-#: pass costs about twice its own work. More work per round (2**26 was tried) wins more
-#: where passes help and loses more where they do not (docs/distributed.md's table).
-AUTO_ROUND_WORK = 2**23
-#: ``local_epochs="auto"`` never makes more passes per round than this (tiny blocks).
-AUTO_MAX_EPOCHS = 64
-
-
-def auto_local_epochs(block_works) -> int:
-    """The local passes per round ``local_epochs="auto"`` makes for blocks whose one pass
-    costs ``block_works`` (:func:`solvers._cocoa.block_work`): ⌈AUTO_ROUND_WORK / the
-    largest⌉, between 1 and AUTO_MAX_EPOCHS."""
-    largest = max(1, max(block_works))
-    return int(min(AUTO_MAX_EPOCHS, max(1, -(-AUTO_ROUND_WORK // largest))))
-
-
-#: ``n_blocks="auto"`` deals the rows to its blocks and merges each block's into one array
-#: when all the rows take at most this fraction of the workers' total ``memory_limit``
-#: (dealing holds the chunks, their shares and the merged blocks at once, three copies).
-AUTO_MERGE_MEMORY = 1 / 3
-
-
-def merge_fits(total_bytes: int, memory_limits) -> bool:
-    """Whether rows of ``total_bytes`` fit :data:`AUTO_MERGE_MEMORY` of the workers'
-    ``memory_limits`` (a worker without a limit, 0 or None, has room for any)."""
-    if any(not limit for limit in memory_limits):
-        return True
-    return total_bytes <= AUTO_MERGE_MEMORY * sum(memory_limits)
-
-
-def max_finish_rows(block_works, n_samples: int) -> int:
-    """How many rows a finish gathers at most: :data:`solvers._cocoa_rounds.FINISH_ROWS`,
-    fewer where their stored entries (the blocks' work less two per row, per row) would
-    pass :data:`AUTO_ROUND_WORK`, a round's work."""
-    per_row = max(1.0, (sum(block_works) - 2 * n_samples) / max(n_samples, 1))
-    return int(min(_cocoa_rounds.FINISH_ROWS, max(1, AUTO_ROUND_WORK // per_row)))
-
-
-def _as_dask(X, name: str):
-    """X as a dask array, or an error that names the conversion."""
-    import dask.array as da
-
-    if isinstance(X, da.Array):
-        return X
-    raise TypeError(
-        f"DaskSVMClassifier.fit takes dask arrays, got {name} of type {type(X).__name__}: "
-        f"wrap it, e.g. dask.array.from_array({name}, chunks=(rows_per_block, -1)) (each "
-        "row chunk is one block), or read shards with solvers.shards.read_shards."
-    )
-
-
 class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     r"""Linear SVM by CoCoA+ over a dask cluster, certified by the duality gap.
 
@@ -196,10 +120,10 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         Smoothing of ``smooth_hinge``.
     n_blocks : "auto", int or None, default="auto"
         K, the blocks of CoCoA+ (σ' = K). ``"auto"``: one block per worker thread of the
-        client's cluster (at most one per row chunk). When all the rows take at most
-        :data:`AUTO_MERGE_MEMORY` of the workers' total ``memory_limit``, X's rows are
-        dealt to the blocks in turn, row g to block g mod K, and each block's rows merged
-        into one array on its worker (its rows permuted together, one task a round): every
+        client's cluster (at most one per row chunk). When all the rows take at most a
+        third of the workers' total ``memory_limit``, X's rows are dealt to the blocks in
+        turn, row g to block g mod K, and each block's rows merged into one array
+        on its worker (its rows permuted together, one task a round): every
         block then holds a sample of the whole file, whatever its order (rows sorted by
         label or by source otherwise leave the blocks' subproblems apart and CoCoA+
         stalled, docs/distributed.md), for one move of the rows between workers. Else the
@@ -217,9 +141,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         memory, with few blocks.
     local_epochs : int or "auto", default="auto"
         SDCA passes of each block over its rows per round. ``"auto"``: as many as make the
-        largest block's passes visit about :data:`AUTO_ROUND_WORK` stored entries (and
-        rows), between 1 and :data:`AUTO_MAX_EPOCHS` (``local_epochs_``; it depends on the
-        data's sizes only, so the same seed still gives the same bits). A round has fixed
+        largest block's passes visit about 2**23 stored entries (and rows), between 1 and
+        64 (``local_epochs_``; it depends on the data's sizes only, so the same
+        seed still gives the same bits). A round has fixed
         costs — the tasks' latency, the certificate, w's trip — of tens of milliseconds
         even on one machine, which one pass over a small block does not outweigh; "auto"
         spends about as much on local passes (docs/distributed.md measures both). Blocks
@@ -381,41 +305,24 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         across the features (dense or scipy.sparse CSR chunks); y (n_samples,) and
         ``sample_weight`` chunked like X's rows (rechunked to them otherwise)."""
         self._validate_params()
-        client = _client()
-        X = _as_dask(X, "X")
-        y = _as_dask(y, "y")
-        if X.ndim != 2 or y.ndim != 1:
-            raise ValueError(f"X must be 2-d and y 1-d, got {X.ndim}-d and {y.ndim}-d")
-        if any(np.isnan(c) for c in X.chunks[0]):
-            raise ValueError(
-                "X has row chunks of unknown size: call X.compute_chunk_sizes() first (or "
-                "read shards with solvers.shards.read_shards, which knows them)."
-            )
-        if len(X.chunks[1]) != 1:
-            X = X.rechunk({1: -1})
-        if y.shape[0] != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
-        if y.chunks[0] != X.chunks[0]:
-            y = y.rechunk((X.chunks[0],))
-        if sample_weight is not None:
-            sample_weight = _as_dask(sample_weight, "sample_weight")
-            if sample_weight.chunks[0] != X.chunks[0]:
-                sample_weight = sample_weight.rechunk((X.chunks[0],))
+        client = _cocoa_layout.client()
+        X, y, sample_weight = _cocoa_layout.as_rows(X, y, sample_weight)
         sizes = [int(c) for c in X.chunks[0]]
         n, d = int(X.shape[0]), int(X.shape[1])
-        groups = self._groups(client, len(sizes))
-        data = self._persist_blocks(client, X, y, sample_weight, groups)
-        layout = _cocoa_rounds.RowLayout(sizes)
+        groups = _cocoa_layout.chunk_groups(client, len(sizes), self.n_blocks)
+        data = _cocoa_layout.persist_blocks(client, X, y, sample_weight, groups)
+        layout = _cocoa_layout.RowLayout(sizes)
         if self.n_blocks == "auto":
-            data, sizes, groups, layout = self._merge(client, data, sizes, groups)
+            data, sizes, groups, layout = _cocoa_layout.deal(client, data, sizes, groups)
         self.n_features_in_ = d
         previous = getattr(self, "classes_", None)
-        classes, counts, chunk_classes = self._classes(client, data, sample_weight is not None)
+        weighted = sample_weight is not None
+        classes, counts, chunk_classes = _cocoa_layout.class_counts(client, data, weighted)
         works = client.gather([client.submit(_cocoa.block_work, b) for b in data])
-        self.local_epochs_ = self._local_epochs(works, groups)
-        finish_rows = max_finish_rows(works, n)
+        self.local_epochs_ = _cocoa_layout.resolve_local_epochs(self.local_epochs, works, groups)
+        finish_rows = _cocoa_layout.max_finish_rows(works, n)
         two = classes.shape[0] == 2
-        class_weights = self._class_weight_map(classes, counts)
+        class_weights = _cocoa_layout.class_weight_map(self.class_weight, classes, counts)
         self.classes_ = classes
         positives = [classes[1]] if two else list(classes)
         lmbd = resolve_lmbd(self.lmbd, n)
@@ -439,131 +346,11 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.bytes_per_round_ = (len(sizes) + len(groups)) * (d + 1) * 8
         return self
 
-    def _groups(self, client, n_chunks: int) -> list[list[int]]:
-        """The row chunks of each block: one each, or K consecutive groups (``n_blocks``;
-        "auto": one per worker thread, at most one per chunk)."""
-        if self.n_blocks is None:
-            return [[c] for c in range(n_chunks)]
-        if self.n_blocks == "auto":
-            k = min(n_chunks, max(1, sum(client.nthreads().values())))
-            return [g.tolist() for g in np.array_split(np.arange(n_chunks), k)]
-        if self.n_blocks > n_chunks:
-            raise ValueError(
-                f"n_blocks={self.n_blocks} blocks need at least as many row chunks, and X has "
-                f"{n_chunks}: rechunk X's rows finer (X.rechunk({{0: rows_per_chunk}})) or "
-                "ask for fewer blocks."
-            )
-        return [g.tolist() for g in np.array_split(np.arange(n_chunks), self.n_blocks)]
-
-    @staticmethod
-    def _persist_blocks(client, X, y, sample_weight, groups) -> list:
-        """One future per row chunk, a :class:`solvers._cocoa.BlockData` on a worker: block
-        k's chunks on the k-th worker, modulo their number, when dask can, so that a block's
-        chain of tasks does not wait on another block's and blocks run side by side from the
-        first round (left to dask, every chunk of a ``from_array`` X was built on one worker
-        and the blocks' first passes ran one after the other there)."""
-        import dask
-
-        xs = X.to_delayed().ravel()
-        ys = y.to_delayed().ravel()
-        ws = [None] * len(xs) if sample_weight is None else sample_weight.to_delayed().ravel()
-        chunks = [
-            dask.delayed(_cocoa.block_data)(xk, yk, wk)
-            for xk, yk, wk in zip(xs, ys, ws, strict=True)
-        ]
-        workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
-        futures = [None] * len(chunks)
-        for slot, worker in enumerate(workers):  # one graph per worker, not one per block
-            mine = [c for group in groups[slot :: len(workers)] for c in group]
-            if mine:
-                placed = client.compute(
-                    [chunks[c] for c in mine], workers=[worker], allow_other_workers=True
-                )
-                for c, f in zip(mine, placed, strict=True):
-                    futures[c] = f
-        return futures
-
-    @staticmethod
-    def _merge(client, data, sizes, groups) -> tuple:
-        """``n_blocks="auto"``: when all the rows fit in :data:`AUTO_MERGE_MEMORY` of the
-        workers' total ``memory_limit`` (:func:`merge_fits`), the rows dealt to the K
-        blocks in turn, X's row g to block g mod K, each block's rows merged into one array
-        on its worker (K > 1; K = 1: the chunks merged); ``(data, sizes, groups, layout)``
-        of the blocks then (:class:`solvers._cocoa_rounds.RowLayout`), else as given."""
-        layout = _cocoa_rounds.RowLayout(sizes)
-        k, n = len(groups), sum(sizes)
-        if len(data) == 1:
-            return data, sizes, groups, layout
-        total = sum(client.gather([client.submit(_cocoa.data_bytes, b) for b in data]))
-        workers = client.scheduler_info(n_workers=-1)
-        memory_limits = [w.get("memory_limit") for w in workers["workers"].values()]
-        if not merge_fits(total, memory_limits):
-            return data, sizes, groups, layout
-        if k == 1:
-            return [client.submit(_cocoa.merge_data, *data)], [n], [[0]], layout
-        starts = np.cumsum([0, *sizes])[:-1]
-        names = sorted(workers["workers"])
-        merged = []
-        for b in range(k):  # each chunk's share sliced where it lives, merged on worker b
-            shares = [
-                client.submit(_cocoa.dealt_rows, chunk, int((b - start) % k), k)
-                for chunk, start in zip(data, starts, strict=True)
-            ]
-            where = {"workers": [names[b % len(names)]], "allow_other_workers": True}
-            merged.append(client.submit(_cocoa.merge_data, *shares, **where))
-        merged_sizes = [len(range(b, n, k)) for b in range(k)]
-        return merged, merged_sizes, [[b] for b in range(k)], layout._replace(step=k)
-
-    def _local_epochs(self, works, groups) -> int:
-        """``local_epochs``, ``"auto"`` resolved from the blocks' work per pass (``works``:
-        :func:`solvers._cocoa.block_work` of each block)."""
-        if self.local_epochs != "auto":
-            return int(self.local_epochs)
-        if any(len(group) > 1 for group in groups):
-            return 1  # each pass is a chain of tasks, one per chunk: nothing to amortise
-        return auto_local_epochs(works)
-
-    def _classes(self, client, data, weighted) -> tuple[np.ndarray, np.ndarray, list]:
-        """The classes over every block and their (weighted) counts, and each chunk's
-        classes."""
-        parts = client.gather([client.submit(_cocoa.block_labels, b, weighted) for b in data])
-        classes = np.unique(np.concatenate([c for c, _ in parts]))
-        counts = np.zeros(classes.shape[0])
-        for c, k in parts:
-            counts[np.searchsorted(classes, c)] += k
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"Classifier can't train when only one class is present: every label is "
-                f"{classes[0]!r}. Pass samples of at least two classes."
-            )
-        return classes, counts, [c for c, _ in parts]
-
-    def _class_weight_map(self, classes, counts) -> dict | None:
-        """scikit-learn's class weights from the blocks' counts (``"balanced"``:
-        n / (n_classes · count), counts weighted by ``sample_weight``)."""
-        if self.class_weight is None:
-            return None
-        if self.class_weight == "balanced":
-            if not np.all(counts > 0):
-                raise ValueError(
-                    "class_weight='balanced' divides by each class's total sample_weight, "
-                    f"which is 0 for class {classes[counts <= 0][0]!r}."
-                )
-            values = counts.sum() / (classes.shape[0] * counts)
-            return dict(zip(classes.tolist(), values.tolist(), strict=True))
-        unknown = set(self.class_weight) - set(classes.tolist())
-        if unknown:
-            raise ValueError(
-                f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
-                f"y's classes {classes.tolist()}."
-            )
-        return {c: float(self.class_weight.get(c, 1.0)) for c in classes.tolist()}
-
     def _warm_inits(self, client, previous, sizes, layout, d, n_problems) -> list | None:
         """Per problem, per block, the α to start from (futures or arrays), or None."""
         if not self.warm_start:
             return None
-        from_checkpoint = self._checkpoint_inits(sizes, d, n_problems)
+        from_checkpoint = _cocoa_rounds.checkpoint_inits(self.checkpoint_dir, sizes, d, n_problems)
         if from_checkpoint is not None:
             return from_checkpoint
         if not hasattr(self, "coef_"):
@@ -582,43 +369,6 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 "warm_start=False."
             )
         return [client.compute(layout.from_rows(duals[j])) for j in range(n_problems)]
-
-    # ---------------------------------------------------------------- checkpoints
-    def _manifest_path(self) -> str:
-        return os.path.join(os.fspath(self.checkpoint_dir), "manifest.json")
-
-    def _checkpoint_inits(self, sizes, d, n_problems) -> list | None:
-        """The checkpoint's α per problem and block (file paths, read by the workers), when
-        ``checkpoint_dir`` holds one of the same data; None when it holds none."""
-        if self.checkpoint_dir is None or not os.path.exists(self._manifest_path()):
-            return None
-        with open(self._manifest_path()) as f:
-            manifest = json.load(f)
-        found = (manifest["rows"], manifest["n_features"], manifest["n_problems"])
-        if found != (list(sizes), d, n_problems):
-            raise ValueError(
-                f"the checkpoint in {self.checkpoint_dir} is of blocks {found[0]}, "
-                f"{found[1]} features and {found[2]} binary problems, but X has blocks "
-                f"{list(sizes)}, {d} features and {n_problems} problems: resume with the "
-                "same data and chunks, or use another checkpoint_dir."
-            )
-        return [
-            [manifest["files"][str(j)][k] for k in range(len(sizes))] for j in range(n_problems)
-        ]
-
-    def _write_manifest(self, j, round_, paths, sizes, d, n_problems) -> None:
-        path = self._manifest_path()
-        manifest = {"files": {}}
-        if os.path.exists(path):
-            with open(path) as f:
-                manifest = json.load(f)
-        manifest.update(rows=list(sizes), n_features=d, n_problems=n_problems)
-        manifest["files"][str(j)] = paths
-        manifest.setdefault("rounds", {})[str(j)] = round_
-        tmp = f"{path}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(manifest, f, indent=1)
-        os.replace(tmp, path)
 
     # ---------------------------------------------------------------- one binary problem
     def _fit_problem(self, setup: _Setup, j: int, positive, init) -> dict:
@@ -721,16 +471,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
                 if ck_dir is not None and (
                     rounds % self.checkpoint_every == 0 or certified or rounds == self.max_rounds
                 ):
-                    states = _cocoa_rounds.checkpoint(client, states, templates, ck_dir, j, rounds)
-                    self._write_manifest(
-                        j,
-                        rounds,
-                        [_cocoa.checkpoint_path(ck_dir, j, k, rounds) for k in range(n_chunks)],
-                        sizes,
-                        d,
-                        n_problems,
+                    states = _cocoa_rounds.checkpoint(
+                        client, states, templates, ck_dir, j, rounds, sizes, d, n_problems
                     )
-                    _cocoa_rounds.prune(ck_dir, j, rounds)
                     last_checkpoint = rounds
                 round_times.append(time.perf_counter() - t_wall)
                 cpu_times.append(cpu)

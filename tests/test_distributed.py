@@ -129,7 +129,7 @@ def test_auto_blocks_chain_their_chunks_when_the_rows_outgrow_the_workers_memory
 ):
     """Rows over AUTO_MERGE_MEMORY of the workers' total memory_limit are not merged: each
     auto block visits its chunks one at a time, as n_blocks=2 does, bit for bit."""
-    from solvers import distributed as module
+    from solvers import _cocoa_layout as module
 
     assert module.merge_fits(100, [400, 0]) and module.merge_fits(100, [None, 10])
     assert module.merge_fits(200, [300, 300]) and not module.merge_fits(201, [300, 300])
@@ -232,7 +232,7 @@ def test_a_row_layout_gives_the_blocks_rows_back_in_xs_order(client):
     """RowLayout of 2 dealt blocks over chunks of 3, 2 and 2 rows: block b holds X's rows
     g = b, b + 2, …; the blocks' values interleaved back in X's order, chunked as X, and
     the inverse; without dealing, the chunks in turn."""
-    from solvers._cocoa_rounds import RowLayout
+    from solvers._cocoa_layout import RowLayout
 
     layout = RowLayout([3, 2, 2], step=2)
     parts = [client.scatter(np.array([0.0, 2, 4, 6])), client.scatter(np.array([1.0, 3, 5]))]
@@ -249,7 +249,7 @@ def test_a_row_layout_gives_the_blocks_rows_back_in_xs_order(client):
 
 
 def test_a_finish_gathers_at_most_a_rounds_entries():
-    from solvers.distributed import max_finish_rows
+    from solvers._cocoa_layout import max_finish_rows
 
     assert max_finish_rows([10 * (3 + 2)], 10) == 2**15  # skin's 3 columns: the row cap
     assert max_finish_rows([100 * (500 + 2), 100 * 502], 200) == 2**23 // 500  # dense 500
@@ -671,10 +671,11 @@ def test_block_k_is_built_on_the_kth_worker(client, n_blocks):
     from_array X was built on one worker, and the blocks' first passes ran one by one."""
     X, y = gaussian_problem(n=80, d=3, seed=1)
     Xd, yd = blocks(X, y, 4)
-    clf = DaskSVMClassifier(n_blocks=n_blocks)
-    groups = clf._groups(client, 4)
+    from solvers import _cocoa_layout
+
+    groups = _cocoa_layout.chunk_groups(client, 4, n_blocks)
     assert len(groups) == (4 if n_blocks is None else 2)
-    futures = clf._persist_blocks(client, Xd, yd, None, groups)
+    futures = _cocoa_layout.persist_blocks(client, Xd, yd, None, groups)
     distributed.wait(futures)
     where = client.who_has(futures)
     workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
@@ -689,7 +690,7 @@ def test_auto_local_epochs_are_the_work_of_a_round_over_the_largest_blocks_pass(
     passes, between 1 and 64, the work of a pass its stored entries and two per row; a
     block of several chunks makes one pass a round."""
     from solvers import _cocoa
-    from solvers.distributed import AUTO_MAX_EPOCHS, AUTO_ROUND_WORK, auto_local_epochs
+    from solvers._cocoa_layout import AUTO_MAX_EPOCHS, AUTO_ROUND_WORK, auto_local_epochs
 
     assert AUTO_ROUND_WORK == 2**23 and AUTO_MAX_EPOCHS == 64
     assert auto_local_epochs([2**17]) == 64 and auto_local_epochs([2**18, 5]) == 32

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from benchmarks import distributed as bench
-from solvers.distributed import auto_local_epochs
+from solvers._cocoa_layout import auto_local_epochs
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -36,7 +36,13 @@ if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` it
 import numpy as np
 import scipy.sparse as sp
 
-from experiments.reports import git_commit, readme_arguments, readme_requested, write_record
+from experiments.reports import (
+    git_commit,
+    measured,
+    readme_arguments,
+    readme_requested,
+    write_record,
+)
 
 
 def row_bytes(nnz: int) -> int:
@@ -107,13 +113,12 @@ def readme_block(record: dict) -> str:
         if r is not None
     )
     verdict = "certified" if record["certified"] else "not certified"
-    cpus = record["machine"]["cpus"]
-    busy = ", under load" if record["load_start"][0] > 0.75 * cpus else ""
+    end = f"{record['load_end'][0]:.1f} at the end with its own workers"
+    load, cpus = record["load_start"][0], record["machine"]["cpus"]
+    command = "python benchmarks/beyond_memory.py"
     return (
-        f"Measured ({record['date'][:10]}, git {record['git'][:7]}, load "
-        f"{record['load_start'][0]:.1f} at the start{busy}, {record['load_end'][0]:.1f} at the "
-        f"end with its own workers, on {cpus} cores; `python benchmarks/beyond_memory.py`): "
-        f"{record['rows_bytes'] / gib:.2f} GiB of CSR rows ({p['n']:,} × {p['d']:,}, "
+        measured(record["date"], record["git"], load, cpus, command, end)
+        + f": {record['rows_bytes'] / gib:.2f} GiB of CSR rows ({p['n']:,} × {p['d']:,}, "
         f"{p['nnz_per_row']} nonzeros per row, drawn by the workers in {p['chunks']} chunks) "
         f"on {a['workers']} workers of {a['memory_limit']:g} GiB `memory_limit` each, "
         f"{record['factor']:.2f}× their total; `n_blocks={a['blocks']}`, {a['loss']} at "

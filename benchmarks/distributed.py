@@ -38,7 +38,13 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.reports import readme_arguments, readme_requested, record_head, write_record
+from experiments.reports import (
+    measured,
+    readme_arguments,
+    readme_requested,
+    record_head,
+    write_record,
+)
 from solvers import DaskSVMClassifier, SDCAClassifier
 
 
@@ -215,10 +221,9 @@ def readme_table(record: dict) -> str:
     against single-process SDCA's epochs, and wall seconds; every number from the record."""
     eps = record["eps"]
     cpus = record["machine"]["cpus"]
-    busy = ", under load" if record["load_start"] > 0.75 * cpus else ""
     head = (
-        f"Measured {record['date'][:10]} (git {record['git'][:7]}, load {record['load_start']:.1f}"
-        f" at the start{busy}, {cpus} cores; `{record['command']}`), LocalCluster of 2 workers "
+        measured(record["date"], record["git"], record["load_start"], cpus, record["command"])
+        + ", LocalCluster of 2 workers "
         f"× 1 thread, hinge, bias multiplier 1; H local passes per round (`local_epochs`; "
         f"auto: resolved), plain, with shrinking, and with the finish too (the defaults); "
         f"rounds to the certified relative gap ε, the data passes they made (local "

@@ -29,7 +29,13 @@ if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` it
 
 import numpy as np
 
-from experiments.reports import readme_arguments, readme_requested, record_head, write_record
+from experiments.reports import (
+    measured,
+    readme_arguments,
+    readme_requested,
+    record_head,
+    write_record,
+)
 
 MARKERS = (
     "<!-- sorted-shards:begin (benchmarks/sorted_shards.py --readme) -->",
@@ -97,11 +103,10 @@ def readme_block(record: dict) -> str:
         for b, held in enumerate(sorted_["block_classes"])
     )
     cpus = record["machine"]["cpus"]
-    busy = ", under load" if record["load_start"] > 0.75 * cpus else ""
+    command = "python benchmarks/sorted_shards.py"
     return (
-        f"Measured {record['date'][:10]} (git {record['git'][:7]}, load "
-        f"{record['load_start']:.1f} at the start{busy}, {cpus} cores; "
-        f"`python benchmarks/sorted_shards.py`): skin's file in its own order (sorted by "
+        measured(record["date"], record["git"], record["load_start"], cpus, command)
+        + f": skin's file in its own order (sorted by "
         f"label), cut into {sorted_['shards']} shards of {record['rows']:,} rows and fitted "
         f"with the defaults on 2 workers × 1 thread, its rows dealt to {sorted_['blocks']} "
         f"blocks ({blocks}), {said(sorted_)}; the same rows shuffled before the cut "

@@ -86,7 +86,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from benchmarks import distributed as dist
 from data.errors import DataError
-from experiments.reports import git_commit, readme_arguments, readme_requested
+from experiments.reports import git_commit, measured, readme_arguments, readme_requested
 from solvers import ExactSVMClassifier, objectives
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -446,12 +446,10 @@ def readme_block(record: dict) -> str:
             "rounds_to": by_eps(rec["ours"]["rounds_to"]),
         }
         tables.append(table(name, {**rec, "spark": spark, "ours": ours}, targets).strip("\n"))
-    cores = record["cores"]
-    busy = ", under load" if record["loadavg_start"][0] > 0.75 * cores else ""
+    load, command = record["loadavg_start"][0], record["command"]
     head = (
-        f"Measured {record['date'][:10]} (git {record['git_commit'][:7]}, load "
-        f"{record['loadavg_start'][0]:.1f} at the start{busy}, {cores} cores, PySpark "
-        f"{record['pyspark']}; `{record['command']}`): wall seconds to relative "
+        measured(record["date"], record["git_commit"], load, record["cores"], command)
+        + f", PySpark {record['pyspark']}: wall seconds to relative "
         "suboptimality ε, Spark's (P(w) − P*)/P* against the exact engine's P*, ours the "
         "certified gap (an upper bound of it):"
     )

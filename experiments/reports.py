@@ -335,6 +335,18 @@ def record_head(benchmark: str) -> dict:
     }
 
 
+def measured(date: str, git: str, load: float, cores: int, command: str, end: str = "") -> str:
+    """How a generated sentence says where its numbers come from: ``Measured DATE (git
+    SHORT, load L at the start, N cores; `command`)``, ``under load`` after the start's load
+    when it passes 0.75 per core, and ``end`` (e.g. the load at the end) before the cores."""
+    busy = ", under load" if load > 0.75 * cores else ""
+    end = f", {end}" if end else ""
+    return (
+        f"Measured {date[:10]} (git {git[:7]}, load {load:.1f} at the start{busy}{end}, "
+        f"{cores} cores; `{command}`)"
+    )
+
+
 def write_record(folder, name: str, record: dict, **dump) -> Path:
     """``record`` as JSON in ``folder/name`` (made if missing), written whole or not at all
     (a temporary file renamed); ``dump``: arguments of ``json.dump`` (default: indent 1)."""

@@ -673,3 +673,19 @@ def test_every_catalogue_estimator_gets_the_studies_settings_explicitly():
     # naming the run default changes no key: the same run
     named = Config("SDCA", "sdca", {"bias_multiplier": 0.0})
     assert exp.run_key(named) == exp.run_key(Config("SDCA", "sdca", {}))
+
+
+def test_a_generated_sentence_says_where_its_numbers_come_from():
+    """``measured``: date, short commit, the start's load (``under load`` above 0.75 per
+    core, not at it), anything said of the end, the cores and the command."""
+    from experiments.reports import measured
+
+    quiet = measured("2026-11-27 10:00:00", "751c237abcdef", 1.5, 2, "python b.py")
+    assert quiet == (
+        "Measured 2026-11-27 (git 751c237, load 1.5 at the start, 2 cores; `python b.py`)"
+    )
+    busy = measured("2026-11-27", "751c237", 1.51, 2, "make x", "2.9 at the end")
+    assert busy == (
+        "Measured 2026-11-27 (git 751c237, load 1.5 at the start, under load, 2.9 at the end, "
+        "2 cores; `make x`)"
+    )

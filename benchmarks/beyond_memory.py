@@ -36,13 +36,7 @@ if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` it
 import numpy as np
 import scipy.sparse as sp
 
-from experiments.reports import (
-    git_commit,
-    measured,
-    readme_arguments,
-    readme_requested,
-    write_record,
-)
+from experiments import reports
 
 
 def row_bytes(nnz: int) -> int:
@@ -117,7 +111,7 @@ def readme_block(record: dict) -> str:
     load, cpus = record["load_start"][0], record["machine"]["cpus"]
     command = "python benchmarks/beyond_memory.py"
     return (
-        measured(record["date"], record["git"], load, cpus, command, end)
+        reports.measured(record["date"], record["git"], load, cpus, command, end)
         + f": {record['rows_bytes'] / gib:.2f} GiB of CSR rows ({p['n']:,} × {p['d']:,}, "
         f"{p['nnz_per_row']} nonzeros per row, drawn by the workers in {p['chunks']} chunks) "
         f"on {a['workers']} workers of {a['memory_limit']:g} GiB `memory_limit` each, "
@@ -151,9 +145,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--target", type=float, default=0.5, help="dask's memory target")
     parser.add_argument("--spill-dir", default=None, help="default: a temporary folder")
     parser.add_argument("--out", default=None, help="folder for the JSON record")
-    readme_arguments(parser, README_RECORD)
+    reports.readme_arguments(parser, README_RECORD)
     args = parser.parse_args(argv)
-    if readme_requested(args, MARKERS, readme_block):
+    if reports.readme_requested(args, MARKERS, readme_block):
         return {}
 
     import dask
@@ -237,7 +231,7 @@ def main(argv=None) -> dict:
         reach[str(eps)] = None if not hit else {"round": hit[0]["round"], "wall": hit[0]["wall"]}
     record_ = {
         "benchmark": "beyond_memory",
-        "git": git_commit(),  # experiments.reports: the commit, "-dirty" if changed
+        "git": reports.git_commit(),  # experiments.reports: the commit, "-dirty" if changed
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "machine": {"cpus": os.cpu_count(), "uname": " ".join(os.uname())},
         "load_start": load_start,
@@ -276,7 +270,7 @@ def main(argv=None) -> dict:
         print(f"  {eps}: " + ("not reached" if r is None else f"round {r['round']}, "
                               f"{r['wall']:.0f} s"))  # fmt: skip
     if args.out:
-        write_record(args.out, "beyond_memory.json", record_)
+        reports.write_record(args.out, "beyond_memory.json", record_)
     return record_
 
 

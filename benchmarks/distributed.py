@@ -38,13 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments.reports import (
-    measured,
-    readme_arguments,
-    readme_requested,
-    record_head,
-    write_record,
-)
+from experiments import reports
 from solvers import DaskSVMClassifier, SDCAClassifier
 
 
@@ -220,9 +214,9 @@ def readme_table(record: dict) -> str:
     """The README's table of a run: per problem and K, rounds (= data passes) to each ε
     against single-process SDCA's epochs, and wall seconds; every number from the record."""
     eps = record["eps"]
-    cpus = record["machine"]["cpus"]
+    cpus, command = record["machine"]["cpus"], record["command"]
     head = (
-        measured(record["date"], record["git"], record["load_start"], cpus, record["command"])
+        reports.measured(record["date"], record["git"], record["load_start"], cpus, command)
         + ", LocalCluster of 2 workers "
         f"× 1 thread, hinge, bias multiplier 1; H local passes per round (`local_epochs`; "
         f"auto: resolved), plain, with shrinking, and with the finish too (the defaults); "
@@ -466,11 +460,11 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--lmbd", type=float, help="default: 1e-3 for dense-small, else 1/n")
     parser.add_argument("--out", help="folder for the JSON record (distributed.json)")
-    readme_arguments(parser, README_RECORD)
+    reports.readme_arguments(parser, README_RECORD)
     args = parser.parse_args(argv)
     if args.full and args.record == README_RECORD:
         args.record = FULL_RECORD
-    if readme_requested(args, FULL_MARKERS if args.full else MARKERS, readme_table):
+    if reports.readme_requested(args, FULL_MARKERS if args.full else MARKERS, readme_table):
         return
     runs = []  # (spec, local epochs, {"shrinking": bool, "finish": bool}) of each --runs entry
     for spec in args.runs:
@@ -483,7 +477,7 @@ def main(argv=None) -> None:
     names = args.problem or (["dense-full", "csr-full"] if args.full else ["dense-small"])
     record = {
         "command": "python benchmarks/distributed.py " + " ".join(argv or sys.argv[1:]),
-        **record_head("distributed"),
+        **reports.record_head("distributed"),
         "eps": args.eps,
         "max_rounds": args.max_rounds,
         "problems": [],
@@ -523,7 +517,7 @@ def main(argv=None) -> None:
     record["load_end"] = os.getloadavg()[0]
     if args.out:  # ε keys become strings; one line (every round of every run: MBs indented)
         name = os.path.basename(FULL_RECORD if args.full else README_RECORD)
-        write_record(args.out, name, record, default=float, indent=None)
+        reports.write_record(args.out, name, record, default=float, indent=None)
 
 
 if __name__ == "__main__":

@@ -29,13 +29,7 @@ if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` it
 
 import numpy as np
 
-from experiments.reports import (
-    measured,
-    readme_arguments,
-    readme_requested,
-    record_head,
-    write_record,
-)
+from experiments import reports
 
 MARKERS = (
     "<!-- sorted-shards:begin (benchmarks/sorted_shards.py --readme) -->",
@@ -105,7 +99,7 @@ def readme_block(record: dict) -> str:
     cpus = record["machine"]["cpus"]
     command = "python benchmarks/sorted_shards.py"
     return (
-        measured(record["date"], record["git"], record["load_start"], cpus, command)
+        reports.measured(record["date"], record["git"], record["load_start"], cpus, command)
         + f": skin's file in its own order (sorted by "
         f"label), cut into {sorted_['shards']} shards of {record['rows']:,} rows and fitted "
         f"with the defaults on 2 workers × 1 thread, its rows dealt to {sorted_['blocks']} "
@@ -119,13 +113,13 @@ def main(argv=None) -> dict:
     parser.add_argument("--rows", type=int, default=20_000, help="rows per shard")
     parser.add_argument("--max-rounds", type=int, default=200)
     parser.add_argument("--out", help="folder for the JSON record (sorted_shards.json)")
-    readme_arguments(parser, README_RECORD)
+    reports.readme_arguments(parser, README_RECORD)
     args = parser.parse_args(argv)
-    if readme_requested(args, MARKERS, readme_block):
+    if reports.readme_requested(args, MARKERS, readme_block):
         return {}
     from benchmarks.distributed import local_client, skin_problem
 
-    record = {**record_head("sorted_shards"), "rows": args.rows, "runs": {}}
+    record = {**reports.record_head("sorted_shards"), "rows": args.rows, "runs": {}}
     X, y = skin_problem(seed=None)
     order = np.random.default_rng(0).permutation(X.shape[0])
     with tempfile.TemporaryDirectory() as tmp, local_client(2) as client:
@@ -137,7 +131,7 @@ def main(argv=None) -> dict:
     record["load_end"] = os.getloadavg()[0]
     print(readme_block(record))
     if args.out:
-        write_record(args.out, "sorted_shards.json", record)
+        reports.write_record(args.out, "sorted_shards.json", record)
     return record
 
 

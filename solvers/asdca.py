@@ -474,10 +474,9 @@ class ASDCAClassifier(BaseLinearSVM):
     Parameters
     ----------
     lmbd : float or "auto", default="auto"
-        Regularisation :math:`\lambda > 0`. ``"auto"`` (the default): :math:`\lambda = 1/n`,
-        n the number of rows of X, resolved at ``fit`` (``lmbd_``): ``LinearSVC``'s default
-        ``C = 1`` (with sample weights n still counts the rows: each weight multiplies its
-        sample's loss, as in ``LinearSVC(C=1)``).
+        Regularisation :math:`\lambda > 0`; ``"auto"`` (the default) is :math:`1/n` at
+        ``fit`` (``lmbd_``), ``LinearSVC``'s default ``C = 1``, as in
+        :class:`solvers.SDCAClassifier`.
     gamma : float, default=1.0
         Smoothing :math:`\gamma > 0` of the hinge (the acceleration needs a smooth loss).
     batch_size : int, default=8

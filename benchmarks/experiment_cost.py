@@ -1,9 +1,10 @@
 """Where the CPU of `make reproduce`'s experiment stage goes: a profile of its runs.
 
 For every experiment of the catalogue (whose dataset is present) and each of its
-configurations, one run (seed 0) warms the process up (JIT, the dataset's load), then
-``--seeds`` runs are measured one after the other, in this process, on one thread, as the
-stage's workers make them (:func:`experiments.runner.run_one`). Each run's CPU seconds are
+configurations, ``--seeds`` runs (fewer where the configuration has fewer) are measured
+one after the other, in this process, on one thread, as the stage's workers make them
+(:func:`experiments.runner.run_one`), after one unmeasured run of the first configuration
+of each solver and dataset (JIT, the dataset's load). Each run's CPU seconds are
 split into
 
 - **timed**: the update loops the report times (its last ``cpu_time_cum``);
@@ -96,7 +97,7 @@ def profile(names, seeds: int) -> dict:
     from experiments.catalogue import CATALOGUE
     from experiments.runner import RunTask, run_one
 
-    out = {}
+    out, warm = {}, set()
     for name in names:
         exp = CATALOGUE[name]
         if not data.available(exp.dataset):
@@ -104,8 +105,12 @@ def profile(names, seeds: int) -> dict:
             continue
         configs = {}
         for cfg in exp.configs:
-            run_one(RunTask(exp, cfg, 0))  # JIT and the dataset's load
-            runs = [profile_run(RunTask(exp, cfg, s)) for s in range(1, seeds + 1)]
+            key = (exp.dataset, repr(exp.dataset_options), cfg.solver)
+            if key not in warm:  # JIT and the dataset's load, once per solver and data
+                run_one(RunTask(exp, cfg, 0))
+                warm.add(key)
+            count = min(seeds, exp.config_seeds(cfg))
+            runs = [profile_run(RunTask(exp, cfg, s)) for s in range(count)]
             mean = {part: sum(r[part] for r in runs) / len(runs) for part in (*PARTS, "rows")}
             configs[cfg.label] = {**mean, "runs": exp.config_seeds(cfg)}
         stage = {p: sum(c[p] * c["runs"] for c in configs.values()) for p in PARTS}
@@ -139,10 +144,10 @@ def readme_block(record: dict) -> str:
     )
     return (
         f"{head}: CPU seconds of the experiment stage's runs at the catalogue's seed counts, "
-        f"from {record['seeds']} measured runs per configuration (after one that compiles "
-        "and loads), one thread, by part: the timed update loops, the monitoring pass of "
-        "each recorded epoch (`EpochMetrics`: primal, dual, gap, train and test errors), "
-        "and the rest of each run (driver, callback, report frame):\n\n"
+        f"from up to {record['seeds']} measured runs per configuration (after one of each "
+        "solver that compiles and loads), one thread, by part: the timed update loops, the "
+        "monitoring pass of each recorded epoch (`EpochMetrics`: primal, dual, gap, train "
+        "and test errors), and the rest of each run (driver, callback, report frame):\n\n"
         "| experiment | timed | monitoring | other | total | total / timed |\n"
         "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
         f"Monitoring is {share['monitoring']:.0%} of the runs' CPU and the timed loops "

@@ -1,0 +1,90 @@
+"""benchmarks/experiment_cost.py: a run's CPU split into its parts, the record's table, and
+the block of docs/measurements.md made from the committed record."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmarks import experiment_cost as bench
+from experiments.catalogue import CATALOGUE
+from experiments.runner import RunTask, run_one
+from experiments.spec import Config, Experiment
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "measurements.md"
+
+
+def record() -> dict:
+    return json.loads((ROOT / bench.README_RECORD).read_text())
+
+
+def test_the_block_is_generated_from_the_committed_record(tmp_path):
+    """docs/measurements.md's block is the record's, regenerated here (an edit by hand, or a
+    record committed without `--readme`, fails)."""
+    doc = tmp_path / "measurements.md"
+    shutil.copy(DOC, doc)
+    bench.main(["--readme", str(doc), "--record", str(ROOT / bench.README_RECORD)])
+    assert doc.read_text() == DOC.read_text()
+    assert bench.readme_block(record()) in DOC.read_text()
+
+
+def test_the_table_adds_up_the_record():
+    """Each experiment's row is its configurations' mean run, by part, times their runs;
+    the last row their sums; the sentence's shares and seconds those of the sums."""
+    rec = record()
+    text = bench.readme_block(rec)
+    sums = dict.fromkeys(bench.PARTS, 0.0)
+    for name, exp in rec["experiments"].items():
+        for part in bench.PARTS:
+            stage = sum(c[part] * c["runs"] for c in exp["configs"].values())
+            assert stage == pytest.approx(exp["stage"][part], rel=1e-12)
+            sums[part] += stage
+        cells = " | ".join(f"{exp['stage'][p]:.0f}" for p in bench.PARTS)
+        assert f"| {name} | {cells} |" in text
+    total = sum(sums.values())
+    assert f"| **all** | **{sums['timed']:.0f}** |" in text
+    assert f"Monitoring is {sums['monitoring'] / total:.0%} of the runs' CPU" in text
+    cores = rec["machine"]["cpus"]
+    assert f"at least {total / cores:.0f} s of wall" in text
+    for name, exp in rec["experiments"].items():  # the catalogue's runs, not the profile's
+        seeds = {c.label: CATALOGUE[name].config_seeds(c) for c in CATALOGUE[name].configs}
+        assert {label: c["runs"] for label, c in exp["configs"].items()} == seeds
+
+
+def test_a_runs_parts_add_up_to_its_cpu_and_its_timed_part_is_the_reports():
+    """profile_run: timed = the report's last cpu_time_cum, monitoring > 0 (each of its
+    recorded epochs made one EpochMetrics pass), and the three parts sum to the run's CPU
+    (other ≥ 0 up to the clock's resolution); the stopwatch leaves EpochMetrics as it
+    found it."""
+    from solvers.monitoring import EpochMetrics
+
+    exp = Experiment(
+        name="cost_probe",
+        study="001",
+        dataset="simulated",
+        lmbd=1e-3,
+        epochs=3,
+        configs=(Config("SDCA perm", "sdca", {"sampling": "permutation"}),),
+        seeds=1,
+    )
+    task = RunTask(exp, exp.configs[0], 0)
+    original = EpochMetrics.__call__
+    parts = bench.profile_run(task)
+    assert EpochMetrics.__call__ is original
+    rows = run_one(task).rows
+    assert parts["timed"] > 0.0 and parts["monitoring"] > 0.0 and parts["other"] > -1e-3
+    assert parts["rows"] == len(rows) == 4  # epoch 0 and three epochs
+    # the timed part is the report's own measure (equal in kind, not in value: two runs)
+    assert rows["cpu_time_cum"].iloc[-1] > 0.0
+
+
+def test_the_sentence_names_the_load_and_the_command():
+    rec = record()
+    text = bench.readme_block(rec)
+    assert re.search(r"load \d+\.\d at the start", text)
+    assert f"`{rec['command']}`" in text

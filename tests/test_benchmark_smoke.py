@@ -176,9 +176,11 @@ def test_lambda_path_benchmark_compares_warm_and_cold_on_a_tiny_problem(monkeypa
 
     assert set(rows["config"]) == set(PATH_CONFIGS) and set(rows["mode"]) == {"warm", "cold"}
     assert len(rows) == len(PATH_CONFIGS) * 2 * 5  # configs × modes × λ
-    for r in table.itertuples(index=False):
-        mine = rows[(rows.config == r.config) & (rows["mode"] == "warm")]
-        assert r[2] == pytest.approx(mine.cpu_seconds.sum())
+    for r in table.to_dict("records"):
+        mine = rows[(rows.config == r["config"]) & (rows["mode"] == "warm")]
+        assert r["warm CPU s"] == pytest.approx(mine.cpu_seconds.sum())
+        assert r["warm epochs CPU s"] == pytest.approx(mine.update_seconds.sum())
+        assert 0.0 < r["warm epochs CPU s"] < r["warm CPU s"]  # the epochs are part of a fit
     stored = (tmp_path / "lambda_path.md").read_text()
     assert "warm / cold" in stored
     text = readme.read_text()  # the block holds the stored table, nothing else changed

@@ -48,12 +48,14 @@ README_RECORD = "benchmarks/records/experiment_cost.json"
 PARTS = ("timed", "monitoring", "other")
 
 
-class _Stopwatch:
-    """CPU seconds spent inside one method of a class, summed while installed."""
+class Stopwatch:
+    """CPU seconds spent in ``owner.name`` (a method of a class, a function of a module),
+    summed while installed (``with Stopwatch(owner, name) as watch: ...; watch.seconds``);
+    the original is put back on exit."""
 
-    def __init__(self, cls, name: str):
-        self.cls, self.name, self.seconds = cls, name, 0.0
-        self.original = getattr(cls, name)
+    def __init__(self, owner, name: str):
+        self.owner, self.name, self.seconds = owner, name, 0.0
+        self.original = getattr(owner, name)
 
     def __enter__(self):
         original, watch = self.original, self
@@ -65,11 +67,11 @@ class _Stopwatch:
             finally:
                 watch.seconds += time.process_time() - start
 
-        setattr(self.cls, self.name, timed)
+        setattr(self.owner, self.name, timed)
         return self
 
     def __exit__(self, *exc):
-        setattr(self.cls, self.name, self.original)
+        setattr(self.owner, self.name, self.original)
 
 
 def profile_run(task) -> dict:
@@ -77,7 +79,7 @@ def profile_run(task) -> dict:
     from experiments.runner import run_one
     from solvers.monitoring import EpochMetrics
 
-    with _Stopwatch(EpochMetrics, "__call__") as metrics:
+    with Stopwatch(EpochMetrics, "__call__") as metrics:
         start = time.process_time()
         result = run_one(task)
         total = time.process_time() - start

@@ -153,9 +153,10 @@ def readme_block(record: dict) -> str:
         "| experiment | timed | monitoring | other | total | total / timed |\n"
         "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
         f"Monitoring is {share['monitoring']:.0%} of the runs' CPU and the timed loops "
-        f"{share['timed']:.0%}; on {cores} cores the runs alone take at least "
-        f"{grand / cores:.0f} s of wall, {grand / totals['timed']:.1f}× the "
-        f"{totals['timed'] / cores:.0f} s that the timed loops alone would."
+        f"{share['timed']:.0%}; with {cores} cores busy throughout, the runs alone would "
+        f"take about {grand / cores:.0f} s of wall (an estimate from the measured runs), "
+        f"{grand / totals['timed']:.1f}× the {totals['timed'] / cores:.0f} s of the timed "
+        "loops alone."
     )
 
 

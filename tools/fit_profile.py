@@ -8,16 +8,18 @@ the bench) is fitted ``--repeats`` times: the median CPU of ``fit``, its epochs 
 active set, and that CPU split into the timed epochs (kernel and per-fit setup, as the
 callback reports them), the exact-gap checks (``objectives.duality_gap``, the
 certificate) and the rest (the driver's Python loop); the suboptimality against the exact
-engine's P*. ``--rehline N...`` and ``--liblinear TOL...`` time those peers (median of
-``--repeats``) at each setting, with their suboptimality. One thread; the load is printed.
+engine's certified lower bound on P* (as the bench measures it). ``--rehline N...`` and
+``--liblinear TOL...`` time those peers at each setting, through the bench's own fits
+(:mod:`benchmarks.contenders`: the same parametrisation of the objective), median of
+``--repeats``, with their suboptimality. One thread; the load is printed.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
-import warnings
 from pathlib import Path
 
 if __name__ == "__main__":  # this checkout's packages, not an installed copy's
@@ -35,11 +37,20 @@ import numpy as np
 from solvers import objectives
 
 
-def ours(X, y, lmbd, tol, p_star, repeats) -> None:
+def suboptimality(X, y, coef, lmbd, p_lower) -> float:
+    """(P(w) − P*)/P* as the bench measures it (:mod:`benchmarks.sweeps`): P(w) a certified
+    upper bound, P* the certifier's lower bound."""
+    from benchmarks.certify import evaluate
+
+    primal, _ = evaluate(X, y, np.ravel(coef), None, lmbd)
+    return (primal - p_lower) / abs(p_lower)
+
+
+def ours(X, y, lmbd, tol, p_lower, repeats) -> None:
     from benchmarks.experiment_cost import Stopwatch
     from solvers import SDCAClassifier
 
-    def make(callback=None):
+    def make(callback=None):  # the bench's "SDCA-Perm + shrinking + finish (ours)"
         return SDCAClassifier(
             lmbd=lmbd, tol=tol, max_epochs=100_000, bias_multiplier=0.0, random_state=0,
             shrinking=True, finish=True, callback=callback,
@@ -57,37 +68,33 @@ def ours(X, y, lmbd, tol, p_star, repeats) -> None:
     with Stopwatch(objectives, "duality_gap") as gaps:  # as the driver calls it
         make().fit(X, y)
     total = float(np.median(totals))
-    w = np.r_[est.coef_.ravel(), 0.0]
-    sub = (objectives.primal(X, y, w, lmbd) - p_star) / p_star
+    sub = suboptimality(X, y, est.coef_, lmbd, p_lower)
     print(
         f"  ours, tol {tol:g}: fit {total * 1e3:.1f} ms (median of {repeats}), "
         f"{est.n_iter_} epochs (last active set {infos[-1][2]}), suboptimality {sub:.1e}: "
         f"epochs {epochs * 1e3:.1f} ms ({epochs / total:.0%}), exact-gap checks "
         f"{gaps.seconds * 1e3:.1f} ms ({gaps.seconds / total:.0%}), the rest "
-        f"{(total - epochs - gaps.seconds) * 1e3:.1f} ms ({est.n_iter_} epochs of the "
-        "driver's loop)"
+        f"{(total - epochs - gaps.seconds) * 1e3:.1f} ms (validation, set-up and "
+        f"{est.n_iter_} turns of the driver's loop)"
     )
 
 
-def peer(name, make, X, y, lmbd, p_star, repeats) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # ConvergenceWarning at small budgets
-        times = []
-        for _ in range(repeats):
-            est = make()
-            start = time.process_time()
-            est.fit(X, y)
-            times.append(time.process_time() - start)
-    w = np.r_[np.ravel(est.coef_), 0.0]
-    sub = (objectives.primal(X, y, w, lmbd) - p_star) / p_star
-    print(f"  {name}: {np.median(times) * 1e3:.1f} ms, suboptimality {sub:.1e}")
+def peer(solver, max_iter, tol, X, y, lmbd, p_lower, repeats) -> None:
+    """``repeats`` fits of a bench peer (:func:`benchmarks.contenders.peer_solvers`: its
+    own parametrisation of the objective), the median CPU and the suboptimality."""
+    fits = [solver.fit(X, y, lmbd, max_iter, tol, math.inf) for _ in range(repeats)]
+    sub = suboptimality(X, y, fits[-1].coef, lmbd, p_lower)
+    cpu = np.median([f.cpu for f in fits])
+    print(f"  {solver.name}, max_iter {max_iter}, tol {tol:g}: {cpu * 1e3:.1f} ms, "
+          f"suboptimality {sub:.1e}")  # fmt: skip
 
 
 def main(argv=None) -> None:
     from threadpoolctl import threadpool_limits
 
+    from benchmarks.certify import exact_bounds
+    from benchmarks.contenders import peer_solvers
     from benchmarks.problems import PROBLEMS, load_problem
-    from solvers import ExactSVMClassifier
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("problem", choices=[p.name for p in PROBLEMS])
@@ -99,32 +106,16 @@ def main(argv=None) -> None:
     problem = load_problem(next(p for p in PROBLEMS if p.name == args.problem))
     X, y, lmbd = problem.X, problem.y, problem.lmbd
     print(f"{args.problem}: {X.shape[0]} x {X.shape[1]}, load {os.getloadavg()[0]:.2f}")
-    with threadpool_limits(limits=1), warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # P*'s solve may stop a hair above its 1e-11
-        p_star = ExactSVMClassifier(lmbd=lmbd, tol=1e-11, bias_multiplier=0.0).fit(X, y).primal_
+    peers = {s.package: s for s in peer_solvers()[0]}
     with threadpool_limits(limits=1):
+        p_lower = exact_bounds(X, y, lmbd, tol=1e-11, max_cpu=120.0).lower
         for tol in args.tols:
-            ours(X, y, lmbd, tol, p_star, args.repeats)
-        C = objectives.lmbd_to_C(lmbd, X.shape[0])
-        for max_iter in args.rehline:
-            import rehline
-
-            def make(max_iter=max_iter):
-                return rehline.plq_Ridge_Classifier(
-                    loss={"name": "svm"}, C=C, fit_intercept=False, max_iter=max_iter, tol=1e-14
-                )
-
-            peer(f"ReHLine, max_iter {max_iter}", make, X, y, lmbd, p_star, args.repeats)
-        for tol in args.liblinear:
-            from sklearn.svm import LinearSVC
-
-            def make(tol=tol):
-                return LinearSVC(
-                    loss="hinge", dual=True, fit_intercept=False, C=C, tol=tol,
-                    max_iter=100_000, random_state=0,
-                )  # fmt: skip
-
-            peer(f"liblinear, tol {tol:g}", make, X, y, lmbd, p_star, args.repeats)
+            ours(X, y, lmbd, tol, p_lower, args.repeats)
+        for max_iter in args.rehline:  # its iteration sweep, at the bench's tolerance
+            rehline = peers["rehline"]
+            peer(rehline, max_iter, rehline.iter_tol, X, y, lmbd, p_lower, args.repeats)
+        for tol in args.liblinear:  # its tolerance sweep, iterations not the limit
+            peer(peers["scikit-learn"], 100_000, tol, X, y, lmbd, p_lower, args.repeats)
     print(f"load at the end {os.getloadavg()[0]:.2f}")
 
 

@@ -859,6 +859,20 @@ def test_bad_inputs_are_named(client):
         DaskSVMClassifier().fit(Xd, da.ones(20, chunks=10))
 
 
+def test_a_fit_without_a_client_says_how_to_start_one(monkeypatch):
+    """No dask.distributed client: the error names the fix (a Client, local or remote),
+    not dask's own "No clients found"."""
+
+    def none():
+        raise ValueError("No clients found")
+
+    monkeypatch.setattr(distributed, "get_client", none)
+    X, y = gaussian_problem(n=20, d=3)
+    Xd, yd = blocks(X, y, 2)
+    with pytest.raises(ValueError, match=r"there is none: start one first, e\.g\. `client ="):
+        DaskSVMClassifier().fit(Xd, yd)
+
+
 # ------------------------------------------------------------------ shards
 def test_split_then_read_svmlight_shards_gives_the_data_back(client, tmp_path):
     from sklearn.datasets import dump_svmlight_file, load_svmlight_file

@@ -108,10 +108,8 @@ def readme_block(record: dict) -> str:
     )
     verdict = "certified" if record["certified"] else "not certified"
     end = f"{record['load_end'][0]:.1f} at the end with its own workers"
-    load, cpus = record["load_start"][0], record["machine"]["cpus"]
-    command = "python benchmarks/beyond_memory.py"
     return (
-        reports.measured(record["date"], record["git"], load, cpus, command, end)
+        reports.measured_record(record, "python benchmarks/beyond_memory.py", end)
         + f": {record['rows_bytes'] / gib:.2f} GiB of CSR rows ({p['n']:,} × {p['d']:,}, "
         f"{p['nnz_per_row']} nonzeros per row, drawn by the workers in {p['chunks']} chunks) "
         f"on {a['workers']} workers of {a['memory_limit']:g} GiB `memory_limit` each, "

@@ -214,10 +214,8 @@ def readme_table(record: dict) -> str:
     """The README's table of a run: per problem and K, rounds (= data passes) to each ε
     against single-process SDCA's epochs, and wall seconds; every number from the record."""
     eps = record["eps"]
-    cpus, command = record["machine"]["cpus"], record["command"]
     head = (
-        reports.measured(record["date"], record["git"], record["load_start"], cpus, command)
-        + ", LocalCluster of 2 workers "
+        reports.measured_record(record) + ", LocalCluster of 2 workers "
         f"× 1 thread, hinge, bias multiplier 1; H local passes per round (`local_epochs`; "
         f"auto: resolved), plain, with shrinking, and with the finish too (the defaults); "
         f"rounds to the certified relative gap ε, the data passes they made (local "

@@ -141,9 +141,7 @@ def readme_block(record: dict) -> str:
     rows.append(f"| **all** | {cells} | **{grand:.0f}** | **{grand / totals['timed']:.1f}×** |")
     share = {p: totals[p] / grand for p in PARTS}
     cores = record["machine"]["cpus"]
-    head = reports.measured(
-        record["date"], record["git"], record["load_start"], cores, record["command"]
-    )
+    head = reports.measured_record(record)
     return (
         f"{head}: CPU seconds of the experiment stage's runs at the catalogue's seed counts, "
         f"from up to {record['seeds']} measured runs per configuration (after one of each "

@@ -96,10 +96,8 @@ def readme_block(record: dict) -> str:
         f"block {b}: " + ", ".join(f"{m:,} of class {float(c):g}" for c, m in held.items())
         for b, held in enumerate(sorted_["block_classes"])
     )
-    cpus = record["machine"]["cpus"]
-    command = "python benchmarks/sorted_shards.py"
     return (
-        reports.measured(record["date"], record["git"], record["load_start"], cpus, command)
+        reports.measured_record(record, "python benchmarks/sorted_shards.py")
         + f": skin's file in its own order (sorted by "
         f"label), cut into {sorted_['shards']} shards of {record['rows']:,} rows and fitted "
         f"with the defaults on 2 workers × 1 thread, its rows dealt to {sorted_['blocks']} "

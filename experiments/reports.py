@@ -347,6 +347,16 @@ def measured(date: str, git: str, load: float, cores: int, command: str, end: st
     )
 
 
+def measured_record(record: dict, command: str | None = None, end: str = "") -> str:
+    """:func:`measured` of a benchmark's record: its ``date``, ``git``, ``load_start`` (the
+    1-minute load where it holds the three of ``os.getloadavg()``), ``machine["cpus"]`` and,
+    unless ``command`` is given, its ``command``."""
+    load = record["load_start"]
+    load = load[0] if isinstance(load, (list, tuple)) else load
+    command = record["command"] if command is None else command
+    return measured(record["date"], record["git"], load, record["machine"]["cpus"], command, end)
+
+
 def write_record(folder, name: str, record: dict, **dump) -> Path:
     """``record`` as JSON in ``folder/name`` (made if missing), written whole or not at all
     (a temporary file renamed); ``dump``: arguments of ``json.dump`` (default: indent 1)."""

@@ -20,6 +20,7 @@ bodies are compiled as functions with the kernels' flags and inlined by LLVM (se
 
 from __future__ import annotations
 
+import inspect
 from typing import NamedTuple
 
 import numpy as np
@@ -234,6 +235,24 @@ def dot4(r0, r1, r2, r3, v):
     return g0, g1, g2, g3
 
 
+#: :func:`gram4`'s sums before the first k.
+_GRAM_ZERO = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _gram_terms(acc, e0, e1, e2, e3, vk):
+    """:func:`gram4`'s sums ``acc`` plus one k: entries ``e0..e3`` of the four rows
+    against ``vk`` and against each other (each entry made float64 before any product:
+    float32 * float32 would round to float32)."""
+    g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = acc
+    x0, x1, x2, x3 = np.float64(e0), np.float64(e1), np.float64(e2), np.float64(e3)
+    return (
+        g0 + x0 * vk, g1 + x1 * vk, g2 + x2 * vk, g3 + x3 * vk,
+        h10 + x1 * x0, h20 + x2 * x0, h21 + x2 * x1,
+        h30 + x3 * x0, h31 + x3 * x1, h32 + x3 * x2,
+    )  # fmt: skip
+
+
 @njit(cache=True, fastmath=FASTMATH)
 def gram4(r0, r1, r2, r3, v):
     """One pass over four rows: their scores against ``v`` and their six pairwise products.
@@ -244,23 +263,10 @@ def gram4(r0, r1, r2, r3, v):
     four consecutive samples cost one read of their rows: four memory streams instead of
     one. Rows may be float32 or float64; every product is taken in float64.
     """
-    g0 = g1 = g2 = g3 = 0.0
-    h10 = h20 = h21 = h30 = h31 = h32 = 0.0
+    acc = _GRAM_ZERO
     for k in range(r0.shape[0]):
-        # float64 before any product: float32 * float32 would round to float32
-        x0, x1 = np.float64(r0[k]), np.float64(r1[k])
-        x2, x3, vk = np.float64(r2[k]), np.float64(r3[k]), v[k]
-        g0 += x0 * vk
-        g1 += x1 * vk
-        g2 += x2 * vk
-        g3 += x3 * vk
-        h10 += x1 * x0
-        h20 += x2 * x0
-        h21 += x2 * x1
-        h30 += x3 * x0
-        h31 += x3 * x1
-        h32 += x3 * x2
-    return g0, g1, g2, g3, h10, h20, h21, h30, h31, h32
+        acc = _gram_terms(acc, r0[k], r1[k], r2[k], r3[k], v[k])
+    return acc
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -276,8 +282,7 @@ def update_gram4(p0, p1, p2, p3, c0, c1, c2, c3, v, r0, r1, r2, r3):
     summation order of the reductions). Rows may be float32 or float64; products in float64.
     Returns ``(g0, g1, g2, g3, h10, h20, h21, h30, h31, h32)`` as :func:`gram4`.
     """
-    g0 = g1 = g2 = g3 = 0.0
-    h10 = h20 = h21 = h30 = h31 = h32 = 0.0
+    acc = _GRAM_ZERO
     for k in range(r0.shape[0]):
         vk = v[k] + (
             c0 * np.float64(p0[k])
@@ -286,19 +291,8 @@ def update_gram4(p0, p1, p2, p3, c0, c1, c2, c3, v, r0, r1, r2, r3):
             + c3 * np.float64(p3[k])
         )
         v[k] = vk
-        x0, x1 = np.float64(r0[k]), np.float64(r1[k])
-        x2, x3 = np.float64(r2[k]), np.float64(r3[k])
-        g0 += x0 * vk
-        g1 += x1 * vk
-        g2 += x2 * vk
-        g3 += x3 * vk
-        h10 += x1 * x0
-        h20 += x2 * x0
-        h21 += x2 * x1
-        h30 += x3 * x0
-        h31 += x3 * x1
-        h32 += x3 * x2
-    return g0, g1, g2, g3, h10, h20, h21, h30, h31, h32
+        acc = _gram_terms(acc, r0[k], r1[k], r2[k], r3[k], vk)
+    return acc
 
 
 # ------------------------------------------------------------------ row-access layer
@@ -315,15 +309,23 @@ def is_csr_rows(rows) -> bool:
     return getattr(rows, "instance_class", None) is CSRRows
 
 
+def _layer(stub, csr, dense):
+    """Make ``stub`` a layer function: an ``overload`` whose body is ``csr`` for a
+    :class:`CSRRows` and ``dense`` for a :class:`DenseRows` (the three share the signature)."""
+
+    def choose(rows, *args):
+        return csr if is_csr_rows(rows) else dense
+
+    choose.__signature__ = inspect.signature(stub)  # the signature Numba checks the bodies by
+    overload(stub, jit_options=_LAYER_OPTIONS)(choose)
+    return stub
+
+
 def n_rows(rows):
     """Number of samples in ``rows`` (kernels only)."""
 
 
-@overload(n_rows, jit_options=_LAYER_OPTIONS)
-def _n_rows(rows):
-    if is_csr_rows(rows):
-        return lambda rows: rows.indptr.shape[0] - 1
-    return lambda rows: rows.X.shape[0]
+_layer(n_rows, lambda rows: rows.indptr.shape[0] - 1, lambda rows: rows.X.shape[0])
 
 
 def row_dot(rows, i, v, init):
@@ -331,106 +333,90 @@ def row_dot(rows, i, v, init):
     at ``init``, a CSR row's stored entries in four chains added to ``init``."""
 
 
-@overload(row_dot, jit_options=_LAYER_OPTIONS)
-def _row_dot(rows, i, v, init):
-    if is_csr_rows(rows):
+def _row_dot_csr(rows, i, v, init):
+    lo, hi = np.uint64(rows.indptr[i]), np.uint64(rows.indptr[i + 1])
+    return init + csr_dot(rows.data, rows.cols, lo, hi, v)
 
-        def csr(rows, i, v, init):
-            lo, hi = np.uint64(rows.indptr[i]), np.uint64(rows.indptr[i + 1])
-            return init + csr_dot(rows.data, rows.cols, lo, hi, v)
 
-        return csr
+def _row_dot_dense(rows, i, v, init):
+    xi = rows.X[i]
+    s = init
+    for k in range(xi.shape[0]):
+        s += xi[k] * v[k]
+    return s
 
-    def dense(rows, i, v, init):
-        xi = rows.X[i]
-        s = init
-        for k in range(xi.shape[0]):
-            s += xi[k] * v[k]
-        return s
 
-    return dense
+_layer(row_dot, _row_dot_csr, _row_dot_dense)
 
 
 def row_dots(rows, i, u, v):
     """``(x_i · u[:d], x_i · v[:d])`` in one pass over the row, float64 (kernels only)."""
 
 
-@overload(row_dots, jit_options=_LAYER_OPTIONS)
-def _row_dots(rows, i, u, v):
-    if is_csr_rows(rows):
+def _row_dots_csr(rows, i, u, v):
+    data, cols = rows.data, rows.cols
+    a = e = 0.0
+    for p in range(rows.indptr[i], rows.indptr[i + 1]):
+        x = np.float64(data[p])
+        a += x * u[cols[p]]
+        e += x * v[cols[p]]
+    return a, e
 
-        def csr(rows, i, u, v):
-            data, cols = rows.data, rows.cols
-            a = e = 0.0
-            for p in range(rows.indptr[i], rows.indptr[i + 1]):
-                x = np.float64(data[p])
-                a += x * u[cols[p]]
-                e += x * v[cols[p]]
-            return a, e
 
-        return csr
+def _row_dots_dense(rows, i, u, v):
+    xi = rows.X[i]
+    a = e = 0.0
+    for k in range(xi.shape[0]):
+        a += xi[k] * u[k]
+        e += xi[k] * v[k]
+    return a, e
 
-    def dense(rows, i, u, v):
-        xi = rows.X[i]
-        a = e = 0.0
-        for k in range(xi.shape[0]):
-            a += xi[k] * u[k]
-            e += xi[k] * v[k]
-        return a, e
 
-    return dense
+_layer(row_dots, _row_dots_csr, _row_dots_dense)
 
 
 def row_axpy(rows, i, c, v):
     """``v[:d] += c · x_i`` (the bias entry ``v[d]`` is the caller's; kernels only)."""
 
 
-@overload(row_axpy, jit_options=_LAYER_OPTIONS)
-def _row_axpy(rows, i, c, v):
-    if is_csr_rows(rows):
+def _row_axpy_csr(rows, i, c, v):
+    data, cols = rows.data, rows.cols
+    for p in range(rows.indptr[i], rows.indptr[i + 1]):
+        v[cols[p]] += c * np.float64(data[p])
 
-        def csr(rows, i, c, v):
-            data, cols = rows.data, rows.cols
-            for p in range(rows.indptr[i], rows.indptr[i + 1]):
-                v[cols[p]] += c * np.float64(data[p])
 
-        return csr
+def _row_axpy_dense(rows, i, c, v):
+    xi = rows.X[i]
+    for k in range(xi.shape[0]):
+        v[k] += c * xi[k]
 
-    def dense(rows, i, c, v):
-        xi = rows.X[i]
-        for k in range(xi.shape[0]):
-            v[k] += c * xi[k]
 
-    return dense
+_layer(row_axpy, _row_axpy_csr, _row_axpy_dense)
 
 
 def row_sq_norm(rows, i):
     """``‖x_i‖²`` (without the bias feature) in float64, one chain (kernels only)."""
 
 
-@overload(row_sq_norm, jit_options=_LAYER_OPTIONS)
-def _row_sq_norm(rows, i):
-    if is_csr_rows(rows):
+def _row_sq_norm_csr(rows, i):
+    data = rows.data
+    s = 0.0
+    for p in range(rows.indptr[i], rows.indptr[i + 1]):
+        x = np.float64(data[p])
+        s += x * x
+    return s
 
-        def csr(rows, i):
-            data = rows.data
-            s = 0.0
-            for p in range(rows.indptr[i], rows.indptr[i + 1]):
-                x = np.float64(data[p])
-                s += x * x
-            return s
 
-        return csr
+def _row_sq_norm_dense(rows, i):
+    xi = rows.X[i]
+    s = 0.0
+    for k in range(xi.shape[0]):
+        x = np.float64(xi[k])  # float32 * float32 would round the product to float32
+        s += x * x
+    return s
 
-    def dense(rows, i):
-        xi = rows.X[i]
-        s = 0.0
-        for k in range(xi.shape[0]):
-            x = np.float64(xi[k])  # float32 * float32 would round the product to float32
-            s += x * x
-        return s
 
-    return dense
+_layer(row_sq_norm, _row_sq_norm_csr, _row_sq_norm_dense)
 
 
 def row_nnz(rows, i):
@@ -438,11 +424,11 @@ def row_nnz(rows, i):
     stored entries of a CSR row (kernels only)."""
 
 
-@overload(row_nnz, jit_options=_LAYER_OPTIONS)
-def _row_nnz(rows, i):
-    if is_csr_rows(rows):
-        return lambda rows, i: rows.indptr[i + 1] - rows.indptr[i]
-    return lambda rows, i: rows.X.shape[1]
+_layer(
+    row_nnz,
+    lambda rows, i: rows.indptr[i + 1] - rows.indptr[i],
+    lambda rows, i: rows.X.shape[1],
+)
 
 
 def row_entry(rows, i, p):
@@ -453,16 +439,12 @@ def row_entry(rows, i, p):
     """
 
 
-@overload(row_entry, jit_options=_LAYER_OPTIONS)
-def _row_entry(rows, i, p):
-    if is_csr_rows(rows):
+def _row_entry_csr(rows, i, p):
+    q = rows.indptr[i] + p
+    return rows.cols[q], np.float64(rows.data[q])
 
-        def csr(rows, i, p):
-            q = rows.indptr[i] + p
-            return rows.cols[q], np.float64(rows.data[q])
 
-        return csr
-    return lambda rows, i, p: (p, np.float64(rows.X[i, p]))
+_layer(row_entry, _row_entry_csr, lambda rows, i, p: (p, np.float64(rows.X[i, p])))
 
 
 def prefetch_row(rows, i):
@@ -470,20 +452,16 @@ def prefetch_row(rows, i):
     CSR row: :func:`prefetch_csr_row`) and its y, ‖x̃_i‖² (kernels only; no result changes)."""
 
 
-@overload(prefetch_row, jit_options=_LAYER_OPTIONS)
-def _prefetch_row(rows, i):
-    if is_csr_rows(rows):
+def _prefetch_row_csr(rows, i):
+    prefetch(rows.y, i)
+    prefetch(rows.sq_norms, i)
+    prefetch_csr_row(rows.data, rows.cols, rows.indptr, i)
 
-        def csr(rows, i):
-            prefetch(rows.y, i)
-            prefetch(rows.sq_norms, i)
-            prefetch_csr_row(rows.data, rows.cols, rows.indptr, i)
 
-        return csr
+def _prefetch_row_dense(rows, i):
+    prefetch(rows.X[i], 0)
+    prefetch(rows.y, i)
+    prefetch(rows.sq_norms, i)
 
-    def dense(rows, i):
-        prefetch(rows.X[i], 0)
-        prefetch(rows.y, i)
-        prefetch(rows.sq_norms, i)
 
-    return dense
+_layer(prefetch_row, _prefetch_row_csr, _prefetch_row_dense)

@@ -678,7 +678,7 @@ def test_every_catalogue_estimator_gets_the_studies_settings_explicitly():
 def test_a_generated_sentence_says_where_its_numbers_come_from():
     """``measured``: date, short commit, the start's load (``under load`` above 0.75 per
     core, not at it), anything said of the end, the cores and the command."""
-    from experiments.reports import measured
+    from experiments.reports import measured, measured_record
 
     quiet = measured("2026-11-27 10:00:00", "751c237abcdef", 1.5, 2, "python b.py")
     assert quiet == (
@@ -688,4 +688,14 @@ def test_a_generated_sentence_says_where_its_numbers_come_from():
     assert busy == (
         "Measured 2026-11-27 (git 751c237, load 1.5 at the start, under load, 2.9 at the end, "
         "2 cores; `make x`)"
+    )
+    # a record's: the first of a load triple, its own command unless one is given
+    record = {"date": "2026-11-27", "git": "751c237", "machine": {"cpus": 2}, "command": "c"}
+    assert measured_record({**record, "load_start": 1.5}) == (
+        "Measured 2026-11-27 (git 751c237, load 1.5 at the start, 2 cores; `c`)"
+    )
+    triple = measured_record({**record, "load_start": [1.6, 0.1, 0.1]}, "make y", "e")
+    assert triple == (
+        "Measured 2026-11-27 (git 751c237, load 1.6 at the start, under load, e, 2 cores; "
+        "`make y`)"
     )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import literally, njit
 from numba.extending import overload
 
 from . import losses, objectives
@@ -130,7 +130,7 @@ class Params(NamedTuple):
 # the sweep's machine code and optimises it again there; which copy runs depends on whether the
 # process compiled the kernels or loaded them from the cache (the first one loaded is used).
 # Fast-math lets LLVM fuse a product into the sum it feeds (one rounding instead of two) and
-# divide by a reciprocal wherever it sees fit, and the copies differed there: _sweep_two_pass's
+# divide by a reciprocal wherever it sees fit, and the copies differed there: the two-pass sweep's
 # own code and its copy in sweep_blocks had 101 and 104 FMAs, 12 and 11 divisions, for weighted
 # κ > 0, and α differed in the last bit from the first epoch on (``tests/test_sdca.py::
 # test_same_bits_whether_compiled_or_cached``). So a step's arithmetic has the same roundings
@@ -212,6 +212,28 @@ def _average_block(r0, r1, r2, r3, i0, i1, i2, i3, deltas, inv, s, t0, bias, acc
     acc_a[i3] += e3 * d3
 
 
+@njit(cache=True, fastmath=FASTMATH)
+def _csr_axpy_asking(data, cols, p, end, c, w, a, b):
+    """``w[cols[q]] += c · data[q]`` for q in [p, end) (a CSR row's update), asking along
+    the way for w's entries at ``cols[a:b]`` (the row a later step reads), one per entry
+    updated; returns how far ``a`` got."""
+    while p < end:
+        w[np.uint64(cols[p])] += c * np.float64(data[p])
+        if a < b:
+            prefetch(w, np.uint64(cols[a]))
+            a += U1
+        p += U1
+    return a
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _ask_entries(w, cols, a, b):
+    """Ask for w's entries at ``cols[a:b]`` (no effect on any result)."""
+    while a < b:
+        prefetch(w, np.uint64(cols[a]))
+        a += U1
+
+
 def _axpy_ahead(rows, i, c, w, moved, r):
     """``w[:d] += c · x_i`` when ``moved``; for a CSR row, the entries of w that row ``r``
     will read are prefetched along the update (or alone when not ``moved``). A dense row is
@@ -227,15 +249,8 @@ def _axpy_ahead_impl(rows, i, c, w, moved, r):
             a, b = np.uint64(indptr[r]), np.uint64(indptr[r + 1])
             if moved:
                 p, end = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
-                while p < end:
-                    w[np.uint64(cols[p])] += c * np.float64(data[p])
-                    if a < b:
-                        prefetch(w, np.uint64(cols[a]))
-                        a += U1
-                    p += U1
-            while a < b:
-                prefetch(w, np.uint64(cols[a]))
-                a += U1
+                a = _csr_axpy_asking(data, cols, p, end, c, w, a, b)
+            _ask_entries(w, cols, a, b)
 
         return csr
 
@@ -307,11 +322,17 @@ def _prefetch_sample(rows, sweep, i):
 
 
 @njit(cache=True, fastmath=FASTMATH)
-def _sweep_two_pass(rows, sweep, params, indices, t_start):
-    """:func:`sdca_sweep` for short rows: per block, one pass for the scores and products,
-    then one for w's update. The samples ``_DENSE_AHEAD`` steps ahead are prefetched (rows
-    visited in a random order: on small d each step is bound by memory latency, not by its
-    arithmetic)."""
+def _sweep_dense(rows, sweep, params, indices, t_start, fused):
+    """:func:`sweep_blocks`'s loop, compiled once per schedule (``fused``, a literal).
+
+    Two-pass (short rows): per block, one pass for the scores and products, then one for
+    w's update; the samples ``_DENSE_AHEAD`` steps ahead are prefetched (rows visited in a
+    random order: on small d each step is bound by memory latency, not by its arithmetic).
+    Fused (long rows): w's update by a block is made in the same pass that computes the next
+    block's scores and products against the updated w (:func:`solvers._kernels.update_gram4`),
+    so that the rows just read are applied from cache while the next four stream in; a row
+    whose step was 0 is not read again. The steps and their order are the same."""
+    literally(fused)
     X, bias, w, loss = rows.X, rows.bias, sweep.w, params.loss
     mode, t0, snap = params.mode, params.t0, params.snap
     d = X.shape[1]
@@ -320,58 +341,14 @@ def _sweep_two_pass(rows, sweep, params, indices, t_start):
     b2 = bias * bias
     pg_max = -np.inf
     pg_min = np.inf
-    j = 0
-    while j < m:
-        s = t_start + j  # steps done before this sample
-        if j + _DENSE_AHEAD + 4 <= m:
-            for a in range(j + _DENSE_AHEAD, j + _DENSE_AHEAD + 4):
-                _prefetch_sample(rows, sweep, indices[a])
-        if _is_block(m, j, mode, s, snap):
-            i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
-            r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
-            scores = _gram4_inline(r0, r1, r2, r3, w)
-            d0, d1, d2, d3, q_max, q_min = _block_steps(
-                i0, i1, i2, i3, scores, bias * w[d], b2, rows, sweep, loss, inv
-            )
-            pg_max, pg_min = max(pg_max, q_max), min(pg_min, q_min)
-            c0, c1, c2, c3 = d0 * inv, d1 * inv, d2 * inv, d3 * inv
-            if c0 != 0.0 or c1 != 0.0 or c2 != 0.0 or c3 != 0.0:
-                for k in range(d):
-                    w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
-                w[d] += (c0 + c1 + c2 + c3) * bias
-                if mode == 1 and s + 4 > t0:
-                    _average_block(
-                        r0, r1, r2, r3, i0, i1, i2, i3, (d0, d1, d2, d3), inv, s, t0, bias,
-                        sweep.acc_w, sweep.acc_a,
-                    )  # fmt: skip
-            j += 4
-        else:  # one sample: the pass's tail, or the block that holds mode 2's snapshot
-            q = _one_step(rows, sweep, params, indices[j], inv, s, indices[j])
-            pg_max, pg_min = max(pg_max, q), min(pg_min, q)
-            j += 1
-    sweep.pg_range[0] = pg_max
-    sweep.pg_range[1] = pg_min
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _sweep_fused(rows, sweep, params, indices, t_start):
-    """:func:`sdca_sweep` for long rows: w's update by a block is made in the same pass
-    that computes the next block's scores and products against the updated w
-    (:func:`solvers._kernels.update_gram4`), so that the rows just read are applied from
-    cache while the next four stream in; a row whose step was 0 is not read again."""
-    X, bias, w, loss = rows.X, rows.bias, sweep.w, params.loss
-    mode, t0, snap = params.mode, params.t0, params.snap
-    d = X.shape[1]
-    m = indices.shape[0]
-    inv = 1.0 / params.lmbd_n
-    b2 = bias * bias
-    pg_max = -np.inf
-    pg_min = np.inf
-    ready = False  # the block at j has its scores, against the current w, in ``scores``
+    ready = False  # fused: the block at j has its scores, against the current w, in ``scores``
     scores = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     j = 0
     while j < m:
         s = t_start + j  # steps done before this sample
+        if not fused and j + _DENSE_AHEAD + 4 <= m:
+            for a in range(j + _DENSE_AHEAD, j + _DENSE_AHEAD + 4):
+                _prefetch_sample(rows, sweep, indices[a])
         if _is_block(m, j, mode, s, snap):
             i0, i1, i2, i3 = indices[j], indices[j + 1], indices[j + 2], indices[j + 3]
             r0, r1, r2, r3 = X[i0], X[i1], X[i2], X[i3]
@@ -384,33 +361,39 @@ def _sweep_fused(rows, sweep, params, indices, t_start):
             c0, c1, c2, c3 = d0 * inv, d1 * inv, d2 * inv, d3 * inv
             moved = c0 != 0.0 or c1 != 0.0 or c2 != 0.0 or c3 != 0.0
             if moved:
+                if not fused:
+                    for k in range(d):
+                        w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
                 w[d] += (c0 + c1 + c2 + c3) * bias
                 if mode == 1 and s + 4 > t0:
                     _average_block(
                         r0, r1, r2, r3, i0, i1, i2, i3, (d0, d1, d2, d3), inv, s, t0, bias,
                         sweep.acc_w, sweep.acc_a,
                     )  # fmt: skip
-                # a row whose step was 0 is read as a copy of a moving one: c·x adds exactly
-                # 0 either way, and the copy comes from L1 instead of streaming the row again
-                f = r0 if c0 != 0.0 else (r1 if c1 != 0.0 else (r2 if c2 != 0.0 else r3))
-                r0 = r0 if c0 != 0.0 else f
-                r1 = r1 if c1 != 0.0 else f
-                r2 = r2 if c2 != 0.0 else f
-                r3 = r3 if c3 != 0.0 else f
+                if fused:
+                    # a row whose step was 0 is read as a copy of a moving one: c·x adds
+                    # exactly 0 either way, and the copy comes from L1 instead of streaming
+                    # the row again
+                    f = r0 if c0 != 0.0 else (r1 if c1 != 0.0 else (r2 if c2 != 0.0 else r3))
+                    r0 = r0 if c0 != 0.0 else f
+                    r1 = r1 if c1 != 0.0 else f
+                    r2 = r2 if c2 != 0.0 else f
+                    r3 = r3 if c3 != 0.0 else f
             j += 4
-            ready = _is_block(m, j, mode, s + 4, snap)
-            if ready:  # w's update fused with the next block's scores
-                n0, n1 = X[indices[j]], X[indices[j + 1]]
-                n2, n3 = X[indices[j + 2]], X[indices[j + 3]]
-                if moved:
-                    scores = _update_gram4_inline(
-                        r0, r1, r2, r3, c0, c1, c2, c3, w, n0, n1, n2, n3
-                    )
-                else:
-                    scores = _gram4_inline(n0, n1, n2, n3, w)
-            elif moved:
-                for k in range(d):
-                    w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
+            if fused:
+                ready = _is_block(m, j, mode, s + 4, snap)
+                if ready:  # w's update fused with the next block's scores
+                    n0, n1 = X[indices[j]], X[indices[j + 1]]
+                    n2, n3 = X[indices[j + 2]], X[indices[j + 3]]
+                    if moved:
+                        scores = _update_gram4_inline(
+                            r0, r1, r2, r3, c0, c1, c2, c3, w, n0, n1, n2, n3
+                        )
+                    else:
+                        scores = _gram4_inline(n0, n1, n2, n3, w)
+                elif moved:
+                    for k in range(d):
+                        w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
         else:  # one sample: the pass's tail, or the block that holds mode 2's snapshot
             q = _one_step(rows, sweep, params, indices[j], inv, s, indices[j])
             pg_max, pg_min = max(pg_max, q), min(pg_min, q)
@@ -428,8 +411,8 @@ def sweep_blocks(rows, sweep, params, indices, t_start):
     pairwise products x̃_b·x̃_c come from one pass over its four rows; the four coordinate
     steps are then made one after the other, each score corrected by the earlier steps of
     the block (:func:`_block_steps`), and w gets the block's combined update: in a second
-    pass over the rows (:func:`_sweep_two_pass`, short rows: see ``_FUSE_MIN_BYTES``) or
-    in the pass that computes the next block's scores (:func:`_sweep_fused`). This is
+    pass over the rows (short rows: see ``_FUSE_MIN_BYTES``) or in the pass that computes
+    the next block's scores (:func:`_sweep_dense`, one loop for the two schedules). This is
     the same sequential algorithm (equal up to rounding), with four memory streams in flight
     instead of one.
 
@@ -446,9 +429,9 @@ def sweep_blocks(rows, sweep, params, indices, t_start):
     """
     X = rows.X
     if (4 * X.itemsize + 8) * X.shape[1] > _FUSE_MIN_BYTES:
-        _sweep_fused(rows, sweep, params, indices, t_start)
+        _sweep_dense(rows, sweep, params, indices, t_start, True)
     else:
-        _sweep_two_pass(rows, sweep, params, indices, t_start)
+        _sweep_dense(rows, sweep, params, indices, t_start, False)
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -520,13 +503,7 @@ def sweep_csr(rows, sweep, params, indices, t_start):
         a, b = np.uint64(indptr[r]), np.uint64(indptr[r + 1])
         if delta != 0.0:
             c = delta * inv
-            p = start
-            while p < end:
-                w[np.uint64(cols[p])] += c * np.float64(data[p])
-                if a < b:
-                    prefetch(w, np.uint64(cols[a]))
-                    a += U1
-                p += U1
+            a = _csr_axpy_asking(data, cols, start, end, c, w, a, b)
             w[d] += c * bias
             if mode == 1 and s + 1 > t0:
                 e = s + 1 - t0
@@ -537,9 +514,7 @@ def sweep_csr(rows, sweep, params, indices, t_start):
                     p += U1
                 acc_w[d] += ec * bias
                 acc_a[i] += e * delta
-        while a < b:
-            prefetch(w, np.uint64(cols[a]))
-            a += U1
+        _ask_entries(w, cols, a, b)
         if mode == 2 and s + 1 == snap:  # O(d + n) once per fit
             acc_w[:] = w
             acc_a[:] = dual_coef

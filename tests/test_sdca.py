@@ -377,10 +377,11 @@ def test_fused_and_two_pass_sweeps_make_the_same_steps(dtype):
     out = []
     rows = kernel_rows(X, y.astype(np.float64), sq, None, 1.5)
     params = sdca_kernels.Params(0.02, 0.02 * n, HINGE, 1, 10, -1)
-    for kernel in (sdca_kernels._sweep_two_pass, sdca_kernels._sweep_fused):
+    for fused in (False, True):
         w, alpha, grad, pg = np.zeros(d + 1), np.zeros(n), np.full(n, np.nan), np.empty(2)
         acc_w, acc_a = np.zeros(d + 1), np.zeros(n)
-        kernel(rows, sdca_kernels.Sweep(w, alpha, acc_w, acc_a, grad, pg), params, indices, 0)
+        sweep = sdca_kernels.Sweep(w, alpha, acc_w, acc_a, grad, pg)
+        sdca_kernels._sweep_dense(rows, sweep, params, indices, 0, fused)
         out.append((w, alpha, grad, pg, acc_w, acc_a))
     for a, b in zip(*out, strict=True):
         assert_allclose(a, b, rtol=1e-12, atol=1e-13)

@@ -199,7 +199,10 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         needs a few hundred to reach ``tol=1e-5`` on standardised data).
     tol : float or None, default=1e-5
         Stop when the exact duality gap :math:`P(w(\alpha)) - D(\alpha) \le` ``tol``,
-        checked after each epoch outside the timer. ``0`` or ``None``: run all epochs and
+        checked outside the timer after each epoch (with ``shrinking``, after those whose
+        projected-gradient range predicts it, at least every
+        :data:`solvers._problem.GAP_CHECK_EVERY`-th: :func:`solvers._problem.gap_due`), and
+        always for the returned pair. ``0`` or ``None``: run all epochs and
         compute no gap at all (``duality_gap_`` is then NaN; see :meth:`duality_gap`).
     bias_multiplier : float, default=1.0
         :math:`B \ge 0`: learn an intercept through a constant feature of value :math:`B`

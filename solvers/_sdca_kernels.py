@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import literally, njit
+from numba import njit
 from numba.extending import overload
 
 from . import losses, objectives
@@ -323,7 +323,9 @@ def _prefetch_sample(rows, sweep, i):
 
 @njit(cache=True, fastmath=FASTMATH)
 def _sweep_dense(rows, sweep, params, indices, t_start, fused):
-    """:func:`sweep_blocks`'s loop, compiled once per schedule (``fused``, a literal).
+    """:func:`sweep_blocks`'s loop, compiled once per schedule: ``fused`` None (two-pass)
+    or True (fused). A None argument is a type, so Numba prunes the other schedule's
+    branches (``is None`` tests) before it compiles: each loop carries only its own.
 
     Two-pass (short rows): per block, one pass for the scores and products, then one for
     w's update; the samples ``_DENSE_AHEAD`` steps ahead are prefetched (rows visited in a
@@ -332,7 +334,6 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
     block's scores and products against the updated w (:func:`solvers._kernels.update_gram4`),
     so that the rows just read are applied from cache while the next four stream in; a row
     whose step was 0 is not read again. The steps and their order are the same."""
-    literally(fused)
     X, bias, w, loss = rows.X, rows.bias, sweep.w, params.loss
     mode, t0, snap = params.mode, params.t0, params.snap
     d = X.shape[1]
@@ -346,7 +347,7 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
     j = 0
     while j < m:
         s = t_start + j  # steps done before this sample
-        if not fused and j + _DENSE_AHEAD + 4 <= m:
+        if fused is None and j + _DENSE_AHEAD + 4 <= m:
             for a in range(j + _DENSE_AHEAD, j + _DENSE_AHEAD + 4):
                 _prefetch_sample(rows, sweep, indices[a])
         if _is_block(m, j, mode, s, snap):
@@ -361,7 +362,7 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
             c0, c1, c2, c3 = d0 * inv, d1 * inv, d2 * inv, d3 * inv
             moved = c0 != 0.0 or c1 != 0.0 or c2 != 0.0 or c3 != 0.0
             if moved:
-                if not fused:
+                if fused is None:
                     for k in range(d):
                         w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
                 w[d] += (c0 + c1 + c2 + c3) * bias
@@ -370,7 +371,7 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
                         r0, r1, r2, r3, i0, i1, i2, i3, (d0, d1, d2, d3), inv, s, t0, bias,
                         sweep.acc_w, sweep.acc_a,
                     )  # fmt: skip
-                if fused:
+                if fused is not None:
                     # a row whose step was 0 is read as a copy of a moving one: c·x adds
                     # exactly 0 either way, and the copy comes from L1 instead of streaming
                     # the row again
@@ -380,7 +381,7 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
                     r2 = r2 if c2 != 0.0 else f
                     r3 = r3 if c3 != 0.0 else f
             j += 4
-            if fused:
+            if fused is not None:
                 ready = _is_block(m, j, mode, s + 4, snap)
                 if ready:  # w's update fused with the next block's scores
                     n0, n1 = X[indices[j]], X[indices[j + 1]]
@@ -431,7 +432,7 @@ def sweep_blocks(rows, sweep, params, indices, t_start):
     if (4 * X.itemsize + 8) * X.shape[1] > _FUSE_MIN_BYTES:
         _sweep_dense(rows, sweep, params, indices, t_start, True)
     else:
-        _sweep_dense(rows, sweep, params, indices, t_start, False)
+        _sweep_dense(rows, sweep, params, indices, t_start, None)
 
 
 @njit(cache=True, fastmath=FASTMATH)

@@ -377,7 +377,7 @@ def test_fused_and_two_pass_sweeps_make_the_same_steps(dtype):
     out = []
     rows = kernel_rows(X, y.astype(np.float64), sq, None, 1.5)
     params = sdca_kernels.Params(0.02, 0.02 * n, HINGE, 1, 10, -1)
-    for fused in (False, True):
+    for fused in (None, True):  # two-pass, fused
         w, alpha, grad, pg = np.zeros(d + 1), np.zeros(n), np.full(n, np.nan), np.empty(2)
         acc_w, acc_a = np.zeros(d + 1), np.zeros(n)
         sweep = sdca_kernels.Sweep(w, alpha, acc_w, acc_a, grad, pg)

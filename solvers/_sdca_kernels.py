@@ -334,6 +334,8 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
     block's scores and products against the updated w (:func:`solvers._kernels.update_gram4`),
     so that the rows just read are applied from cache while the next four stream in; a row
     whose step was 0 is not read again. The steps and their order are the same."""
+    if fused is not None and not fused:  # False would not be pruned as None is: refused
+        raise ValueError("_sweep_dense: fused is None (two-pass) or True")
     X, bias, w, loss = rows.X, rows.bias, sweep.w, params.loss
     mode, t0, snap = params.mode, params.t0, params.snap
     d = X.shape[1]

@@ -385,6 +385,8 @@ def test_fused_and_two_pass_sweeps_make_the_same_steps(dtype):
         out.append((w, alpha, grad, pg, acc_w, acc_a))
     for a, b in zip(*out, strict=True):
         assert_allclose(a, b, rtol=1e-12, atol=1e-13)
+    with pytest.raises(ValueError, match=r"None \(two-pass\) or True"):  # False would be fused
+        sdca_kernels._sweep_dense(rows, sweep, params, indices, 0, False)
 
 
 def test_float32_data_gives_the_float64_iterates(small, record_fit):

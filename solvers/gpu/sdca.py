@@ -43,8 +43,8 @@ and :math:`a + t\Delta a` stays in the box for :math:`t \in [0, 1]`. So the dual
 decreases, whatever σ' (a round that would overshoot is shortened; one that proposes no
 ascent is not taken), and σ' is adapted from the step (:func:`adapt_sigma`): divided by t
 (by at most 4) when :math:`t < 1/2`, halved when :math:`t = 1`, kept in [1, K]. The
-duality gap is computed on the device (:mod:`solvers.gpu.certificate`) after epochs 1–10
-and then every ⌈epoch/10⌉ epochs, and for the returned pair; each check rebuilds
+duality gap is computed on the device (:mod:`solvers.gpu.certificate`) after epochs 1–10,
+then after each epoch divisible by ⌊epoch/10⌋, and for the returned pair; each check rebuilds
 :math:`w = \tilde w(\alpha)` from α, so the drift of the running w never reaches the
 certificate.
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,19 +11,18 @@ pytest.importorskip("distributed")
 
 from benchmarks import beyond_memory as bench
 
+from .generated import regenerated
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_readme_block_is_generated_from_the_committed_record(tmp_path):
     """The README's beyond-memory sentence is the record's, regenerated here (an edit by hand,
     or a record committed without `--readme`, fails)."""
-    readme = tmp_path / "README.md"
-    shutil.copy(ROOT / "README.md", readme)
-    bench.main(["--readme", str(readme), "--record", str(ROOT / bench.README_RECORD)])
-    assert readme.read_text() == (ROOT / "README.md").read_text()
+    text = regenerated(bench.main, "README.md", [bench.README_RECORD], tmp_path)
     record = json.loads((ROOT / bench.README_RECORD).read_text())
     assert record["factor"] >= 3.0 and record["certified"] and not record["workers_restarted"]
-    assert bench.readme_block(record) in readme.read_text()
+    assert bench.readme_block(record) in text
 
 
 def test_readme_block_says_what_the_record_says():

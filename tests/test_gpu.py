@@ -29,6 +29,8 @@ from solvers.gpu.certificate import Certifier
 from solvers.gpu.data import to_device
 from solvers.gpu.sdca import adapt_sigma, cpu_round, line_search_step
 
+from .generated import regenerated
+
 pytestmark = pytest.mark.skipif(not solvers.gpu.available(), reason="no GPU and no simulator")
 
 
@@ -493,18 +495,13 @@ def test_readme_gpu_block_is_generated_from_the_committed_record(tmp_path):
     """Every GPU number in the README comes from the committed record: regenerating the
     block from benchmarks/records/ changes nothing (a hand edit, or a record changed
     without `--readme`, fails here)."""
-    import shutil
 
     from benchmarks import gpu as bench
 
     root = Path(__file__).resolve().parents[1]
-    readme = tmp_path / "README.md"
-    shutil.copy(root / "README.md", readme)
-    records = [str(root / p) for p in bench.README_RECORDS]
-    bench.main(["--readme", str(readme), "--record", *records])
-    assert readme.read_text() == (root / "README.md").read_text()
-    for path in records:  # and the block states each record's verdicts
-        assert bench.targets(json.loads(Path(path).read_text())) in readme.read_text()
+    text = regenerated(bench.main, "README.md", bench.README_RECORDS, tmp_path)
+    for path in bench.README_RECORDS:  # and the block states each record's verdicts
+        assert bench.targets(json.loads((root / path).read_text())) in text
 
 
 def test_round_timer_imports_the_tree_it_is_given(tmp_path):

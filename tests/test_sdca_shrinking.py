@@ -462,3 +462,16 @@ def test_a_shrinking_fit_ending_at_max_epochs_reports_the_exact_final_gap():
     y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
     g = objectives.duality_gap(X, y_pm, est.coef_, est.dual_coef_, lmbd)[2]
     assert g == pytest.approx(est.duality_gap_, rel=1e-9) and g > 1e-14
+
+
+def test_the_docs_state_the_check_spacing_the_code_uses():
+    """README and docs/scikit-learn.md say how often `tol` is checked with shrinking: the
+    number they give is GAP_CHECK_EVERY (a change to it fails here until they follow)."""
+    from pathlib import Path
+
+    from solvers._problem import GAP_CHECK_EVERY
+
+    root = Path(__file__).resolve().parents[1]
+    for doc in ("README.md", "docs/scikit-learn.md"):
+        text = (root / doc).read_text(encoding="utf-8")
+        assert "predicts" in text and f"at least every {GAP_CHECK_EVERY}th" in text, doc

@@ -18,6 +18,7 @@ from benchmarks import spark_svc
 from solvers import ExactSVMClassifier, objectives
 
 from .conftest import gaussian_problem
+from .generated import regenerated
 
 LMBD = 0.01
 
@@ -182,14 +183,10 @@ def test_docs_block_is_generated_from_the_committed_record(tmp_path):
     """docs/distributed.md's Spark block is the committed record's, regenerated here; the
     table's ratio is ours over Spark's time, from the record's numbers."""
     import json
-    import shutil
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    doc = tmp_path / "distributed.md"
-    shutil.copy(root / "docs" / "distributed.md", doc)
-    spark_svc.main(["--readme", str(doc), "--record", str(root / spark_svc.README_RECORD)])
-    assert doc.read_text() == (root / "docs" / "distributed.md").read_text()
+    regenerated(spark_svc.main, "docs/distributed.md", [spark_svc.README_RECORD], tmp_path)
     record = json.loads((root / spark_svc.README_RECORD).read_text())
     skin = record["problems"]["skin"]
     ratio = skin["ours"]["wall"]["0.0001"] / skin["spark"]["reach"]["0.0001"]["wall"]

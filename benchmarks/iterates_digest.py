@@ -76,6 +76,14 @@ def _configs():
         {"loss": "smooth_hinge", "gamma": 0.5},
         {"loss": "squared_hinge"},
         {"bias_multiplier": 0.0},
+        {"shrinking": True, "finish": True, "tol": 1e-9, "max_epochs": 30},
+        {
+            "shrinking": True,
+            "finish": True,
+            "tol": 1e-9,
+            "max_epochs": 30,
+            "loss": "squared_hinge",
+        },
     ]
     for opts in sdca:
         yield "sdca", SDCAClassifier, {**base, **opts}

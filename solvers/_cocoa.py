@@ -348,13 +348,12 @@ def bias_slope_sums(
 ) -> np.ndarray:
     r"""The chunk's share of the primal's first and second derivative along the bias
     weight at w (smooth loss): :math:`\big(\sum_i c_i y_i a^*(z_i),\ \sum_i c_i
-    \phi''(z_i)\big)`, :math:`a^* = -\phi'`, :math:`\phi'' = 1/\kappa` where
-    :math:`0 < 1 - z_i < \kappa U`, added to ``previous`` (the block's chunks before it).
-    Plain sums: they only choose the candidate :math:`w'` that the certificate then bounds
+    \phi''(z_i)\big)`, :math:`a^* = -\phi'` (the loss's ``dual_targets`` and
+    ``second_derivatives``), added to ``previous`` (the block's chunks before it). Plain
+    sums: they only choose the candidate :math:`w'` that the certificate then bounds
     exactly."""
     z = objectives.margins(data.X, state.y, w, state.bias)
-    u = 1.0 - z
-    curved = ((u > 0.0) & (u < loss.kappa * loss.upper)) / loss.kappa
+    curved = loss.second_derivatives(z)
     a = loss.dual_targets(z)
     if state.weights is not None:
         a, curved = a * state.weights, curved * state.weights

@@ -78,7 +78,6 @@ def make_qp(X, y, lmbd, loss, bias, weights) -> QP:
         live = np.flatnonzero(weights > 0.0)
         X, y, weights = X[live], y[live], weights[live]
     n = y.shape[0]
-    c = np.ones(n) if weights is None else weights
     return QP(
         X=X,
         y=y,
@@ -87,8 +86,8 @@ def make_qp(X, y, lmbd, loss, bias, weights) -> QP:
         loss=loss,
         weights=weights,
         inv_lmbd_n=1.0 / (lmbd * n_full),
-        upper=c * loss.upper,
-        curv=loss.kappa / c,
+        upper=loss.box(weights, n),
+        curv=loss.dual_curvatures(weights, n),
     )
 
 

@@ -93,10 +93,8 @@ class BlockFinish:
     def __init__(self, problem, loss):
         self.problem, self.loss = problem, loss
         n = problem.n_samples
-        c = np.ones(n) if problem.sample_weight is None else problem.sample_weight
         self.upper = loss.box(problem.sample_weight, n)
-        self.curv = np.zeros(n)
-        self.curv[c > 0.0] = loss.kappa / c[c > 0.0]  # weight 0: a_i held at 0 by its box
+        self.curv = loss.dual_curvatures(problem.sample_weight, n)
         self.done = False  # this shrinking phase has had its finish
         self.finishes = 0
         self.iterations = 0  # active-set iterations, every finish of the fit

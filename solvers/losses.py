@@ -144,6 +144,19 @@ class Loss(NamedTuple):
             return np.where(u > 0.0, self.upper, 0.0)
         return np.clip(u / self.kappa, 0.0, self.upper)
 
+    def second_derivatives(self, z) -> np.ndarray:
+        r""":math:`\phi''(z) = 1/\kappa` where :math:`0 < 1 - z < \kappa U`, else 0 (unit
+        weight), elementwise: the curvature of a smooth loss along the margin (at the two
+        kinks of the smoothed hinge, the one-sided value 0). The hinge has none (its
+        :math:`\phi'` jumps at 1): a ValueError."""
+        if not self.smooth:
+            raise ValueError(
+                "the hinge has no second derivative (its slope jumps at z = 1): use "
+                "smooth_hinge or squared_hinge"
+            )
+        u = 1.0 - np.asarray(z, dtype=np.float64)
+        return ((u > 0.0) & (u < self.kappa * self.upper)) / self.kappa
+
     def box(self, sample_weight=None, n_samples: int | None = None) -> np.ndarray:
         """Upper bounds :math:`c_i U` of :math:`a_i` (shape (n_samples,))."""
         if sample_weight is None:
@@ -151,6 +164,18 @@ class Loss(NamedTuple):
         c = np.asarray(sample_weight, dtype=np.float64)
         out = np.zeros_like(c)
         out[c > 0.0] = c[c > 0.0] * self.upper  # 0 · inf is not computed
+        return out
+
+    def dual_curvatures(self, sample_weight=None, n_samples: int | None = None) -> np.ndarray:
+        r"""Curvatures :math:`\kappa / c_i` of the conjugate terms :math:`\kappa a_i^2/(2c_i)`
+        (shape (n_samples,)): the diagonal that the loss adds to the dual's Hessian, as
+        :func:`curvature` adds it to one coordinate's. 0 where :math:`c_i = 0` (the box is
+        the point 0 there)."""
+        if sample_weight is None:
+            return np.full(n_samples, self.kappa)
+        c = np.asarray(sample_weight, dtype=np.float64)
+        out = np.zeros_like(c)
+        out[c > 0.0] = self.kappa / c[c > 0.0]
         return out
 
 

@@ -37,12 +37,13 @@ def written_out(name: str, z: np.ndarray) -> np.ndarray:
 @njit(cache=True)
 def _njit_values(loss, z, a, c):
     """The kernels' functions, elementwise (for comparison with the NumPy twins)."""
-    out = np.empty((4, z.shape[0]))
+    out = np.empty((5, z.shape[0]))
     for i in range(z.shape[0]):
         out[0, i] = losses.value(loss, z[i])
         out[1, i] = losses.dual_term(loss, a[i], c[i])
         out[2, i] = losses.dual_target(loss, z[i])
         out[3, i] = losses.upper_bound(loss, c[i])
+        out[4, i] = losses.curvature(loss, 0.0, c[i])  # the conjugate's part of h alone
     return out
 
 
@@ -62,11 +63,13 @@ def test_njit_functions_equal_numpy_twins(name):
     c[::7] = 1.0
     top = np.where(c > 0, c * min(loss.upper, 5.0), 0.0)
     a = rng.random(Z.shape[0]) * top
-    value, term, target, upper = _njit_values(loss, Z, a, c)
+    value, term, target, upper, curv = _njit_values(loss, Z, a, c)
     assert_allclose(value, loss.values(Z), rtol=0, atol=0)
     assert_allclose(term, loss.dual_terms(a, c), rtol=1e-15, atol=1e-15)
     assert_allclose(target, loss.dual_targets(Z), rtol=1e-15, atol=0)
     assert_allclose(upper, loss.box(c), rtol=0, atol=0)
+    assert_allclose(curv, loss.dual_curvatures(c), rtol=0, atol=0)
+    assert_allclose(loss.dual_curvatures(None, 3), [loss.kappa] * 3, rtol=0, atol=0)
 
 
 def test_hinge_is_the_hinge_loss_value():
@@ -109,6 +112,26 @@ def test_dual_target_is_minus_the_derivative(name):
     z = Z[np.abs(Z - 1.0) > 1e-3]  # away from the kink of the smoothed hinge's ends
     numeric = -(written_out(name, z + h) - written_out(name, z - h)) / (2 * h)
     assert_allclose(loss.dual_targets(z), numeric, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["smooth_hinge(0.3)", "smooth_hinge(2)", "squared_hinge"])
+def test_second_derivative_is_the_derivative_of_the_slope(name):
+    """φ'' as the central difference of the textbook φ, away from its kinks (z = 1, and
+    z = 1 - γ for the smoothed hinge), where the difference would straddle two pieces; at a
+    kink itself, the one-sided value 0 on the side that is not curved."""
+    loss = ALL[name]
+    h = 1e-4
+    kinks = np.array([1.0, 1.0 - loss.kappa * loss.upper])
+    z = Z[np.min(np.abs(Z[:, None] - kinks[None, :]), axis=1) > 1e-3]
+    numeric = written_out(name, z + h) - 2 * written_out(name, z) + written_out(name, z - h)
+    assert_allclose(loss.second_derivatives(z), numeric / h**2, rtol=1e-4, atol=1e-4)
+    assert loss.second_derivatives(np.array([1.0]))[0] == 0.0
+    assert set(np.unique(loss.second_derivatives(Z))) == {0.0, 1.0 / loss.kappa}
+
+
+def test_the_hinge_has_no_second_derivative():
+    with pytest.raises(ValueError, match=r"no second derivative.*smooth_hinge or squared_hinge"):
+        ALL["hinge"].second_derivatives(Z)
 
 
 @njit(cache=True)

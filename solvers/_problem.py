@@ -194,6 +194,7 @@ class EpochInfo:
 
     @property
     def intercept(self) -> float:
+        """Current intercept, ``bias * w[-1]`` (as ``intercept_``)."""
         return float(self.bias * self.w[-1])
 
     def output_w(self) -> np.ndarray:

@@ -49,12 +49,17 @@ def check_lmbd(X, lmbd: float, *, bias: float = 0.0, sample_weight=None, big=Non
     two passes without allocation; the exact row norms are computed only when that bound
     fails.
     """
+    if not 0.0 < lmbd < np.inf:  # as the estimators' own parameter check
+        raise ValueError(
+            f"lmbd must be a positive finite number, got {lmbd!r}: the regularisation "
+            "strength, e.g. 1/n_samples (or lmbd='auto' on an estimator)."
+        )
     n = X.shape[0]
     big = max_abs(X) if big is None else big
     if not 1.0 / (lmbd * n) <= _SCALE_LIMIT:
         raise ValueError(
             f"lmbd={lmbd:g} is too small for float64: 1/(lmbd * n_samples) = "
-            f"{1.0 / (lmbd * n) if lmbd * n > 0 else np.inf:g} overflows. Use a larger "
+            f"{1.0 / (lmbd * n):g} overflows. Use a larger "
             f"lmbd (at least {_rounded_up(1.0 / (_SCALE_LIMIT * n))} for n_samples={n})."
         )
     c_max = 1.0 if sample_weight is None else float(np.max(sample_weight))

@@ -343,6 +343,27 @@ def _suggested(message: str, before: str) -> float:
     return float(re.search(re.escape(before) + r"\s*([0-9.]+e[-+][0-9]+)", message).group(1))
 
 
+@pytest.mark.parametrize("lmbd", [0.0, -1.0, np.nan, np.inf, np.float64(0.0)])
+def test_check_lmbd_refuses_what_the_estimators_refuse(lmbd):
+    """solvers.check_lmbd, called directly: λ = 0 was a ZeroDivisionError (a NumPy zero, a
+    RuntimeWarning and a message that λ is too small), λ = -1 and λ = inf passed, λ = nan was
+    'too small'. Now each is the estimators' refusal, said in words."""
+    X = np.ones((3, 2))
+    with pytest.raises(ValueError, match=r"lmbd must be a positive finite number, got "):
+        solvers.check_lmbd(X, lmbd)
+
+
+def test_the_scale_error_quotes_its_ratio():
+    """The 'too small for the scale of X' message quotes max ||x_i||^2 / lmbd, the number it
+    compares with 1e300 (bias multiplier included)."""
+    X, _ = gaussian_problem(n=30, d=4, seed=0)
+    r2 = float(np.max(np.einsum("ij,ij->i", X, X))) + 1.0
+    with pytest.raises(ValueError, match="too small for the scale of X") as info:
+        solvers.check_lmbd(X, 1e-300, bias=1.0)
+    quoted = float(re.search(r"max \|\|x_i\|\|\^2 / lmbd = (\S+) exceeds", str(info.value))[1])
+    assert quoted == pytest.approx(r2 / 1e-300, rel=1e-2)
+
+
 def test_the_smallest_lmbd_an_error_suggests_is_accepted_by_its_check():
     """Each scale error suggests the smallest λ, to two digits, rounded up so that the value
     typed back meets the check it failed: 1/(λn) <= 1e300 and max ||x_i||²/λ <= 1e300 (the

@@ -684,6 +684,23 @@ def test_coef_shape_and_decision_function(small):
     assert_allclose(augment(X, 2.0) @ w, est.decision_function(X), rtol=1e-12)
 
 
+def test_a_callback_reads_the_iterate_as_coef_and_intercept(small):
+    """EpochInfo.coef and .intercept are the iterate's, with the bias multiplier: after the
+    last epoch, the fitted coef_ and intercept_ (no averaging, tol = 0)."""
+    last = {}
+
+    def keep(info):
+        last.update(coef=info.coef.copy(), intercept=info.intercept, w=info.w.copy())
+
+    est = SDCAClassifier(lmbd=0.05, max_epochs=4, tol=0, bias_multiplier=2.5, callback=keep)
+    est.fit(*small)
+    assert last["intercept"] == 2.5 * last["w"][-1] != 0.0
+    assert last["intercept"] == est.intercept_[0]
+    assert np.array_equal(last["coef"], est.coef_[0]) and last["coef"].shape == (
+        small[0].shape[1],
+    )
+
+
 def test_a_callback_returning_true_stops_the_fit(small):
     seen = []
 

@@ -412,6 +412,13 @@ def test_gap_due_follows_the_statistic_one_sided():
     assert gap_due(threshold * 10, checked, 1e-4, 10 + GAP_CHECK_EVERY)
     assert not gap_due(threshold * 10, checked, 1e-4, 10 + GAP_CHECK_EVERY - 1)
     assert gap_due(None, checked, 1e-4, 11) and gap_due(5.0, None, 1e-4, 1)
+    # overdue (a skipped epoch, a long one): due, whatever the statistic says
+    assert gap_due(threshold * 10, checked, 1e-4, 10 + GAP_CHECK_EVERY + 3)
+    assert gap_due(threshold * 10, (1e-2, 4.0, 3), 1e-4, 3 + 2 * GAP_CHECK_EVERY + 1)
+    # no usable reference (a gap or a statistic of 0 or less): due
+    for reference in (0.0, -4.0):
+        assert gap_due(threshold * 10, (1e-2, reference, 10), 1e-4, 11)
+    assert gap_due(threshold * 10, (0.0, 4.0, 10), 1e-4, 11)
 
 
 @pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("squared_hinge", 0.0)])

@@ -464,3 +464,7 @@ def test_weights_that_empty_a_class_are_refused_by_name(binary):
         SDCAClassifier().fit(X, y, sample_weight=only_ones)
     with pytest.raises(ValueError, match=r"'balanced' divides .* which is 0 for class 0"):
         SDCAClassifier(class_weight="balanced").fit(X, y, sample_weight=only_ones)
+    # class weights given by the user divide by nothing: the message is the first one's
+    with pytest.raises(ValueError, match="0 on every sample of class 0") as info:
+        SDCAClassifier(class_weight={0: 2.0, 1: 1.0}).fit(X, y, sample_weight=only_ones)
+    assert "balanced" not in str(info.value)

@@ -187,7 +187,8 @@ TARGETS = {
     "scales": Target(
         "solvers/_scales.py",
         ("tests/test_bad_inputs.py", "tests/test_defaults.py"),
-        select="scale or overflowing or row_norms or smallest_lmbd or lmbd_accepts or auto",
+        select="scale or overflowing or row_norms or smallest_lmbd or lmbd_accepts or auto "
+        "or check_lmbd",
     ),
 }
 

@@ -364,6 +364,15 @@ def test_the_scale_error_quotes_its_ratio():
     assert quoted == pytest.approx(r2 / 1e-300, rel=1e-2)
 
 
+def test_the_scale_check_holds_for_entries_below_one():
+    """The cheap bound d·max|X|² on max ||x_i||² must bound it for entries below 1 as well
+    (a cube, smaller there, let λ = 6e-301 through on rows of 0.5 whose ||x||²/λ is 1.7e300;
+    the mutation survivor _scales.py:67)."""
+    with pytest.raises(ValueError, match=r"max \|\|x_i\|\|\^2 / lmbd = 1.67e\+300 exceeds"):
+        solvers.check_lmbd(np.full((3, 4), 0.5), 6e-301)
+    solvers.check_lmbd(np.full((3, 4), 0.5), 1.1e-300)  # the λ its message suggests
+
+
 def test_the_smallest_lmbd_an_error_suggests_is_accepted_by_its_check():
     """Each scale error suggests the smallest λ, to two digits, rounded up so that the value
     typed back meets the check it failed: 1/(λn) <= 1e300 and max ||x_i||²/λ <= 1e300 (the

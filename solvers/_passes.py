@@ -111,8 +111,8 @@ def feasible(a: np.ndarray, loss: Loss, sample_weight) -> np.ndarray:
     lo = a.min(initial=0.0)
     over = (a - box).max(initial=0.0)
     if lo < -FEASIBILITY_SLACK or over > FEASIBILITY_SLACK * max(1.0, box.max(initial=1.0)):
-        raise ValueError(
-            f"dual point is infeasible: y*alpha spans [{lo}, {a.max(initial=0.0)}], outside "
+        raise ValueError(  # the span is a's own (lo and over start at 0: the check's)
+            f"dual point is infeasible: y*alpha spans [{a.min()}, {a.max()}], outside "
             f"its box [0, c_i * {loss.upper:g}] (by {max(-lo, over):.3g})"
         )
     return np.clip(a, 0.0, box)

@@ -389,6 +389,20 @@ def test_choose_method_every_branch_and_its_memory(
     assert (choice.ipm_seconds <= 0.75 * max_cpu) == (method == "ipm")
 
 
+def test_choose_method_prices_each_ipm_form_by_its_factorisation():
+    """Each form of the interior point pays at least its dense Cholesky every iteration:
+    (d+1)³/3 flops for the primal form (CSR too: its normal matrix is dense), n³/3 for the
+    Gram form; so a wide CSR problem's primal form costs more than its Gram form (the
+    mutation survivor _exact_choice.py:90, k/3/3 for k**3/3, priced it below)."""
+    from solvers._exact_choice import BLAS_FLOPS, IPM_ITERATIONS, ipm_costs
+
+    for n, d, nnz in ((2000, 6000, 20_000), (500, 3000, 5000), (20_000, 300, 400_000)):
+        costs = ipm_costs(n, d, nnz, 8)
+        for form, size in (("primal", d + 1), ("gram", n)):
+            assert costs[form][0] >= IPM_ITERATIONS * size**3 / 3 / BLAS_FLOPS, (n, d, form)
+        assert (costs["primal"][0] > costs["gram"][0]) == (d > n), (n, d)
+
+
 @pytest.mark.parametrize(
     ("kind", "budget"),
     [("n>d", 60.0), ("d>n", 60.0), ("d>n f32", 60.0), ("n>d", 1e-4), ("d>n", 1e-4), ("csr", 60.0)],

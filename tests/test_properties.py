@@ -36,6 +36,7 @@ from solvers import (
     SDCAClassifier,
     objectives,
 )
+from solvers._passes import FEASIBILITY_SLACK, feasible
 from solvers.losses import make_loss
 
 EPS = np.finfo(np.float64).eps
@@ -521,3 +522,30 @@ def test_a_repeated_config_label_is_refused(experiment, data):
     )
     with pytest.raises(ValueError, match="duplicate config labels"):
         dataclasses.replace(experiment, configs=(*experiment.configs, twin))
+
+
+def test_infeasible_dual_points_are_refused_past_the_slack_and_told_by_how_much():
+    """solvers._passes.feasible (every dual and gap): a = y·α within FEASIBILITY_SLACK of
+    its box [0, c_i U] is clipped into it; past the slack (scaled by the largest box when it
+    exceeds 1) it is refused, with a's own span and the violation."""
+    hinge, s = make_loss("hinge"), FEASIBILITY_SLACK
+    c = np.array([0.0, 1.0, 0.5])  # boxes [0, 0], [0, 1], [0, 0.5]
+    # a weight-0 sample's box is the point 0: a_i - 0 is exactly the excess
+    assert_exact(feasible(np.array([s, 1.0, 0.5]), hinge, c), [0.0, 1.0, 0.5])
+    assert_exact(feasible(np.array([0.0, -s, 0.25]), hinge, c), [0.0, 0.0, 0.25])
+    for a, by in (([1.5 * s, 1.0, 0.5], 1.5 * s), ([0.0, 1.0, -0.25], 0.25)):
+        with pytest.raises(ValueError, match="infeasible") as info:
+            feasible(np.array(a), hinge, c)
+        assert f"spans [{min(a)}, {max(a)}]" in str(info.value), info.value
+        assert f"(by {by:.3g})" in str(info.value), info.value
+    with pytest.raises(ValueError, match=r"spans \[1.5, 2.0\].*c_i \* 1\] \(by 1\)"):
+        feasible(np.array([1.5, 2.0]), hinge, None)
+    # boxes above 1: the slack is relative to the largest
+    big = np.array([0.0, 4.0])
+    feasible(np.array([3.0 * s, 4.0]), hinge, big)
+    with pytest.raises(ValueError, match="infeasible"):
+        feasible(np.array([5.0 * s, 4.0]), hinge, big)
+
+
+def assert_exact(got, want):
+    assert np.array_equal(got, np.asarray(want, dtype=np.float64)), (got, want)

@@ -287,3 +287,87 @@ def test_the_numbers_a_verdict_quotes_are_its_values():
         f"simulated: first {FOUR[SIM][1]}, ASDCA ranked 4 of 4; "
         f"skin: first {FOUR[SKIN][2]}, ASDCA ranked 1 of 4. notes"
     )
+
+
+class _Reports:
+    """A stand-in Query: records the report it is put on and reads ``x`` from it."""
+
+    def __init__(self, values):
+        self.values, self.read_from = values, []
+
+    def on(self, name):
+        self.read_from.append(name)
+        return self
+
+    def certified(self):
+        return True
+
+
+def _claim(**overrides) -> claims.Claim:
+    rule = {
+        "id": "t.1",
+        "figures": (),
+        "reports": ("first", "second"),
+        "claim": "x is positive",
+        "theirs": "x > 0",
+        "criterion": "x > 0",
+        "read": lambda q: {"x": q.values[q.read_from[-1]]},
+        "holds": lambda v: v.x > 0,
+        "ours": lambda v: f"x = {v.x}",
+        "why": lambda v: "WHY",
+        "note": lambda v: "NOTE",
+    }
+    return claims.Claim(**{**rule, **overrides})
+
+
+def test_the_evaluator_reads_a_claims_first_report_and_gives_each_verdict_its_text():
+    """evaluate puts the Query on the claim's first report (its default); a claim that holds
+    says its note, one that differs or is level says why (the mutation survivors
+    claims.py:53, [-1] for [0], and :61, > or >= for ==: 'level' > 'holds')."""
+    values = {"first": 2.0, "second": -1.0}
+    q = _Reports(values)
+    got = claims.evaluate(q, _claim())
+    assert q.read_from == ["first"] and got.ours == "x = 2.0"
+    assert (got.verdict, got.reason) == ("holds", "NOTE")
+    values["first"] = -3.0
+    got = claims.evaluate(_Reports(values), _claim())
+    assert (got.verdict, got.reason) == ("differs", "WHY")
+    got = claims.evaluate(_Reports(values), _claim(level=lambda v: True))
+    assert (got.verdict, got.reason) == ("level", "WHY")
+
+
+def test_a_claim_is_frozen():
+    """A claim is a definition: it cannot be changed in place after it is declared."""
+    claim = _claim()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        claim.holds = lambda v: True
+
+
+def test_any_data_texts_say_censored_runs_early_progress_and_a_sentence():
+    """The helpers behind the any-data claims' texts (the mutation survivors any_data.py:46,
+    :81, :95 ×2, :105): censored runs are said only when there are some, a later primal is
+    'the same' within 1e-3 relative (or the seeds' spread), the early-progress clause only
+    when every value is still more than twice a positive P*, and a clause becomes a
+    sentence."""
+    from types import SimpleNamespace as NS
+
+    from figures.common import Runs
+
+    runs = Runs([3.0, 5.0, 7.0])
+    plain = any_data._epochs_text(dict(runs=runs, censored=0, last=7))
+    assert plain == f"{runs:pm1}"
+    cut = any_data._epochs_text(dict(runs=Runs([3.0, 8.0, 8.0]), censored=2, last=7))
+    assert cut.endswith(" (2 of 3 runs not within 7, counted as 8)"), cut
+
+    one = Runs([100.0])
+    assert any_data._later_same(NS(pl=one, pls=Runs([100.05])))
+    assert not any_data._later_same(NS(pl=one, pls=Runs([100.5])))
+
+    far = NS(a=Runs([3.0]), b=Runs([4.0]), d=1.0, sure=True)
+    assert any_data._far(far, "a", "b").startswith("; all still 3× P* or more")
+    assert "the lower bound D of P*" in any_data._far(NS(**{**vars(far), "sure": False}), "a")
+    assert any_data._far(NS(**{**vars(far), "a": Runs([1.5])}), "a", "b") == ""
+    assert any_data._far(NS(**{**vars(far), "d": 0.0}), "a", "b") == ""
+    assert any_data._far(NS(**{**vars(far), "d": -1.0}), "a", "b") == ""
+
+    assert any_data._sentence("; all still 3× P*") == "All still 3× P*"

@@ -392,14 +392,17 @@ def test_choose_method_every_branch_and_its_memory(
 def test_choose_method_prices_each_ipm_form_by_its_factorisation():
     """Each form of the interior point pays at least its dense Cholesky every iteration:
     (d+1)³/3 flops for the primal form (CSR too: its normal matrix is dense), n³/3 for the
-    Gram form; so a wide CSR problem's primal form costs more than its Gram form (the
-    mutation survivor _exact_choice.py:90, k/3/3 for k**3/3, priced it below)."""
+    Gram form, the Gram form's dominating its price; so a wide CSR problem's primal form
+    costs more than its Gram form (the mutation survivor _exact_choice.py:90, k/3/3 for
+    k**3/3, priced it below)."""
     from solvers._exact_choice import BLAS_FLOPS, IPM_ITERATIONS, ipm_costs
 
     for n, d, nnz in ((2000, 6000, 20_000), (500, 3000, 5000), (20_000, 300, 400_000)):
         costs = ipm_costs(n, d, nnz, 8)
         for form, size in (("primal", d + 1), ("gram", n)):
             assert costs[form][0] >= IPM_ITERATIONS * size**3 / 3 / BLAS_FLOPS, (n, d, form)
+        # and the Gram form's is its Cholesky: n³/3, not n³ (the survivor :92, ^ for /)
+        assert costs["gram"][0] <= 2 * IPM_ITERATIONS * n**3 / 3 / BLAS_FLOPS, (n, d)
         assert (costs["primal"][0] > costs["gram"][0]) == (d > n), (n, d)
 
 

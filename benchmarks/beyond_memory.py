@@ -153,6 +153,7 @@ def main(argv=None) -> dict:
 
     from benchmarks.distributed import local_client
     from solvers import DaskSVMClassifier
+    from solvers._cocoa_layout import workers as cluster_workers
 
     limit = int(args.memory_limit * 2**30)
     rows = int(args.chunk_mib * 2**20) // row_bytes(args.nnz)
@@ -177,7 +178,7 @@ def main(argv=None) -> dict:
         dask.config.set(memory),  # the nannies hand it to their workers
         local_client(args.workers, memory_limit=limit, local_directory=spill_root) as client,
     ):
-        workers_start = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        workers_start = sorted(cluster_workers(client))
         X, y = dask_draw(n_chunks, rows, d, args.nnz)
         trace = []
         t0 = time.perf_counter()
@@ -220,7 +221,7 @@ def main(argv=None) -> dict:
             warnings.simplefilter("ignore", ConvergenceWarning)
             clf.fit(X, y)
         wall = time.perf_counter() - t0
-        workers_end = sorted(client.scheduler_info(n_workers=-1)["workers"])
+        workers_end = sorted(cluster_workers(client))
         end = client.run(worker_memory)
     rows_bytes = n_chunks * rows * row_bytes(args.nnz)
     reach = {}

@@ -32,6 +32,17 @@ def client():
         ) from err
 
 
+def workers(client) -> dict:
+    """The cluster's workers now, by address, each with what the scheduler knows of it
+    (``memory_limit``, ``nthreads``, …), asked of the scheduler afresh.
+
+    Not ``client.scheduler_info()["workers"]``: that returns the client's cached identity,
+    which a periodic callback on the client's event loop rewrites every few seconds without
+    its workers (``n_workers=0``); read between the refresh and the return, it names no
+    worker at all (a fit on CI once placed no block and failed on a None chunk)."""
+    return dict(client.sync(client.scheduler.identity, n_workers=-1)["workers"])
+
+
 def as_rows(X, y, sample_weight) -> tuple:
     """``fit``'s arguments checked and chunked alike: X's row chunks of known sizes and one
     chunk across its features, y and ``sample_weight`` (or None) rechunked to X's rows."""
@@ -187,10 +198,12 @@ def persist_blocks(client, X, y, sample_weight, groups) -> list:
     chunks = [
         dask.delayed(_cocoa.block_data)(xk, yk, wk) for xk, yk, wk in zip(xs, ys, ws, strict=True)
     ]
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    names = sorted(workers(client))
+    if not names:
+        raise RuntimeError("the dask cluster has no workers: start some before fitting")
     futures = [None] * len(chunks)
-    for slot, worker in enumerate(workers):  # one graph per worker, not one per block
-        mine = [c for group in groups[slot :: len(workers)] for c in group]
+    for slot, worker in enumerate(names):  # one graph per worker, not one per block
+        mine = [c for group in groups[slot :: len(names)] for c in group]
         if mine:
             placed = client.compute(
                 [chunks[c] for c in mine], workers=[worker], allow_other_workers=True
@@ -211,14 +224,14 @@ def deal(client, data, sizes, groups) -> tuple:
     if len(data) == 1:
         return data, sizes, groups, layout
     total = sum(client.gather([client.submit(_cocoa.data_bytes, b) for b in data]))
-    workers = client.scheduler_info(n_workers=-1)
-    memory_limits = [w.get("memory_limit") for w in workers["workers"].values()]
+    cluster = workers(client)
+    memory_limits = [w.get("memory_limit") for w in cluster.values()]
     if not merge_fits(total, memory_limits):
         return data, sizes, groups, layout
     if k == 1:
         return [client.submit(_cocoa.merge_data, *data)], [n], [[0]], layout
     starts = np.cumsum([0, *sizes])[:-1]
-    names = sorted(workers["workers"])
+    names = sorted(cluster)
     merged = []
     for b in range(k):  # each chunk's share sliced where it lives, merged on worker b
         shares = [

@@ -209,7 +209,9 @@ def _read_placed(client, paths, n_features) -> list:
     """The shards read by the workers, shard k on the k-th worker (modulo their number, in
     sorted order) when dask can: where :class:`solvers.distributed.DaskSVMClassifier` puts
     block k, so a fit of one block per shard moves no rows."""
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    from ._cocoa_layout import workers as cluster_workers
+
+    workers = sorted(cluster_workers(client))
     return [
         client.submit(
             read_shard,

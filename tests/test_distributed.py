@@ -678,11 +678,57 @@ def test_block_k_is_built_on_the_kth_worker(client, n_blocks):
     futures = _cocoa_layout.persist_blocks(client, Xd, yd, None, groups)
     distributed.wait(futures)
     where = client.who_has(futures)
-    workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+    workers = sorted(_cocoa_layout.workers(client))
     assert len(workers) == 2
     for k, group in enumerate(groups):
         for c in group:
             assert where[futures[c].key] == (workers[k % 2],)
+
+
+def test_placement_asks_the_scheduler_not_the_clients_cache(client, monkeypatch, tmp_path):
+    """``Client.scheduler_info()`` returns the client's cached identity, which a periodic
+    callback rewrites every few seconds without its workers (``n_workers=0``): CI once read
+    it between the refresh and the return, placed no block and failed on a None chunk.
+    Planted as the cache that callback leaves, an "auto" fit (chunks dealt and merged) is
+    the same bit for bit, and blocks and shards are still placed on every worker."""
+    from solvers import _cocoa_layout
+    from solvers.shards import _read_placed
+
+    X, y = gaussian_problem(n=90, d=4, seed=12)
+    Xd, yd = blocks(X, y, 6)
+    Xd = Xd.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 4)))
+
+    def fit():
+        clf = DaskSVMClassifier(lmbd=0.05, loss="smooth_hinge", tol=1e-8, random_state=3)
+        return clf.fit(Xd, yd)
+
+    before = fit()
+
+    def stale(*args, **kwargs):
+        client.sync(client._update_scheduler_info)  # the periodic callback's refresh
+        return client._scheduler_identity
+
+    monkeypatch.setattr(client, "scheduler_info", stale)
+    assert stale()["workers"] == {}  # the planted cache names no worker
+    after = fit()
+    assert after.n_iter_ == before.n_iter_
+    np.testing.assert_array_equal(after.coef_, before.coef_)
+    np.testing.assert_array_equal(after.intercept_, before.intercept_)
+    names = sorted(_cocoa_layout.workers(client))
+    assert len(names) == 2
+    groups = _cocoa_layout.chunk_groups(client, 4, None)
+    futures = _cocoa_layout.persist_blocks(client, *blocks(X, y, 4), None, groups)
+    distributed.wait(futures)
+    where = client.who_has(futures)
+    assert [where[f.key] for f in futures] == [(names[k % 2],) for k in range(4)]
+    paths = []
+    for k in range(3):
+        paths.append(tmp_path / f"shard-{k}.svm")
+        paths[-1].write_text("1 1:0.5\n-1 2:1.5\n")
+    read = _read_placed(client, [str(p) for p in paths], 2)
+    distributed.wait(read)
+    where = client.who_has(read)
+    assert [where[f.key] for f in read] == [(names[k % 2],) for k in range(3)]
 
 
 def test_auto_local_epochs_are_the_work_of_a_round_over_the_largest_blocks_pass(client):
@@ -877,6 +923,7 @@ def test_a_fit_without_a_client_says_how_to_start_one(monkeypatch):
 def test_split_then_read_svmlight_shards_gives_the_data_back(client, tmp_path):
     from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
+    from solvers import _cocoa_layout
     from solvers.shards import _read_placed, read_shards, split_svmlight
 
     X, y = gaussian_problem(n=50, d=6, seed=10)
@@ -891,7 +938,7 @@ def test_split_then_read_svmlight_shards_gives_the_data_back(client, tmp_path):
     # on_the_kth_worker): a fit of one block per shard moves no rows
     read = _read_placed(client, paths, 6)
     distributed.wait(read)
-    where, workers = client.who_has(read), sorted(client.scheduler_info()["workers"])
+    where, workers = client.who_has(read), sorted(_cocoa_layout.workers(client))
     assert [where[f.key] for f in read] == [(workers[k % 2],) for k in range(3)]
     np.testing.assert_array_equal(Xd.compute().toarray(), X)
     np.testing.assert_array_equal(yd.compute(), y)

@@ -207,12 +207,14 @@ def prepare(settings: Settings, console: Console, overwrite: bool = False) -> Pl
         table = inputs.read(path, s.label_col, s.zero_based, s.drop_cols, s.encode, s.encoding)
         X, y, classes = inputs.binary(path, table, s.classes, s.positive)
     meta = {"title": f"{path.name} (your data)", "file": str(path), "sparse": sp.issparse(X)}
+    batches = {name: int(c.params.get("batch_size", 1)) for name, c in MAIN_VARIANTS.items()}
     with console.stage("splitting and scaling"):
-        problem = problems.make(path, X, y, s.test_size, s.scale, s.intercept, meta)
+        problem = problems.make(
+            path, X, y, s.test_size, s.scale, s.intercept, meta, batches, s.solvers
+        )
     ds = problem.dataset
     lmbds = list(s.lmbds) if s.lmbds else [1.0 / ds.n_train]
     problems.check_lmbds(path, problem, lmbds)
-    batches = {name: int(c.params.get("batch_size", 1)) for name, c in MAIN_VARIANTS.items()}
     problems.check_batches(path, problem, batches, s.solvers, s.test_size)
     sha256 = file_digest(path)
     manifest = folder.manifest_of(path, sha256, s.identity(), s.command())

@@ -72,8 +72,20 @@ class Problem:
         return f"Hinge-loss linear SVM {intercept}; features {SCALE_WORDS[self.scale]}."
 
 
-def make(path, X, y, test_size: float, scale: str, intercept: bool, meta: dict) -> Problem:
-    """Split (stratified, seed 0), scale, and check that the solvers can take the result."""
+def make(
+    path,
+    X,
+    y,
+    test_size: float,
+    scale: str,
+    intercept: bool,
+    meta: dict,
+    batches: dict[str, int] | None = None,
+    chosen=(),
+) -> Problem:
+    """Split (stratified, seed 0), scale, and check that the solvers can take the result.
+    ``batches`` and ``chosen`` as in :func:`check_batches`: a refused split names the
+    mini-batches too large for all the samples with its fix."""
     if scale not in SCALES:
         raise BadInput(f"--scale {scale!r}: expected one of {', '.join(SCALES)}")
     resolved = ("maxabs" if sp.issparse(X) else "standard") if scale == "auto" else scale
@@ -82,7 +94,7 @@ def make(path, X, y, test_size: float, scale: str, intercept: bool, meta: dict) 
             f"{path}: --scale standard centres every feature, which would make this sparse "
             "file dense; use --scale maxabs (the default for sparse data) or none"
         )
-    X_tr, y_tr, X_te, y_te = _split(path, X, y, test_size)
+    X_tr, y_tr, X_te, y_te = _split(path, X, y, test_size, batches or {}, chosen)
     warnings = []
     if resolved != "none":
         X_tr, X_te = _scaled(path, resolved, X_tr, X_te)
@@ -131,28 +143,42 @@ def check_batches(
     ds = problem.dataset
     n_train = ds.n_train
     n = n_train + (0 if ds.X_test is None else ds.X_test.shape[0])
-    large = [name for name in chosen if batches[name] > n_train]
-    if not large:
+    refused = _batch_refusal(n_train, batches, chosen)
+    if refused is None:
         return
-    k = max(batches[name] for name in large)
-    fits = [name for name in chosen if name not in large]
-    fits = fits or [name for name, size in batches.items() if size <= n_train]
-    them = "it" if len(large) == 1 else "them"
-    fixes = [f"leave {them} out: --solvers {' '.join(fits)}"]
+    which, fix = refused
+    fixes = [fix]
+    k = max(batches[name] for name in chosen)
     if test_size > 0 and n >= k:
         smaller = math.floor(100 * (n - k) / n) / 100
         if math.ceil(smaller * n) >= 2:  # a test split of at least 2 samples
             fixes.append(f"hold out fewer samples: --test-size {smaller:g} or less")
         else:
             fixes.append(f"train on all {n} samples: --test-size 0 (no test set)")
-    which = " and ".join(f"{name} ({batches[name]})" for name in large)
     raise BadInput(
         f"{path}: {n_train} training samples, fewer than the mini-batch of {which}; "
         + ", or ".join(fixes)
     )
 
 
-def _split(path, X, y, test_size: float):
+def _batch_refusal(n_train: int, batches: dict[str, int], chosen) -> tuple[str, str] | None:
+    """None where every ``chosen`` solver's mini-batch fits ``n_train`` training samples,
+    else the refused ones in words (``"asdca (8)"``) and the fix that leaves them out (the
+    other chosen solvers, or every solver that fits where none of the chosen does)."""
+    large = [name for name in chosen if batches[name] > n_train]
+    if not large:
+        return None
+    fits = [name for name in chosen if name not in large]
+    fits = fits or [name for name, size in batches.items() if size <= n_train]
+    them = "it" if len(large) == 1 else "them"
+    which = " and ".join(f"{name} ({batches[name]})" for name in large)
+    return which, f"leave {them} out: --solvers {' '.join(fits)}"
+
+
+def _split(path, X, y, test_size: float, batches: dict[str, int], chosen):
+    """The stratified split (seed 0), or a refusal whose fix is the whole of it: with
+    ``--test-size 0`` the solvers of ``chosen`` whose mini-batch (``batches``) is larger
+    than all the samples would be refused next (:func:`check_batches`), so it says both."""
     from sklearn.model_selection import train_test_split
 
     if test_size == 0:
@@ -160,9 +186,16 @@ def _split(path, X, y, test_size: float):
     counts = np.unique(y, return_counts=True)[1]
     n_test = math.ceil(test_size * y.shape[0])
     if counts.min() < 2 or n_test < 2 or y.shape[0] - n_test < 2:
+        refused = _batch_refusal(y.shape[0], batches, chosen)
+        also = (
+            ""
+            if refused is None
+            else f"; then all {y.shape[0]} are fewer than the mini-batch of {refused[0]}: "
+            f"{refused[1]}"
+        )
         raise BadInput(
             f"{path}: too few samples for a test split of {test_size:g} "
-            f"({y.shape[0]} samples, smallest class {counts.min()}); pass --test-size 0"
+            f"({y.shape[0]} samples, smallest class {counts.min()}); pass --test-size 0{also}"
         )
     X_tr, X_te, y_tr, y_te = train_test_split(
         X, y, test_size=test_size, stratify=y, random_state=0

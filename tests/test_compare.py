@@ -631,6 +631,35 @@ def test_too_few_samples_for_a_mini_batch_is_refused_before_writing(tmp_path, ca
     assert code == 0 and (out / "SUMMARY.md").is_file(), stderr
 
 
+def test_a_file_too_small_to_split_names_every_fix_at_once(tmp_path, capsys):
+    """4 rows: too few for a test split, and with --test-size 0 still fewer than the
+    mini-batch of 8 of Pegasos k=8 and ASDCA. Was two refusals one after the other (the
+    split's, then the mini-batch's); now the first names both fixes, the command it gives
+    runs, and without a mini-batch solver it names the split's alone."""
+    path = _csv(tmp_path / "four.csv", 4)
+    out = tmp_path / "out"
+    code, stdout, stderr = run(capsys, path, "--out", out)
+    lines = stderr.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and not stdout, stderr
+    assert lines[0].endswith(
+        "too few samples for a test split of 0.25 (4 samples, smallest class 2); pass "
+        "--test-size 0; then all 4 are fewer than the mini-batch of pegasos-batch (8) and "
+        "asdca (8): leave them out: --solvers sdca-perm sdca-sgd pegasos"
+    ), lines[0]
+    assert not out.exists()
+    code, _, stderr = run(capsys, path, "--out", out, "--solvers", "sdca-perm", "asdca")
+    assert code == 2 and stderr.strip().endswith(
+        "pass --test-size 0; then all 4 are fewer than the mini-batch of asdca (8): leave it "
+        "out: --solvers sdca-perm"
+    ), stderr
+    code, _, stderr = run(capsys, path, "--out", out, "--solvers", "sdca-perm")
+    assert code == 2 and stderr.strip().endswith("pass --test-size 0"), stderr
+    code, _, stderr = run(capsys, path, "--out", out, "--test-size", "0", "--solvers",
+                          "sdca-perm", "sdca-sgd", "pegasos", "--seeds", 1, "--max-epochs", 2,
+                          "--quiet")  # fmt: skip
+    assert code == 0 and (out / "SUMMARY.md").is_file(), stderr
+
+
 def test_ctrl_c_while_certifying_says_what_dir_holds(svmlight_file, tmp_path, capsys,
                                                     monkeypatch, figures_seen):  # fmt: skip
     """Ctrl-C during the exact engine: DIR holds its manifest only (resumable: it says

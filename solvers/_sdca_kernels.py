@@ -68,6 +68,17 @@ _gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(gram4.py_fu
 _update_gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(update_gram4.py_func)
 
 
+#: A pass's projected-gradient range (max PG_i, min PG_i) before its first step: each step
+#: widens it (:func:`_widen`), and the pass stores it in ``Sweep.pg_range``.
+PG_EMPTY = (-np.inf, np.inf)
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def _widen(pg, q_max, q_min):
+    """The range ``pg`` widened to hold ``q_max`` and ``q_min`` (a step's PG_i: both)."""
+    return max(pg[0], q_max), min(pg[1], q_min)
+
+
 class Sweep(NamedTuple):
     """What an SDCA epoch updates in place (the kernels' state, one argument).
 
@@ -342,8 +353,7 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
     m = indices.shape[0]
     inv = 1.0 / params.lmbd_n
     b2 = bias * bias
-    pg_max = -np.inf
-    pg_min = np.inf
+    pg = PG_EMPTY
     ready = False  # fused: the block at j has its scores, against the current w, in ``scores``
     scores = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     j = 0
@@ -360,7 +370,7 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
             d0, d1, d2, d3, q_max, q_min = _block_steps(
                 i0, i1, i2, i3, scores, bias * w[d], b2, rows, sweep, loss, inv
             )
-            pg_max, pg_min = max(pg_max, q_max), min(pg_min, q_min)
+            pg = _widen(pg, q_max, q_min)
             c0, c1, c2, c3 = d0 * inv, d1 * inv, d2 * inv, d3 * inv
             moved = c0 != 0.0 or c1 != 0.0 or c2 != 0.0 or c3 != 0.0
             if moved:
@@ -399,10 +409,9 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
                         w[k] += c0 * r0[k] + c1 * r1[k] + c2 * r2[k] + c3 * r3[k]
         else:  # one sample: the pass's tail, or the block that holds mode 2's snapshot
             q = _one_step(rows, sweep, params, indices[j], inv, s, indices[j])
-            pg_max, pg_min = max(pg_max, q), min(pg_min, q)
+            pg = _widen(pg, q, q)
             j += 1
-    sweep.pg_range[0] = pg_max
-    sweep.pg_range[1] = pg_min
+    sweep.pg_range[0], sweep.pg_range[1] = pg
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -455,8 +464,7 @@ def sweep_samples(rows, sweep, params, indices, t_start):
     """
     m = indices.shape[0]
     inv = 1.0 / params.lmbd_n
-    pg_max = -np.inf
-    pg_min = np.inf
+    pg = PG_EMPTY
     for j in range(m):
         if j + ROW_AHEAD < m:
             later = indices[j + 2 * ROW_AHEAD] if j + 2 * ROW_AHEAD < m else -1
@@ -464,9 +472,8 @@ def sweep_samples(rows, sweep, params, indices, t_start):
         i = indices[j]
         ahead = indices[j + _W_AHEAD] if j + _W_AHEAD < m else i
         q = _one_step(rows, sweep, params, i, inv, t_start + j, ahead)
-        pg_max, pg_min = max(pg_max, q), min(pg_min, q)
-    sweep.pg_range[0] = pg_max
-    sweep.pg_range[1] = pg_min
+        pg = _widen(pg, q, q)
+    sweep.pg_range[0], sweep.pg_range[1] = pg
 
 
 @njit(cache=True, fastmath=FASTMATH)
@@ -484,8 +491,7 @@ def sweep_csr(rows, sweep, params, indices, t_start):
     d = w.shape[0] - 1
     m = indices.shape[0]
     inv = 1.0 / params.lmbd_n
-    pg_max = -np.inf
-    pg_min = np.inf
+    pg = PG_EMPTY
     for j in range(m):
         if j + ROW_AHEAD < m:
             r = indices[j + ROW_AHEAD]
@@ -500,7 +506,7 @@ def sweep_csr(rows, sweep, params, indices, t_start):
         start, end = np.uint64(indptr[i]), np.uint64(indptr[i + 1])
         score = bias * w[d] + csr_dot(data, cols, start, end, w)
         delta, q = _coordinate_step(i, score, rows, sweep, loss, inv)
-        pg_max, pg_min = max(pg_max, q), min(pg_min, q)
+        pg = _widen(pg, q, q)
         # w's entries of the row _W_AHEAD samples ahead, requested along this row's update
         r = indices[j + _W_AHEAD] if j + _W_AHEAD < m else i
         a, b = np.uint64(indptr[r]), np.uint64(indptr[r + 1])
@@ -521,8 +527,7 @@ def sweep_csr(rows, sweep, params, indices, t_start):
         if mode == 2 and s + 1 == snap:  # O(d + n) once per fit
             acc_w[:] = w
             acc_a[:] = dual_coef
-    sweep.pg_range[0] = pg_max
-    sweep.pg_range[1] = pg_min
+    sweep.pg_range[0], sweep.pg_range[1] = pg
 
 
 def sdca_sweep(rows, sweep, params, indices, t_start):

@@ -153,7 +153,6 @@ def main(argv=None) -> dict:
 
     from benchmarks.distributed import local_client
     from solvers import DaskSVMClassifier
-    from solvers._cocoa_layout import workers as cluster_workers
 
     limit = int(args.memory_limit * 2**30)
     rows = int(args.chunk_mib * 2**20) // row_bytes(args.nnz)
@@ -178,7 +177,7 @@ def main(argv=None) -> dict:
         dask.config.set(memory),  # the nannies hand it to their workers
         local_client(args.workers, memory_limit=limit, local_directory=spill_root) as client,
     ):
-        workers_start = sorted(cluster_workers(client))
+        workers_start = sorted(client.nthreads())  # asked afresh (not scheduler_info's cache)
         X, y = dask_draw(n_chunks, rows, d, args.nnz)
         trace = []
         t0 = time.perf_counter()
@@ -221,7 +220,7 @@ def main(argv=None) -> dict:
             warnings.simplefilter("ignore", ConvergenceWarning)
             clf.fit(X, y)
         wall = time.perf_counter() - t0
-        workers_end = sorted(cluster_workers(client))
+        workers_end = sorted(client.nthreads())
         end = client.run(worker_memory)
     rows_bytes = n_chunks * rows * row_bytes(args.nnz)
     reach = {}

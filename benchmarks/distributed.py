@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from experiments import reports
-from solvers import DaskSVMClassifier, SDCAClassifier, _cocoa_layout
+from solvers import DaskSVMClassifier, SDCAClassifier
 
 
 def dense_problem(n: int, d: int, seed: int = 0):
@@ -161,7 +161,7 @@ def dask_run(
     return {
         "local_epochs": clf.local_epochs_,  # passes per round (local_epochs resolved)
         "entries": int(entries),  # the largest block's stored entries (X's, no bias)
-        "workers": len(_cocoa_layout.workers(client)),
+        "workers": len(client.nthreads()),  # asked afresh, not scheduler_info()'s cache
         "rounds": rounds,
         "passes": first_reach(gaps, [r[4] for r in rows], targets),
         "cpu": first_reach(gaps, list(cpu), targets),

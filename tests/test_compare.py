@@ -608,7 +608,9 @@ def test_too_few_samples_for_a_mini_batch_is_refused_before_writing(tmp_path, ca
     cases = [
         ([], "leave them out: --solvers sdca-perm sdca-sgd pegasos, or train on all 8 "
              "samples: --test-size 0 (no test set)"),
-        (["--solvers", "pegasos-batch"], "leave it out: --solvers sdca-perm sdca-sgd pegasos"),
+        # none of the chosen fits: every solver that does, and only those
+        (["--solvers", "pegasos-batch"], "leave it out: --solvers sdca-perm sdca-sgd pegasos, "
+                                         "or train on all 8 samples"),
     ]  # fmt: skip
     for args, fix in cases:
         code, stdout, stderr = run(capsys, path, "--out", out, *args)
@@ -626,6 +628,16 @@ def test_too_few_samples_for_a_mini_batch_is_refused_before_writing(tmp_path, ca
     code, _, stderr = run(capsys, larger, "--out", out, "--solvers", "asdca", "--test-size",
                           "0.9")  # fmt: skip
     assert code == 2 and "--test-size 0.8 or less" in stderr, stderr
+    # 30 rows: the largest test size that leaves 8 training rows is 0.73 (22 held out;
+    # 0.74 holds out 23), rounded down to the hundredth, never up
+    thirty = _csv(tmp_path / "thirty.csv", 30)
+    code, _, stderr = run(capsys, thirty, "--out", out, "--solvers", "asdca", "--test-size",
+                          "0.9")  # fmt: skip
+    assert code == 2 and "--test-size 0.73 or less" in stderr, stderr
+    code, _, stderr = run(capsys, thirty, "--out", out, "--solvers", "asdca", "--test-size",
+                          "0.74")  # fmt: skip
+    assert code == 2 and "7 training samples, fewer than the mini-batch" in stderr, stderr
+    assert not out.exists()
     code, _, stderr = run(capsys, path, "--out", out, "--solvers", "sdca-perm", "sdca-sgd",
                           "pegasos", "--seeds", 1, "--max-epochs", 2, "--quiet")  # fmt: skip
     assert code == 0 and (out / "SUMMARY.md").is_file(), stderr
@@ -654,6 +666,12 @@ def test_a_file_too_small_to_split_names_every_fix_at_once(tmp_path, capsys):
     ), stderr
     code, _, stderr = run(capsys, path, "--out", out, "--solvers", "sdca-perm")
     assert code == 2 and stderr.strip().endswith("pass --test-size 0"), stderr
+    # 8 rows at 0.8: 7 held out and one to train on, too few as well (not sklearn's error)
+    code, _, stderr = run(capsys, _csv(tmp_path / "eight.csv", 8), "--out", out, "--solvers",
+                          "sdca-perm", "--test-size", "0.8")  # fmt: skip
+    assert code == 2 and stderr.strip().endswith(
+        "too few samples for a test split of 0.8 (8 samples, smallest class 4); pass --test-size 0"
+    ), stderr
     code, _, stderr = run(capsys, path, "--out", out, "--test-size", "0", "--solvers",
                           "sdca-perm", "sdca-sgd", "pegasos", "--seeds", 1, "--max-epochs", 2,
                           "--quiet")  # fmt: skip

@@ -102,6 +102,14 @@ TARGETS = {
         functions=("claims_of", "claims_section"),
         select="not wine and not ctrl_c and not sparse_file and not bad_",
     ),
+    # what compare refuses before DIR is written: the split, the mini-batches, and a refusal
+    # that names every fix at once (a new user's first hour)
+    "compare_refusals": Target(
+        "compare/problem.py",
+        ("tests/test_compare.py",),
+        functions=("check_batches", "_batch_refusal", "_split"),
+        select="too_small_to_split or too_few_samples or bad_option",
+    ),
     "objectives": Target(
         "solvers/objectives.py",
         ("tests/test_properties.py", "tests/test_exact.py", "tests/test_sdca.py", INVARIANTS),
@@ -201,6 +209,7 @@ ORDER = (
     "claims",
     "any_data",
     "compare",
+    "compare_refusals",
     "objectives",
     "certificate",
     "passes",

@@ -729,6 +729,9 @@ def test_placement_asks_the_scheduler_not_the_clients_cache(client, monkeypatch,
     distributed.wait(read)
     where = client.who_has(read)
     assert [where[f.key] for f in read] == [(names[k % 2],) for k in range(3)]
+    monkeypatch.setattr(_cocoa_layout, "workers", lambda c: {})  # a cluster of none
+    with pytest.raises(RuntimeError, match="the dask cluster has no workers: start some"):
+        _cocoa_layout.persist_blocks(client, *blocks(X, y, 4), None, groups)
 
 
 def test_auto_local_epochs_are_the_work_of_a_round_over_the_largest_blocks_pass(client):

@@ -70,7 +70,7 @@ _update_gram4_inline = njit(cache=True, fastmath=FASTMATH, inline="always")(upda
 
 #: A pass's projected-gradient range (max PG_i, min PG_i) before its first step: each step
 #: widens it (:func:`_widen`), and the pass stores it in ``Sweep.pg_range``.
-PG_EMPTY = (-np.inf, np.inf)
+_PG_EMPTY = (-np.inf, np.inf)
 
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
@@ -353,7 +353,7 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
     m = indices.shape[0]
     inv = 1.0 / params.lmbd_n
     b2 = bias * bias
-    pg = PG_EMPTY
+    pg = _PG_EMPTY
     ready = False  # fused: the block at j has its scores, against the current w, in ``scores``
     scores = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     j = 0
@@ -464,7 +464,7 @@ def sweep_samples(rows, sweep, params, indices, t_start):
     """
     m = indices.shape[0]
     inv = 1.0 / params.lmbd_n
-    pg = PG_EMPTY
+    pg = _PG_EMPTY
     for j in range(m):
         if j + ROW_AHEAD < m:
             later = indices[j + 2 * ROW_AHEAD] if j + 2 * ROW_AHEAD < m else -1
@@ -491,7 +491,7 @@ def sweep_csr(rows, sweep, params, indices, t_start):
     d = w.shape[0] - 1
     m = indices.shape[0]
     inv = 1.0 / params.lmbd_n
-    pg = PG_EMPTY
+    pg = _PG_EMPTY
     for j in range(m):
         if j + ROW_AHEAD < m:
             r = indices[j + ROW_AHEAD]

@@ -26,6 +26,7 @@ distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 
+from solvers import _cocoa_layout  # noqa: E402
 from solvers.distributed import DaskSVMClassifier  # noqa: E402
 
 
@@ -671,8 +672,6 @@ def test_block_k_is_built_on_the_kth_worker(client, n_blocks):
     from_array X was built on one worker, and the blocks' first passes ran one by one."""
     X, y = gaussian_problem(n=80, d=3, seed=1)
     Xd, yd = blocks(X, y, 4)
-    from solvers import _cocoa_layout
-
     groups = _cocoa_layout.chunk_groups(client, 4, n_blocks)
     assert len(groups) == (4 if n_blocks is None else 2)
     futures = _cocoa_layout.persist_blocks(client, Xd, yd, None, groups)
@@ -691,7 +690,6 @@ def test_placement_asks_the_scheduler_not_the_clients_cache(client, monkeypatch,
     it between the refresh and the return, placed no block and failed on a None chunk.
     Planted as the cache that callback leaves, an "auto" fit (chunks dealt and merged) is
     the same bit for bit, and blocks and shards are still placed on every worker."""
-    from solvers import _cocoa_layout
     from solvers.shards import _read_placed
 
     X, y = gaussian_problem(n=90, d=4, seed=12)
@@ -811,7 +809,6 @@ def test_a_killed_worker_changes_nothing(own_client, tmp_path):
     params = {"lmbd": 0.5, "tol": 1e-10, "random_state": 3, "checkpoint_every": 2}
     ref = DaskSVMClassifier(**params, checkpoint_dir=str(tmp_path / "a")).fit(Xd, yd)
     killed = []
-    from solvers import _cocoa_layout
 
     def kill_at_round_5(info):
         if info.round == 5:
@@ -928,7 +925,6 @@ def test_a_fit_without_a_client_says_how_to_start_one(monkeypatch):
 def test_split_then_read_svmlight_shards_gives_the_data_back(client, tmp_path):
     from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-    from solvers import _cocoa_layout
     from solvers.shards import _read_placed, read_shards, split_svmlight
 
     X, y = gaussian_problem(n=50, d=6, seed=10)

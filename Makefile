@@ -45,13 +45,13 @@ mutation: $(DEV_STAMP)  ## mutation score per bookkeeping module and its survivo
 	$(PY) tools/mutation.py $(MUTATION_ARGS)
 
 data: $(STAMP)  ## copy (DATA_MIRROR) or download every dataset into data/raw, checksummed
-	$(PY) -m data fetch all
+	$(PY) -m sdca_pegasos.data fetch all
 
 bench: $(STAMP)  ## epoch cost vs the one-pass memory bound; the warm lambda path vs cold fits
 	$(PY) benchmarks/epoch_cost.py
-	@if $(PY) -c 'import data, sys; sys.exit(not data.available("blood-cells"))'; then \
+	@if $(PY) -c 'from sdca_pegasos import data; import sys; sys.exit(not data.available("blood-cells"))'; then \
 	  $(MAKE) --no-print-directory prepare && $(PY) benchmarks/lambda_path.py; \
-	else echo "blood-cell images missing: no lambda-path benchmark (python -m data fetch blood-cells)"; fi
+	else echo "blood-cell images missing: no lambda-path benchmark (python -m sdca_pegasos.data fetch blood-cells)"; fi
 
 BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_ARGS ?=
@@ -73,8 +73,8 @@ bench-optima: $(STAMP)  ## catalogue optima and engine targets from scratch: met
 	$(PY) benchmarks/optima.py --n-jobs $(N_JOBS) --regimes $(OPTIMA_REGIMES)
 
 features: $(STAMP)  ## class weights on skin and the warm lambda path (hours: not in reproduce), drawn
-	$(PY) -m experiments features
-	$(PY) -m figures.beyond_features
+	$(PY) -m sdca_pegasos.experiments features
+	$(PY) -m sdca_pegasos.figures.beyond_features
 
 bench-peers: $(BENCH_STAMP)  ## time to 1e-2/1e-4/1e-6 vs liblinear, Snap ML, skglm, ReHLine, lightning
 	$(PY) benchmarks/peers.py $(BENCH_ARGS)
@@ -98,8 +98,8 @@ SEEDS_FLAG = $(if $(SEEDS),--seeds $(SEEDS))
 N_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 TIMINGS := output/timings.tsv
 # deferred: evaluated by the sub-makes that `reproduce` starts after fetching the data
-EXPERIMENTS = $(shell $(PY) -m experiments list --names --available 2>/dev/null)
-FIGURE_TARGETS = $(shell $(PY) -m figures targets 2>/dev/null)
+EXPERIMENTS = $(shell $(PY) -m sdca_pegasos.experiments list --names --available 2>/dev/null)
+FIGURE_TARGETS = $(shell $(PY) -m sdca_pegasos.figures targets 2>/dev/null)
 
 # run a stage, append "<name>\t<seconds>" to $(TIMINGS)
 define stage
@@ -109,15 +109,15 @@ endef
 
 reproduce: $(STAMP)  ## everything: data -> experiments (100 seeds) -> figures -> REPRODUCTION.md
 	@mkdir -p output && : > $(TIMINGS)
-	$(call stage,data (fetch + verify),$(PY) -m data fetch all --allow-missing)
+	$(call stage,data (fetch + verify),$(PY) -m sdca_pegasos.data fetch all --allow-missing)
 	$(call stage,blood crops + PCA,$(MAKE) --no-print-directory prepare)
 	$(call stage,experiments,$(MAKE) --no-print-directory experiments)
 	$(call stage,figures and tables,$(MAKE) --no-print-directory figures REPORTS_CURRENT=1)
 	$(call stage,scorecard,$(MAKE) --no-print-directory REPRODUCTION.md)
 	@echo; echo "Stage timings (wall seconds, SEEDS=$(or $(SEEDS),catalogue), N_JOBS=$(N_JOBS)):"
 	@awk -F'\t' '{printf "  %-22s %8.1f\n", $$1, $$2; t += $$2} END {printf "  %-22s %8.1f\n", "total", t}' $(TIMINGS)
-	@echo; $(PY) -m data status
-	@missing="$$($(PY) -m experiments list --names --missing)"; \
+	@echo; $(PY) -m sdca_pegasos.data status
+	@missing="$$($(PY) -m sdca_pegasos.experiments list --names --missing)"; \
 	if [ -n "$$missing" ]; then echo "Not run (dataset missing; see the table above):"; \
 	  echo "$$missing" | sed 's/^/  /'; fi
 
@@ -125,14 +125,14 @@ smoke: $(STAMP)  ## the whole pipeline with 5 seeds per configuration (minutes)
 	$(MAKE) --no-print-directory reproduce SEEDS=5
 
 prepare: $(STAMP)  ## blood-cell crops, PCA-40 and singular values (cached; ~10 min cold)
-	@if $(PY) -c 'import data, sys; sys.exit(not data.available("blood-cells"))'; then \
-	  $(PY) -m data prepare blood --pca 40 --singular-values; \
-	else echo "blood-cell images missing: no crops (see python -m data fetch blood-cells)"; fi
+	@if $(PY) -c 'from sdca_pegasos import data; import sys; sys.exit(not data.available("blood-cells"))'; then \
+	  $(PY) -m sdca_pegasos.data prepare blood --pca 40 --singular-values; \
+	else echo "blood-cell images missing: no crops (see python -m sdca_pegasos.data fetch blood-cells)"; fi
 
 # one process for all of them: its workers import, compile and load each dataset once
 experiments: $(STAMP)  ## every experiment whose dataset is present (SEEDS, N_JOBS)
-	$(PY) -m experiments optima $(EXPERIMENTS) --n-jobs $(N_JOBS)
-	$(PY) -m experiments run $(EXPERIMENTS) $(SEEDS_FLAG) --n-jobs $(N_JOBS)
+	$(PY) -m sdca_pegasos.experiments optima $(EXPERIMENTS) --n-jobs $(N_JOBS)
+	$(PY) -m sdca_pegasos.experiments run $(EXPERIMENTS) $(SEEDS_FLAG) --n-jobs $(N_JOBS)
 
 # The runner decides what is stale (run keys hash the definition and the code) and leaves
 # an up-to-date report untouched, so FORCE costs a check, and figures are rebuilt only
@@ -140,7 +140,7 @@ experiments: $(STAMP)  ## every experiment whose dataset is present (SEEDS, N_JO
 # REPORTS_CURRENT=1 (reproduce's figures stage, right after its experiments stage): no check
 # to start per report, only that it exists
 reports/%.parquet: FORCE | $(STAMP)
-	$(if $(REPORTS_CURRENT),@test -f $@ || { echo "$@ is missing: make experiments" >&2; exit 1; },$(PY) -m experiments run $* $(SEEDS_FLAG) --n-jobs $(N_JOBS))
+	$(if $(REPORTS_CURRENT),@test -f $@ || { echo "$@ is missing: make experiments" >&2; exit 1; },$(PY) -m sdca_pegasos.experiments run $* $(SEEDS_FLAG) --n-jobs $(N_JOBS))
 .PRECIOUS: reports/%.parquet
 # the coefficient table is written by the same run as its report (shorter stem: this wins)
 reports/%_coef.parquet: reports/%.parquet
@@ -150,23 +150,23 @@ FORCE:
 figures: output/figures.mk  ## every figure and table whose inputs are present
 	@$(MAKE) --no-print-directory -j$(N_JOBS) $(FIGURE_TARGETS)
 
-output/figures.mk: figures/__init__.py figures/__main__.py experiments/catalogue.py | $(STAMP)
+output/figures.mk: sdca_pegasos/figures/__init__.py sdca_pegasos/figures/__main__.py sdca_pegasos/experiments/catalogue.py | $(STAMP)
 	@mkdir -p $(@D)
-	$(PY) -m figures deps --recipe > $@
+	$(PY) -m sdca_pegasos.figures deps --recipe > $@
 
 ifneq ($(filter output/%,$(MAKECMDGOALS)),)
 include output/figures.mk
 endif
 
 docs: figures  ## README gallery (docs/*.png) and its generated λ findings, from the reports
-	$(PY) -m figures gallery
-	$(PY) -m figures readme
+	$(PY) -m sdca_pegasos.figures gallery
+	$(PY) -m sdca_pegasos.figures readme
 
 # prerequisites: the reports' sidecars (rewritten with every rebuilt report) and the optima,
 # not reports/*.parquet, whose FORCE rule would start one check of every experiment; the
 # scorecard itself refuses a stale report (its claims are "not run", naming the target)
-REPRODUCTION.md: $(addprefix figures/,scorecard.py claims.py common.py study001_table2.py study001_fig7.py beyond_lambda.py) $(wildcard reports/*.json reports/optima/*.json)  ## the scorecard
-	$(PY) -m figures.scorecard --out $@
+REPRODUCTION.md: $(addprefix sdca_pegasos/figures/,scorecard.py claims.py common.py study001_table2.py study001_fig7.py beyond_lambda.py) $(wildcard reports/*.json reports/optima/*.json)  ## the scorecard
+	$(PY) -m sdca_pegasos.figures.scorecard --out $@
 
 clean:  ## remove generated outputs (keeps .venv, data/raw and reports)
 	rm -rf output .pytest_cache .ruff_cache

@@ -26,8 +26,8 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.preprocessing import StandardScaler
 
-from solvers import ASDCAClassifier, SDCAClassifier, objectives
-from solvers.asdca import paper_theta
+from sdca_pegasos.solvers import ASDCAClassifier, SDCAClassifier, objectives
+from sdca_pegasos.solvers.asdca import paper_theta
 
 THRESHOLDS = (1e-3, 1e-6)
 

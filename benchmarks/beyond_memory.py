@@ -1,13 +1,13 @@
 """One SVM on rows several times the workers' memory: ``DaskSVMClassifier(n_blocks=K)``
 on a LocalCluster whose workers spill to disk, certified, with peak memory measured.
 
-The rows are a CSR draw made by the workers themselves, chunk by chunk (``--nnz`` nonzeros
-per row at random columns of ``--features``, values N(0, 1/nnz), labels the sign of a
-planted w plus noise, no intercept: fitted without one unless ``--bias``, docs/distributed.md
-says why): no process ever holds all of them, and their total (the chunks'
-:class:`solvers._cocoa.BlockData`, as dask's ``sizeof`` counts them) is ``--factor`` times
-the workers' total ``memory_limit``. Each worker keeps about ``target`` of its limit in
-memory and spills the rest; a block's local pass reads its chunks back one at a time.
+The rows are a CSR draw made by the workers themselves, chunk by chunk (``--nnz`` nonzeros per row
+at random columns of ``--features``, values N(0, 1/nnz), labels the sign of a planted w plus noise,
+no intercept: fitted without one unless ``--bias``, docs/distributed.md says why): no process ever
+holds all of them, and their total (the chunks' :class:`sdca_pegasos.solvers._cocoa.BlockData`, as
+dask's ``sizeof`` counts them) is ``--factor`` times the workers' total ``memory_limit``. Each
+worker keeps about ``target`` of its limit in memory and spills the rest; a block's local pass
+reads its chunks back one at a time.
 
 Measured: rounds, data passes, wall and CPU to each relative gap, every round's wall and
 gap; the workers' peak resident memory (``getrusage``'s maxrss of each worker process,
@@ -36,7 +36,7 @@ if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` it
 import numpy as np
 import scipy.sparse as sp
 
-from experiments import reports
+from sdca_pegasos.experiments import reports
 
 
 def row_bytes(nnz: int) -> int:
@@ -152,7 +152,7 @@ def main(argv=None) -> dict:
     from sklearn.exceptions import ConvergenceWarning
 
     from benchmarks.distributed import local_client
-    from solvers import DaskSVMClassifier
+    from sdca_pegasos.solvers import DaskSVMClassifier
 
     limit = int(args.memory_limit * 2**30)
     rows = int(args.chunk_mib * 2**20) // row_bytes(args.nnz)

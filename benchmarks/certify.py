@@ -1,14 +1,13 @@
 r"""ε targets and certified bounds on P*, the reference every suboptimality is measured from.
 
-Every dual value is a lower bound and every primal value an upper bound of P* (weak duality).
-One run of the exact engine (:func:`solvers.exact.solve_exact`) starts the bounds, both
-recomputed here by :func:`solvers.objectives.certificate` from the returned point (the
+Every dual value is a lower bound and every primal value an upper bound of P* (weak duality). One
+run of the exact engine (:func:`sdca_pegasos.solvers.exact.solve_exact`) starts the bounds, both
+recomputed here by :func:`sdca_pegasos.solvers.objectives.certificate` from the returned point (the
 engine's own numbers are not trusted; the certificate's bounds include their rounding, so they
 bound P* as real numbers and never cross), and every later fit may tighten them
-(:meth:`Bounds.add`). Suboptimality is reported as ``(P(w) − D*)/D*`` with ``D*`` the best
-dual value: an upper bound of the true ``(P(w) − P*)/P*``, larger by at most the certificate's
-relative gap, so every "reached ε" is certified.
-"""
+(:meth:`Bounds.add`). Suboptimality is reported as ``(P(w) − D*)/D*`` with ``D*`` the best dual
+value: an upper bound of the true ``(P(w) − P*)/P*``, larger by at most the certificate's relative
+gap, so every "reached ε" is certified."""
 
 from __future__ import annotations
 
@@ -21,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from solvers import objectives
-from solvers.exact import solve_exact
-from solvers.losses import HINGE
+from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.exact import solve_exact
+from sdca_pegasos.solvers.losses import HINGE
 
 from .problems import Problem
 
@@ -32,7 +31,7 @@ TARGETS = (1e-2, 1e-4, 1e-6)
 #: Relative certificate gap (D* ≤ P* ≤ P_best) aimed at: 1 % of the smallest target.
 CERT_TARGET = 1e-8
 #: Name of the certifier in the reports (and, its last part, in the bounds' cache keys).
-CERTIFIER = "solvers.exact.solve_exact"
+CERTIFIER = "sdca_pegasos.solvers.exact.solve_exact"
 
 
 @dataclass
@@ -62,8 +61,8 @@ class Bounds:
 
 def evaluate(X, y, coef, dual_coef, lmbd: float) -> tuple[float, float]:
     """``(primal, dual)``: an upper bound of P(w) and a lower bound of D(α), rounding included
-    (:func:`solvers.objectives.certificate`), so that they bound P* as real numbers. The dual
-    point is made feasible by clipping ``y_i α_i`` to [0, 1] first (any feasible α gives a
+    (:func:`sdca_pegasos.solvers.objectives.certificate`), so that they bound P* as real numbers.
+    The dual point is made feasible by clipping ``y_i α_i`` to [0, 1] first (any feasible α gives a
     valid lower bound: the certificate rebuilds w(α) itself); without one the dual is NaN."""
     a = np.zeros(len(y)) if dual_coef is None else np.asarray(dual_coef, dtype=np.float64)
     cert = objectives.certificate(X, y, coef, y * HINGE.project(a * y), lmbd, HINGE)

@@ -17,7 +17,7 @@ rows blocked four ways:
 Printed: the certified relative gap after every ``--every``-th round and the first round at
 which it reaches 1e-4, 1e-6 and 1e-8. ``--dual alpha`` certifies with D(α) alone, as the
 estimator did before it took the dual point its primal implies too (``--dual both``, its
-default: :func:`solvers.objectives.implied_dual`); ``--bias`` picks the multipliers.
+default: :func:`sdca_pegasos.solvers.objectives.implied_dual`); ``--bias`` picks the multipliers.
 
     python benchmarks/cocoa_blocks.py
 """
@@ -52,7 +52,7 @@ def main(argv=None) -> dict:
 
     from benchmarks.beyond_memory import draw_chunk
     from benchmarks.distributed import local_client
-    from solvers import DaskSVMClassifier
+    from sdca_pegasos.solvers import DaskSVMClassifier
 
     rows = args.rows // 8
     parts = [draw_chunk(c, rows, args.features, 40) for c in range(8)]

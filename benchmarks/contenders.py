@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from experiments.reports import git_commit  # shared with the run sidecars
-from solvers import ExactSVMClassifier, SDCAClassifier, objectives
+from sdca_pegasos.experiments.reports import git_commit  # shared with the run sidecars
+from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier, objectives
 
 from .certify import TARGETS
 

@@ -1,4 +1,5 @@
-"""CoCoA+ over a LocalCluster (``solvers.DaskSVMClassifier``) against single-process SDCA.
+"""CoCoA+ over a LocalCluster (``sdca_pegasos.solvers.DaskSVMClassifier``) against single-process
+SDCA.
 
 For K = 1, 2, 4, 8 blocks on a LocalCluster of 2 workers × 1 thread, each run as ``--runs``
 says (default: H = 1 plain local pass per round, ``local_epochs="auto"`` plain passes, and
@@ -38,8 +39,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from experiments import reports
-from solvers import DaskSVMClassifier, SDCAClassifier
+from sdca_pegasos.experiments import reports
+from sdca_pegasos.solvers import DaskSVMClassifier, SDCAClassifier
 
 
 def dense_problem(n: int, d: int, seed: int = 0):

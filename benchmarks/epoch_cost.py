@@ -41,12 +41,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import SGDClassifier
 from sklearn.svm import LinearSVC
 
-import solvers
 from benchmarks.bandwidth import stream_passes
 from benchmarks.problems import make_dense, make_sparse_rows
 from benchmarks.threads import one_thread
-from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
-from solvers import sdca as sdca_module
+from sdca_pegasos import solvers
+from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
+from sdca_pegasos.solvers import sdca as sdca_module
 
 
 @dataclass

@@ -1,15 +1,15 @@
 """Where the CPU of `make reproduce`'s experiment stage goes: a profile of its runs.
 
-For every experiment of the catalogue (whose dataset is present) and each of its
-configurations, ``--seeds`` runs (fewer where the configuration has fewer) are measured
-one after the other, in this process, on one thread, as the stage's workers make them
-(:func:`experiments.runner.run_one`), after one unmeasured run of the first configuration
-of each solver and dataset (JIT, the dataset's load). Each run's CPU seconds are
+For every experiment of the catalogue (whose dataset is present) and each of its configurations,
+``--seeds`` runs (fewer where the configuration has fewer) are measured one after the other, in
+this process, on one thread, as the stage's workers make them
+(:func:`sdca_pegasos.experiments.runner.run_one`), after one unmeasured run of the first
+configuration of each solver and dataset (JIT, the dataset's load). Each run's CPU seconds are
 split into
 
 - **timed**: the update loops the report times (its last ``cpu_time_cum``);
-- **monitoring**: :class:`solvers.monitoring.EpochMetrics`, the pass over each split that
-  gives a recorded epoch's primal, dual, gap and errors (the report's rows);
+- **monitoring**: :class:`sdca_pegasos.solvers.monitoring.EpochMetrics`, the pass over each split
+- that gives a recorded epoch's primal, dual, gap and errors (the report's rows);
 - **other**: the rest of the run (the estimator's driver, validation, the callback, the
   report's frame).
 
@@ -38,7 +38,7 @@ import argparse
 import os
 import time
 
-from experiments import reports
+from sdca_pegasos.experiments import reports
 
 MARKERS = (
     "<!-- experiment-cost:begin (benchmarks/experiment_cost.py --readme) -->",
@@ -76,8 +76,8 @@ class Stopwatch:
 
 def profile_run(task) -> dict:
     """One run's CPU seconds by part (:data:`PARTS`) and its recorded rows."""
-    from experiments.runner import run_one
-    from solvers.monitoring import EpochMetrics
+    from sdca_pegasos.experiments.runner import run_one
+    from sdca_pegasos.solvers.monitoring import EpochMetrics
 
     with Stopwatch(EpochMetrics, "__call__") as metrics:
         start = time.process_time()
@@ -95,9 +95,9 @@ def profile_run(task) -> dict:
 def profile(names, seeds: int) -> dict:
     """Per experiment and configuration: the mean of ``seeds`` measured runs, by part, and
     the catalogue's number of runs."""
-    import data
-    from experiments.catalogue import CATALOGUE
-    from experiments.runner import RunTask, run_one
+    from sdca_pegasos import data
+    from sdca_pegasos.experiments.catalogue import CATALOGUE
+    from sdca_pegasos.experiments.runner import RunTask, run_one
 
     out, warm = {}, set()
     for name in names:
@@ -167,7 +167,7 @@ def main(argv=None) -> dict | None:
     args = parser.parse_args(argv)
     if reports.readme_requested(args, MARKERS, readme_block):
         return None
-    from experiments.catalogue import CATALOGUE
+    from sdca_pegasos.experiments.catalogue import CATALOGUE
 
     command = "python benchmarks/experiment_cost.py " + " ".join(argv or sys.argv[1:])
     record = {

@@ -106,7 +106,7 @@ def lambdas(n: int) -> dict:
 # ---------------------------------------------------------------------------- CPU baseline
 def cpu_baseline(kind: str, params: dict, lmbd: float, cap: float) -> dict:
     """Our CPU estimator on one core: P at epochs 1, 2, 3, 4, 6, 8, ..., update CPU capped."""
-    from solvers import SDCAClassifier, objectives
+    from sdca_pegasos.solvers import SDCAClassifier, objectives
 
     X, y = make(kind, params)
     records, total = [], [0.0]
@@ -164,7 +164,7 @@ def _total(x, out):
 
 def read_bandwidth(n_bytes: int = 4 << 30, repeats: int = 5) -> float:
     """GB/s of a float32 sum over n_bytes (bytes read / median event time)."""
-    from solvers.gpu.data import GRID, TPB
+    from sdca_pegasos.solvers.gpu.data import GRID, TPB
 
     n = n_bytes // 4
     x = cuda.device_array(n, dtype=np.float32)
@@ -185,7 +185,7 @@ def read_bandwidth(n_bytes: int = 4 << 30, repeats: int = 5) -> float:
 
 
 def gpu_run(X, y, lmbd: float, cap: float) -> dict:
-    from solvers import SDCAClassifier
+    from sdca_pegasos.solvers import SDCAClassifier
 
     checks, total, t0 = [], [0.0], time.perf_counter()
 
@@ -225,7 +225,7 @@ def gpu_run(X, y, lmbd: float, cap: float) -> dict:
 
 
 def pegasos_epoch(X, y, lmbd: float) -> dict:
-    from solvers import PegasosClassifier
+    from sdca_pegasos.solvers import PegasosClassifier
 
     batch = min(4096, X.shape[0])
     est = PegasosClassifier(
@@ -237,11 +237,11 @@ def pegasos_epoch(X, y, lmbd: float) -> dict:
 
 
 def smoke() -> dict:
-    """Compile every kernel on small problems before anything is timed, and check the
-    device's certificate against :func:`solvers.objectives.certificate` on the CPU (the
-    same pair, dense and CSR): a real-GPU check of what the simulator tests."""
-    from solvers import SDCAClassifier, objectives
-    from solvers.gpu.data import SIMULATED
+    """Compile every kernel on small problems before anything is timed, and check the device's
+    certificate against :func:`sdca_pegasos.solvers.objectives.certificate` on the CPU (the same
+    pair, dense and CSR): a real-GPU check of what the simulator tests."""
+    from sdca_pegasos.solvers import SDCAClassifier, objectives
+    from sdca_pegasos.solvers.gpu.data import SIMULATED
 
     n = 40 if SIMULATED else 4000
     out = {}
@@ -284,7 +284,7 @@ def time_to(trace: list[dict], clock: str, d_best: float) -> dict:
 
 # ---------------------------------------------------------------------------- main
 def run(args) -> dict:
-    from solvers.gpu.data import SIMULATED
+    from sdca_pegasos.solvers.gpu.data import SIMULATED
 
     folder = Path(args.out)
     folder.mkdir(parents=True, exist_ok=True)
@@ -319,7 +319,7 @@ def run(args) -> dict:
     meta["read_bandwidth_GBs"] = read_bandwidth(bw_bytes, 5 if not meta["simulated"] else 1)
     print(f"read bandwidth: {meta['read_bandwidth_GBs']:.0f} GB/s")
 
-    from solvers.gpu import sdca as gpu_sdca
+    from sdca_pegasos.solvers.gpu import sdca as gpu_sdca
 
     results = {}
     max_blocks, dense_private = gpu_sdca.MAX_BLOCKS, gpu_sdca.DENSE_PRIVATE
@@ -542,7 +542,7 @@ def main(argv=None) -> None:
     if args.cpu_baseline:
         _baseline_main(args)
     elif args.readme:
-        from experiments.reports import rewrite_block
+        from sdca_pegasos.experiments.reports import rewrite_block
 
         records = [json.loads(Path(p).read_text()) for p in args.record]
         tables = [table(r) + "\n\n" + targets(r) for r in records]

@@ -10,7 +10,7 @@ Each process draws the bench's CSR problem (``benchmarks/gpu.py``: 10,000,000 ×
 "cuda")`` at λ = 1e-6 for 12 epochs twice, and prints the median, min and max of epochs 3–12
 (CUDA events around the update kernels) with the tree it imported ``solvers`` from.
 ``--dense shared`` / ``--dense private`` times the dense problem instead (10,000,000 × 100
-float32, λ = 1/n) under that buffer scheme (``solvers.gpu.sdca.DENSE_PRIVATE``).
+float32, λ = 1/n) under that buffer scheme (``sdca_pegasos.solvers.gpu.sdca.DENSE_PRIVATE``).
 """
 
 from __future__ import annotations
@@ -27,21 +27,23 @@ import warnings
 
 def main(argv=None) -> list[float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tree", help="folder holding the solvers/ package to time")
+    parser.add_argument(
+        "tree", help="folder holding the sdca_pegasos/ package whose solvers to time"
+    )
     parser.add_argument("--rows", type=int, default=10_000_000)
     parser.add_argument("--fits", type=int, default=2)
     parser.add_argument("--dense", choices=("shared", "private"))
     args = parser.parse_args(argv)
     sys.path.insert(0, str(Path(args.tree).resolve()))
-    for name in [m for m in sys.modules if m == "solvers" or m.startswith("solvers.")]:
+    for name in [m for m in sys.modules if m == "sdca_pegasos" or m.startswith("sdca_pegasos.")]:
         del sys.modules[name]  # the tree's own solvers, not one imported before
     import numpy as np
 
-    import solvers
     from benchmarks.gpu import csr_problem, dense_problem
+    from sdca_pegasos import solvers
 
     if args.dense:
-        from solvers.gpu import sdca as gpu_sdca
+        from sdca_pegasos.solvers.gpu import sdca as gpu_sdca
 
         gpu_sdca.DENSE_PRIVATE = args.dense == "private"
         X, y = dense_problem(args.rows, 100)

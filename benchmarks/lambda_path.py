@@ -1,10 +1,12 @@
 """The warm λ path against cold fits, to the same certified relative duality gap, one thread.
 
 For the λ sweep of ``beyond_blood_lambda_pca40`` (1.6, 0.1, 0.01, 1e-3, 1/n; the catalogue's
-``BLOOD_LAMBDAS``), :func:`solvers.lambda_path` fits each λ to a relative gap ``--rel-gap``
+``BLOOD_LAMBDAS``), :func:`sdca_pegasos.solvers.lambda_path` fits each λ to a relative gap
+``--rel-gap``
 (default 1e-6), first warm (each λ from the previous one's dual point), then cold (each
 from α = 0), for SDCA with and without shrinking. Every λ's relative gap is certified by
-:func:`solvers.objectives.certificate` (compensated, apart from the solver). The CPU time is
+:func:`sdca_pegasos.solvers.objectives.certificate` (compensated, apart from the solver). The CPU
+time is
 that of the ``fit`` calls (``time.process_time``, their per-epoch gap checks included),
 median over ``--repeats`` runs of the whole path; the ratio warm/cold is the result::
 
@@ -28,13 +30,13 @@ import time
 import pandas as pd
 
 from benchmarks.threads import one_thread
-from cmdline import command_line, positive_float, positive_int, readme_option
-from experiments import datasets, features
-from experiments.catalogue import BLOOD_LAMBDAS
-from experiments.reports import git_commit, rewrite_block, short_commit
+from sdca_pegasos.cmdline import command_line, positive_float, positive_int, readme_option
+from sdca_pegasos.experiments import datasets, features
+from sdca_pegasos.experiments.catalogue import BLOOD_LAMBDAS
+from sdca_pegasos.experiments.reports import git_commit, rewrite_block, short_commit
 
 #: --datasets choice -> (label, data.load name, options): the blood representations of the
-#: λ study (:data:`experiments.features.PATH_DATASETS`).
+#: λ study (:data:`sdca_pegasos.experiments.features.PATH_DATASETS`).
 DATASETS = {
     "pca40": ("blood PCA-40", *features.PATH_DATASETS["blood PCA-40"]),
     "raw": ("blood raw crops", *features.PATH_DATASETS["blood raw crops"]),

@@ -3,14 +3,14 @@
 Two sets of problems (``--regimes``, default both):
 
 ``catalogue``
-    every (dataset, λ) that an experiment of the catalogue needs, solved exactly as
-    ``python -m experiments optima`` does (:class:`solvers.ExactSVMClassifier`), but nothing
-    is read from or written to the reports cache;
+    every (dataset, λ) that an experiment of the catalogue needs, solved exactly as ``python -m
+    sdca_pegasos.experiments optima`` does (:class:`sdca_pegasos.solvers.ExactSVMClassifier`), but
+    nothing is read from or written to the reports cache;
 ``targets``
     the regimes of the exact engine's targets (issue 20): dense 5000 × 2000 and 6000 × 2000
     at λ = 1/n and 1e-3, dense 20000 × 500, the sparse-synthetic data at rcv1's full size
     (20242 × 47236) and a 100,000 × 50,000 CSR draw with 50 nonzeros per row, at λ = 1/n,
-    solved by :func:`solvers.exact.solve_exact`;
+    solved by :func:`sdca_pegasos.solvers.exact.solve_exact`;
 ``beyond``
     (not in the default) dense 20000 × 5000 at λ = 1/n, where both sides are too large for
     the interior point: coordinate descent, and ``certified`` says what it reached.
@@ -45,13 +45,13 @@ import scipy.sparse as sp
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
-import data
 from benchmarks.problems import make_dense, make_sparse_rows
-from cmdline import command_line, positive_int, readme_option
-from data.sparse_synthetic import generate as generate_sparse_synthetic
-from experiments import CATALOGUE, datasets, optima
-from experiments.reports import cpu_model, git_commit, rewrite_block, short_commit
-from solvers.exact import choose_method, solve_exact
+from sdca_pegasos import data
+from sdca_pegasos.cmdline import command_line, positive_int, readme_option
+from sdca_pegasos.data.sparse_synthetic import generate as generate_sparse_synthetic
+from sdca_pegasos.experiments import CATALOGUE, datasets, optima
+from sdca_pegasos.experiments.reports import cpu_model, git_commit, rewrite_block, short_commit
+from sdca_pegasos.solvers.exact import choose_method, solve_exact
 
 #: (name, generator, its keyword arguments, λ: a number or "1/n") of the target regimes.
 TARGETS = {
@@ -252,7 +252,7 @@ def catalogue(parser, args, records: list) -> int:
     names = args.experiments or [n for n, e in CATALOGUE.items() if data.available(e.dataset)]
     unknown = sorted(set(names) - set(CATALOGUE))
     if unknown:
-        parser.error(f"unknown experiment(s) {unknown}; `python -m experiments list`")
+        parser.error(f"unknown experiment(s) {unknown}; `python -m sdca_pegasos.experiments list`")
     todo = {}
     for name in names:
         for dataset, options, lmbd, bias in optima.needed(CATALOGUE[name]):

@@ -51,7 +51,7 @@ from benchmarks.contenders import our_solvers, peer_solvers, version_of
 from benchmarks.problems import PROBLEMS, SMOKE_PROBLEMS, load_problem
 from benchmarks.sweeps import run_problem, single_fits
 from benchmarks.threads import THREAD_VARIABLES
-from experiments.reports import cpu_model, git_commit
+from sdca_pegasos.experiments.reports import cpu_model, git_commit
 
 ROOT = Path(__file__).resolve().parents[1]
 

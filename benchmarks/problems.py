@@ -1,11 +1,10 @@
 """Benchmark problems: what to solve, the synthetic generators, and loading.
 
-A :class:`ProblemSpec` names its data (a dataset of :mod:`experiments.datasets`, the same
-bits as the experiments, or a synthetic recipe below) and its λ; :func:`load_problem` turns
-it into a :class:`Problem` with float64 labels in ±1. :data:`PROBLEMS` and
-:data:`SMOKE_PROBLEMS` are the time-to-ε benchmark's (``benchmarks/peers.py``); the other
-scripts build their own specs or call the generators.
-"""
+A :class:`ProblemSpec` names its data (a dataset of :mod:`sdca_pegasos.experiments.datasets`, the
+same bits as the experiments, or a synthetic recipe below) and its λ; :func:`load_problem` turns it
+into a :class:`Problem` with float64 labels in ±1. :data:`PROBLEMS` and :data:`SMOKE_PROBLEMS` are
+the time-to-ε benchmark's (``benchmarks/peers.py``); the other scripts build their own specs or
+call the generators."""
 
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ class ProblemSpec:
     ----------
     name, title : str
     dataset : str or None
-        A dataset of :mod:`experiments.datasets` (its training rows), or None for the
+        A dataset of :mod:`sdca_pegasos.experiments.datasets` (its training rows), or None for the
         synthetic recipe :func:`make_sparse` (``sparse``) or :func:`make_dense`.
     options : dict
         The dataset's loader options, or the recipe's keyword arguments.
@@ -140,7 +139,7 @@ def load_problem(spec: ProblemSpec) -> Problem:
     names the command that fetches it)."""
     start = time.perf_counter()
     if spec.dataset is not None:
-        from experiments import datasets
+        from sdca_pegasos.experiments import datasets
 
         ds = datasets.load(spec.dataset, spec.options)
         X, y = ds.X_train, ds.y_train.astype(np.float64)

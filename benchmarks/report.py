@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from experiments.reports import rewrite_block, short_commit
+from sdca_pegasos.experiments.reports import rewrite_block, short_commit
 
 from .certify import TARGETS, Bounds
 from .problems import Problem

@@ -35,7 +35,7 @@ if __name__ == "__main__":  # this checkout's packages, not `benchmarks/` itself
     sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 from benchmarks.report import QUIET_LOAD_PER_CORE, UnderLoad
-from experiments.reports import REPO, readme_arguments, rewrite_block
+from sdca_pegasos.experiments.reports import REPO, readme_arguments, rewrite_block
 
 RUN_LOG = "output/reproduce_run.txt"
 RECORD = "benchmarks/records/reproduce_time.json"

@@ -1,16 +1,17 @@
 """Same reports, bit for bit, from this checkout and from a base commit; and their run times.
 
-A change to how runs are executed or measured (the fused per-epoch pass, the worker pool)
-must not move a number of a report. This runs the same experiments with the same seeds from
-two source trees, this checkout and a git worktree of ``--base`` made for the purpose, each
-into a reports folder of its own, and compares every report and coefficient table exactly:
-the same rows (matched on configuration, seed and epoch), the same columns and dtypes, and
-equal bits in every cell (NaN equal to NaN, -0.0 not equal to 0.0). The timing columns
-(``experiments.runner.TIMING_COLUMNS``) are left out, and so is ``run_key``, which hashes the
-source code and so differs by construction.
+A change to how runs are executed or measured (the fused per-epoch pass, the worker pool) must not
+move a number of a report. This runs the same experiments with the same seeds from two source
+trees, this checkout and a git worktree of ``--base`` made for the purpose, each into a reports
+folder of its own, and compares every report and coefficient table exactly: the same rows (matched
+on configuration, seed and epoch), the same columns and dtypes, and equal bits in every cell (NaN
+equal to NaN, -0.0 not equal to 0.0). The timing columns
+(``sdca_pegasos.experiments.runner.TIMING_COLUMNS``) are left out, and so is ``run_key``, which
+hashes the source code and so differs by construction.
 
 Both trees read the same raw data (``SVM_DATA_DIR``) and derived data (``SVM_CACHE_DIR``).
-Each side runs ``python -m experiments run NAMES --seeds S --no-optima`` in one process, as
+Each side runs ``python -m sdca_pegasos.experiments run NAMES --seeds S --no-optima`` in one
+process, as
 ``make experiments`` does after this change (the base's Makefile ran one process per
 experiment: ``--per-experiment`` times the base that way), and its wall time and its
 processes' CPU time are printed. Run it twice for warm Numba caches in both trees::
@@ -38,8 +39,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from data.paths import cache_root, raw_root
-from experiments.runner import TIMING_COLUMNS
+from sdca_pegasos.data.paths import cache_root, raw_root
+from sdca_pegasos.experiments.runner import TIMING_COLUMNS
 
 REPO = Path(__file__).resolve().parents[1]
 #: Left out of the comparison: machine-dependent times, and the run key (a hash of the code).
@@ -75,7 +76,7 @@ def run_tree(tree: Path, reports: Path, names, seeds: int, n_jobs: int, per_expe
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     for group in groups:
-        command = [sys.executable, "-m", "experiments", "run", *group, *args]
+        command = [sys.executable, "-m", "sdca_pegasos.experiments", "run", *group, *args]
         subprocess.run(command, cwd=tree, env=env, check=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -1,14 +1,13 @@
 """A newcomer's shards: skin's file, sorted by label, cut and fitted as the README says.
 
-Skin's rows as the file holds them (the 50,859 skin rows first, then the 194,198 others)
-are written to one svmlight file, cut by :func:`solvers.shards.split_svmlight` into shards
-of ``--rows`` rows (what ``python -m solvers.shards FILE FOLDER --rows N`` does), read back
-by the workers (:func:`solvers.shards.read_shards`) and fitted by
-``DaskSVMClassifier(tol=1e-6)`` with its defaults on a LocalCluster of 2 workers × 1
-thread; then the same with the rows shuffled (seeded) before the cut. Each fit's blocks
-(their chunks and which hold one class), rounds, finishes, data passes, certified
-relative gap and wall seconds go to the record; ``--readme docs/distributed.md``
-regenerates the sentence about it there.
+Skin's rows as the file holds them (the 50,859 skin rows first, then the 194,198 others) are
+written to one svmlight file, cut by :func:`sdca_pegasos.solvers.shards.split_svmlight` into shards
+of ``--rows`` rows (what ``python -m sdca_pegasos.solvers.shards FILE FOLDER --rows N`` does), read
+back by the workers (:func:`sdca_pegasos.solvers.shards.read_shards`) and fitted by
+``DaskSVMClassifier(tol=1e-6)`` with its defaults on a LocalCluster of 2 workers × 1 thread; then
+the same with the rows shuffled (seeded) before the cut. Each fit's blocks (their chunks and which
+hold one class), rounds, finishes, data passes, certified relative gap and wall seconds go to the
+record; ``--readme docs/distributed.md`` regenerates the sentence about it there.
 
     python benchmarks/sorted_shards.py --out benchmarks/records
 """
@@ -29,7 +28,7 @@ if __name__ == "__main__":  # this checkout's packages, and not `benchmarks/` it
 
 import numpy as np
 
-from experiments import reports
+from sdca_pegasos.experiments import reports
 
 MARKERS = (
     "<!-- sorted-shards:begin (benchmarks/sorted_shards.py --readme) -->",
@@ -44,8 +43,8 @@ def fit_shards(client, X, y, folder: str, rows: int, max_rounds: int) -> dict:
     from sklearn.datasets import dump_svmlight_file
     from sklearn.exceptions import ConvergenceWarning
 
-    from solvers import DaskSVMClassifier
-    from solvers.shards import read_shards, split_svmlight
+    from sdca_pegasos.solvers import DaskSVMClassifier
+    from sdca_pegasos.solvers.shards import read_shards, split_svmlight
 
     os.makedirs(folder)
     source = os.path.join(folder, "rows.svm")

@@ -2,8 +2,8 @@ r"""Wall time to relative suboptimality ε: Spark MLlib's LinearSVC against Dask
 
 Both on the same objective, the same rows and the same cores.
 
-The objective is this project's (:mod:`solvers.objectives`), hinge loss and bias multiplier
-B = 1, the bias weight regularised like the others:
+The objective is this project's (:mod:`sdca_pegasos.solvers.objectives`), hinge loss and bias
+multiplier B = 1, the bias weight regularised like the others:
 
 .. math:: P(\tilde w) = \frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i \max(0, 1 - y_i\tilde
    x_i^\top\tilde w), \qquad \tilde x_i = (x_i, 1).
@@ -22,7 +22,7 @@ whatever the weights, its hinge 1, and it gives the bias column a standard devia
    = \frac{P(\tilde w) + 1}{2},
 
 which every fit checks: ``2 S − 1``, S the last value of Spark's ``objectiveHistory``, equals
-P at Spark's coefficients evaluated here (:func:`solvers.objectives.primal`, float64).
+P at Spark's coefficients evaluated here (:func:`sdca_pegasos.solvers.objectives.primal`, float64).
 
 Spark: a ``SparkSession`` on ``local[cores]`` (``--cores``, 2), its JVM warmed up by a tiny
 self-check fit first. The rows are written to Parquet (the vector column in Spark's own
@@ -55,7 +55,7 @@ Spark and the cluster never run at the same time: every problem's data is made a
 certified first, then one Spark session runs every problem and is stopped, then one cluster.
 
 Problems: ``skin`` (UCI skin segmentation, 245,057 × 3, as ``benchmarks/peers.py`` loads it:
-``python -m data fetch skin`` or ``DATA_MIRROR``) and the ``PROBLEMS`` of
+``python -m sdca_pegasos.data fetch skin`` or ``DATA_MIRROR``) and the ``PROBLEMS`` of
 ``benchmarks/distributed.py`` (``dense-small``; ``dense-full`` and ``csr-full`` are the
 issue's sizes, heavy on both sides), λ = 1/n unless ``--lmbd``. ``--out FOLDER`` writes
 ``spark_svc.json``: machine, load, commit, versions, and every fit and round.
@@ -85,9 +85,14 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from benchmarks import distributed as dist
-from data.errors import DataError
-from experiments.reports import git_commit, measured, readme_arguments, readme_requested
-from solvers import ExactSVMClassifier, objectives
+from sdca_pegasos.data.errors import DataError
+from sdca_pegasos.experiments.reports import (
+    git_commit,
+    measured,
+    readme_arguments,
+    readme_requested,
+)
+from sdca_pegasos.solvers import ExactSVMClassifier, objectives
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = (1e-2, 1e-4, 1e-6)

@@ -31,10 +31,10 @@ def pin_environment() -> None:
 @contextmanager
 def one_thread(*dtypes) -> Iterator[None]:
     """BLAS pools limited to one thread and, given ``dtypes``, every solver kernel compiled
-    for them first (:func:`solvers.warm_up`), so that no timed region pays for JIT."""
+    for them first (:func:`sdca_pegasos.solvers.warm_up`), so that no timed region pays for JIT."""
     from threadpoolctl import threadpool_limits
 
-    import solvers
+    from sdca_pegasos import solvers
 
     with threadpool_limits(limits=1):
         if dtypes:

@@ -1,4 +1,4 @@
-"""Files nobody here wrote, as a new user brings them to ``python -m compare``.
+"""Files nobody here wrote, as a new user brings them to ``python -m sdca_pegasos.compare``.
 
 Each builder writes one file with the tool a user would have used (scikit-learn's
 ``dump_svmlight_file``, pandas' ``to_csv``, ``numpy.savez``) and returns its path; ``small``

@@ -4,7 +4,7 @@
   shared temporary raw root (module-level memo, so the ~42 MB blood-cell copy happens once
   even though three test files use it) and points ``SVM_DATA_DIR`` at it.
 - :func:`make_toy_source` builds a small fake dataset: files in a fake mirror and a checksum
-  file, registered in ``data.fetch.SOURCES`` for the duration of a test.
+  file, registered in ``sdca_pegasos.data.fetch.SOURCES`` for the duration of a test.
 - :func:`synthetic_cell` draws a 320 × 240 BGR image with a dark purple "nucleus" at a known
   place, pale "red cells", noise and the black frame of a rotation + shift augmentation.
 """
@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import pytest
 
-from data import fetch
+from sdca_pegasos.data import fetch
 
 MIRROR = os.environ.get("DATA_MIRROR") or None
 HAVE_MIRROR = MIRROR is not None and Path(MIRROR).is_dir()

@@ -9,9 +9,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import solvers
-from solvers import ASDCAClassifier, SDCAClassifier, objectives
-from solvers import asdca as asdca_module
+from sdca_pegasos import solvers
+from sdca_pegasos.solvers import ASDCAClassifier, SDCAClassifier, objectives
+from sdca_pegasos.solvers import asdca as asdca_module
 from tests.conftest import gaussian_problem, stochastic_expected_failures
 from tests.reference import asdca_reference, augment, dual_reference, primal_reference
 

@@ -1,9 +1,8 @@
 """No silent wrong answer (issue 12): unconverged fits warn, overflowing inputs are refused.
 
-Every solver shares the driver (``solvers._base``): the ConvergenceWarning when ``max_epochs``
-ends a fit whose ``tol`` was not met, the scale checks before the fit and the finiteness
-check of what a fit returns.
-"""
+Every solver shares the driver (``sdca_pegasos.solvers._base``): the ConvergenceWarning when
+``max_epochs`` ends a fit whose ``tol`` was not met, the scale checks before the fit and the
+finiteness check of what a fit returns."""
 
 from __future__ import annotations
 
@@ -15,11 +14,10 @@ import pytest
 from numpy.testing import assert_allclose
 from sklearn.exceptions import ConvergenceWarning
 
-import solvers
-import solvers.gpu
-from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier
-from solvers import _base as base_module
-from solvers import _targets as targets_module
+from sdca_pegasos import solvers
+from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier
+from sdca_pegasos.solvers import _base as base_module
+from sdca_pegasos.solvers import _targets as targets_module
 from tests.conftest import gaussian_problem
 from tests.reference import dual_reference, primal_reference
 
@@ -345,9 +343,9 @@ def _suggested(message: str, before: str) -> float:
 
 @pytest.mark.parametrize("lmbd", [0.0, -1.0, np.nan, np.inf, np.float64(0.0)])
 def test_check_lmbd_refuses_what_the_estimators_refuse(lmbd):
-    """solvers.check_lmbd, called directly: λ = 0 was a ZeroDivisionError (a NumPy zero, a
-    RuntimeWarning and a message that λ is too small), λ = -1 and λ = inf passed, λ = nan was
-    'too small'. Now each is the estimators' refusal, said in words."""
+    """sdca_pegasos.solvers.check_lmbd, called directly: λ = 0 was a ZeroDivisionError (a NumPy
+    zero, a RuntimeWarning and a message that λ is too small), λ = -1 and λ = inf passed, λ = nan
+    was 'too small'. Now each is the estimators' refusal, said in words."""
     X = np.ones((3, 2))
     with pytest.raises(ValueError, match=r"lmbd must be a positive finite number, got "):
         solvers.check_lmbd(X, lmbd)

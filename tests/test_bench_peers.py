@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 from benchmarks import certify, problems
-from solvers import SDCAClassifier, objectives
+from sdca_pegasos.solvers import SDCAClassifier, objectives
 
 ROOT = Path(__file__).parents[1]
 SCRIPT = ROOT / "benchmarks" / "peers.py"
@@ -65,7 +65,7 @@ def test_pstar_is_certified_and_agrees_with_an_independent_certificate(smoke):
         info = meta["problems"][spec.name]
         lower, upper = info["pstar_lower"], info["pstar_upper"]
         assert lower <= upper and (upper - lower) / lower <= certify.CERT_TARGET
-        assert info["certifier"] == "solvers.exact.solve_exact"
+        assert info["certifier"] == "sdca_pegasos.solvers.exact.solve_exact"
         # our own certificate, computed here: its [D, P] must overlap the benchmark's
         X, y = problems.make_dense(**spec.options)
         lmbd = 1.0 / len(y) if spec.lmbd == "1/n" else spec.lmbd
@@ -136,7 +136,7 @@ import json, sys
 import numpy as np
 import snapml
 from benchmarks import problems
-from solvers import SDCAClassifier, objectives
+from sdca_pegasos.solvers import SDCAClassifier, objectives
 
 X, y = problems.make_dense(400, 10, seed=1)
 lmbd = 1.0

@@ -148,9 +148,9 @@ def test_a_benchmark_script_imports_this_checkout_from_any_folder(tmp_path):
 def test_lambda_path_benchmark_compares_warm_and_cold_on_a_tiny_problem(monkeypatch, tmp_path):
     """The path benchmark on a registered 60-sample problem: every λ certified, warm and
     cold alike, and its table reads the totals of its own rows."""
-    import data
     from benchmarks import lambda_path as bench
-    from experiments import datasets
+    from sdca_pegasos import data
+    from sdca_pegasos.experiments import datasets
     from tests.conftest import gaussian_problem
 
     X, y = gaussian_problem(n=60, d=5, seed=2)
@@ -172,7 +172,7 @@ def test_lambda_path_benchmark_compares_warm_and_cold_on_a_tiny_problem(monkeypa
     table = bench.main(argv)
     rows = pd.read_parquet(tmp_path / "lambda_path.parquet")
     assert rows["reached"].all() and (rows["rel_gap"] <= 1e-6).all()
-    from experiments.features import PATH_CONFIGS
+    from sdca_pegasos.experiments.features import PATH_CONFIGS
 
     assert set(rows["config"]) == set(PATH_CONFIGS) and set(rows["mode"]) == {"warm", "cold"}
     assert len(rows) == len(PATH_CONFIGS) * 2 * 5  # configs × modes × λ
@@ -191,7 +191,7 @@ def test_lambda_path_benchmark_compares_warm_and_cold_on_a_tiny_problem(monkeypa
 def test_a_readme_block_names_a_dirty_checkout():
     """A run of a checkout with uncommitted changes says so where the README names its
     commit (ten digits would cut the "-dirty" of experiments.reports.git_commit)."""
-    from experiments.reports import short_commit
+    from sdca_pegasos.experiments.reports import short_commit
 
     assert short_commit("0123456789abcdef-dirty") == "0123456789-dirty"
     assert short_commit("0123456789abcdef") == "0123456789"

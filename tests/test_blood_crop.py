@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
-import data
-from data import blood, fetch
-from data.errors import DataError, DataMissingError
+from sdca_pegasos import data
+from sdca_pegasos.data import blood, fetch
+from sdca_pegasos.data.errors import DataError, DataMissingError
 
 try:
     from data_fixtures import requires_mirror, sha256_bytes, synthetic_cell, use_real, write_jpeg
@@ -235,7 +235,7 @@ def test_corrupt_image_is_an_error_and_nothing_is_cached(tmp_path, toy_blood, mo
 
 def test_load_blood_without_the_images(tmp_path, toy_blood, monkeypatch):
     monkeypatch.setenv("SVM_DATA_DIR", str(tmp_path / "elsewhere"))
-    with pytest.raises(DataMissingError, match="python -m data fetch blood-cells"):
+    with pytest.raises(DataMissingError, match=r"python -m sdca_pegasos\.data fetch blood-cells"):
         data.load("blood", progress=False)
 
 

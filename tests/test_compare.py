@@ -1,4 +1,4 @@
-"""``python -m compare FILE --out DIR`` as a new user meets it (issue 19).
+"""``python -m sdca_pegasos.compare FILE --out DIR`` as a new user meets it (issue 19).
 
 Files built as users build them (:mod:`tests.compare_files`: scikit-learn's digits as
 svmlight, wine through pandas' ``to_csv`` with and without its index, a hashed text problem,
@@ -28,12 +28,12 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
-import data
-from compare import inputs, outputs, problem, progress
-from compare.__main__ import main
-from experiments import runner
-from figures import plots
-from solvers import SDCAClassifier
+from sdca_pegasos import data
+from sdca_pegasos.compare import inputs, outputs, problem, progress
+from sdca_pegasos.compare.__main__ import main
+from sdca_pegasos.experiments import runner
+from sdca_pegasos.figures import plots
+from sdca_pegasos.solvers import SDCAClassifier
 from tests import compare_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -320,10 +320,10 @@ def test_out_must_be_a_folder(svmlight_file, tmp_path, capsys):
 
 
 def test_old_command_names_the_new_one(capsys):
-    from experiments.__main__ import main as experiments_main
+    from sdca_pegasos.experiments.__main__ import main as experiments_main
 
     assert experiments_main(["compare", "x.svm", "--out", "o"]) == 2
-    assert "python -m compare FILE --out DIR" in capsys.readouterr().err
+    assert "python -m sdca_pegasos.compare FILE --out DIR" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------ the problem meant
@@ -498,7 +498,7 @@ def test_readme_describes_every_file_written():
     section = section[: section.index("\n## ", 3)]
     for name in outputs.FILES:
         assert f"`{name}`" in section, name
-    assert "python -m compare FILE --out DIR" in section
+    assert "python -m sdca_pegasos.compare FILE --out DIR" in section
 
 
 def test_a_stage_speaks_only_when_it_lasts(monkeypatch):
@@ -569,12 +569,12 @@ def test_the_smallest_lmbd_compare_suggests_is_the_estimators_own():
 def test_the_command_summary_quotes_makes_the_same_settings(options, tmp_path):
     """SUMMARY.md quotes the command of its run: parsed again, it gives the same settings
     (a quoted command that dropped --seeds or --lmbd would rebuild another folder)."""
-    from compare.__main__ import parser, settings_of
+    from sdca_pegasos.compare.__main__ import parser, settings_of
 
     argv = [str(tmp_path / "my file.csv"), "--out", str(tmp_path / "out dir"), *options]
     settings = settings_of(parser().parse_args(argv))
     words = shlex.split(settings.command())
-    assert words[:3] == ["python", "-m", "compare"]
+    assert words[:3] == ["python", "-m", "sdca_pegasos.compare"]
     assert settings_of(parser().parse_args(words[3:])) == settings
 
 
@@ -683,7 +683,7 @@ def test_ctrl_c_while_certifying_says_what_dir_holds(svmlight_file, tmp_path, ca
     """Ctrl-C during the exact engine: DIR holds its manifest only (resumable: it says
     whose it is), the message says so and that the same command resumes, and it does. Was
     "interrupted after 0 of 2 runs" beside an empty DIR."""
-    from experiments import optima
+    from sdca_pegasos.experiments import optima
 
     out = tmp_path / "out"
     argv = [svmlight_file, "--out", out, "--seeds", 1, "--max-epochs", 2, "--quiet",
@@ -721,7 +721,7 @@ def test_a_folder_holds_one_input(svmlight_file, tmp_path, capsys, figures_seen)
     for argv, what in [
         ([other, "--out", out, *quick, "--lmbd", 0.1], "holds compare's outputs of another file"),
         ([svmlight_file, "--out", out, *quick, "--lmbd", 0.05],
-         "holds compare's outputs of other options (`python -m compare"),
+         "holds compare's outputs of other options (`python -m sdca_pegasos.compare"),
     ]:  # fmt: skip
         code, stdout, stderr = run(capsys, *argv)
         lines = stderr.strip().splitlines()
@@ -870,13 +870,14 @@ def test_a_file_that_is_not_utf8_suggests_its_encoding(tmp_path, capsys):
 
 
 def test_a_python_without_the_dependencies_says_how_to_install(tmp_path):
-    """``python -m compare`` under a Python lacking pandas: one line saying how to install
-    (make venv, or pip install -e .), not a ModuleNotFoundError traceback."""
+    """``python -m sdca_pegasos.compare`` under a Python lacking pandas: one line saying how to
+    install (make venv, or pip install -e .), not a ModuleNotFoundError traceback."""
     import subprocess
     import sys
 
     code = ("import runpy, sys; sys.modules['pandas'] = None; "
-            "runpy.run_module('compare', run_name='__main__', alter_sys=True)")  # fmt: skip
+            "runpy.run_module('sdca_pegasos.compare', run_name='__main__', "
+            "alter_sys=True)")  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-c", code, "x.csv", "--out", str(tmp_path / "o")],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
@@ -885,6 +886,7 @@ def test_a_python_without_the_dependencies_says_how_to_install(tmp_path):
     assert done.returncode == 1 and len(lines) == 1, done.stderr
     assert "lacks pandas" in lines[0] and "make venv" in lines[0]
     assert (
-        ".venv/bin/python -m compare FILE --out DIR" in lines[0] and "pip install -e ." in lines[0]
+        ".venv/bin/python -m sdca_pegasos.compare FILE --out DIR" in lines[0]
+        and "pip install -e ." in lines[0]
     )
     assert not (tmp_path / "o").exists()

@@ -1,11 +1,10 @@
-"""One-sided tests of every verdict rule of ``python -m compare`` (issue 24, point 2).
+"""One-sided tests of every verdict rule of ``python -m sdca_pegasos.compare`` (issue 24, point 2).
 
-Each claim of :data:`figures.any_data.ANY_DATA` is judged by the scorecard's evaluator on
-a small synthetic report written where compare writes its own (a report and an optimum
-record in a reports folder). Data that meets the criterion says "holds"; the same data moved
-just across it says "level" (within the spread over seeds) or "differs". Independent of any
-golden text: an inverted rule fails here.
-"""
+Each claim of :data:`sdca_pegasos.figures.any_data.ANY_DATA` is judged by the scorecard's evaluator
+on a small synthetic report written where compare writes its own (a report and an optimum record in
+a reports folder). Data that meets the criterion says "holds"; the same data moved just across it
+says "level" (within the spread over seeds) or "differs". Independent of any golden text: an
+inverted rule fails here."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from figures import any_data, claims, common
+from sdca_pegasos.figures import any_data, claims, common
 
 NAME, KEY, LMBD = "compare_lmbd0.1", "file-abc-00000000", 0.1
 M = any_data.MAIN  # short name -> label of the main variants

@@ -1,4 +1,5 @@
-"""Acquisition (data.fetch, python -m data fetch): verified copies, failures, the summary table."""
+"""Acquisition (``python -m sdca_pegasos.data fetch``): verified copies, failures, the summary
+table."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ from types import SimpleNamespace
 
 import pytest
 
-import data
-from data import __main__ as cli
-from data import fetch
-from data.errors import (
+from sdca_pegasos import data
+from sdca_pegasos.data import __main__ as cli
+from sdca_pegasos.data import fetch
+from sdca_pegasos.data.errors import (
     ChecksumError,
     DataMissingError,
     FetchError,
@@ -131,7 +132,7 @@ def test_corrupt_byte_in_mirror_is_a_checksum_error(toy):
         fetch.fetch("toy", mirror=mirror, progress=False)
     msg = str(info.value)
     assert "sub/b.bin" in msg and "checksum mismatch" in msg
-    assert "python -m data fetch toy" in msg  # the fix
+    assert "python -m sdca_pegasos.data fetch toy" in msg  # the fix
     assert not (dest / "sub" / "b.bin").exists()  # the bad copy was not kept
     assert (dest / "a.txt").is_file()  # good files are kept (and recorded)
     _assert_not_complete(dest)
@@ -158,7 +159,7 @@ def test_missing_mirror_file_is_named_with_the_fix(toy):
         fetch.fetch("toy", mirror=mirror, progress=False)
     msg = str(info.value)
     assert "sub/deeper/c.csv" in msg and "missing from the mirror" in msg
-    assert "python -m data fetch toy" in msg
+    assert "python -m sdca_pegasos.data fetch toy" in msg
     _assert_not_complete(dest)
     assert fetch.unverified_files("toy") == ["sub/deeper/c.csv"]
 
@@ -198,7 +199,7 @@ def test_interrupted_copy_leaves_nothing_partial(toy, monkeypatch):
         fetch.fetch("toy", mirror=mirror, progress=False)
     msg = str(info.value)
     assert "sub/b.bin" in msg and "simulated interruption" in msg
-    assert "python -m data fetch toy" in msg
+    assert "python -m sdca_pegasos.data fetch toy" in msg
     assert not (dest / "sub" / "b.bin").exists()
     _assert_not_complete(dest)
 

@@ -7,9 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-import data
-from data import dataset, fetch, genomic, simulated, skin
-from data.errors import DataError, DataMissingError
+from sdca_pegasos import data
+from sdca_pegasos.data import dataset, fetch, genomic, simulated, skin
+from sdca_pegasos.data.errors import DataError, DataMissingError
 
 try:
     from data_fixtures import requires_mirror, use_real
@@ -152,10 +152,10 @@ def test_unknown_names_are_errors():
 @pytest.mark.parametrize(
     "name, kwargs, file, command",
     [
-        ("skin", {}, "Skin_NonSkin.txt", "python -m data fetch skin"),
-        ("genomic", {}, "data/", "python -m data fetch genomic"),
-        ("genomic", {"variant": "gordon"}, "data/", "python -m data fetch genomic"),
-        ("blood", {}, "dataset2-master/images/", "python -m data fetch blood-cells"),
+        ("skin", {}, "Skin_NonSkin.txt", "python -m sdca_pegasos.data fetch skin"),
+        ("genomic", {}, "data/", "python -m sdca_pegasos.data fetch genomic"),
+        ("genomic", {"variant": "gordon"}, "data/", "python -m sdca_pegasos.data fetch genomic"),
+        ("blood", {}, "dataset2-master/images/", "python -m sdca_pegasos.data fetch blood-cells"),
     ],
 )
 def test_missing_raw_data_names_the_file_and_the_fix(name, kwargs, file, command):
@@ -171,7 +171,7 @@ def test_missing_original_genomic_data_says_where_to_get_it():
         data.load("genomic", variant="original")
     msg = str(info.value)
     assert "xtrain.txt" in msg and "AishaAlaagib/breast_cancer_relapse" in msg
-    assert "python -m data fetch genomic-original" in msg
+    assert "python -m sdca_pegasos.data fetch genomic-original" in msg
 
 
 def test_unverified_file_is_not_loaded(tmp_path):

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import data
-from data import fetch, registry
-from experiments import datasets
-from experiments.catalogue import CATALOGUE
+from sdca_pegasos import data
+from sdca_pegasos.data import fetch, registry
+from sdca_pegasos.experiments import datasets
+from sdca_pegasos.experiments.catalogue import CATALOGUE
 
 
 @pytest.fixture(autouse=True)
@@ -38,7 +38,7 @@ def test_generated_data_is_available_and_fetched_data_is_not_here():
     assert not data.available("skin") and not data.available("blood")
     assert not data.available("blood-cells")  # a raw folder is answered too
     assert registry.folder("blood") == registry.folder("blood-cells") == "blood-cells"
-    with pytest.raises(data.DataMissingError, match="python -m data fetch skin"):
+    with pytest.raises(data.DataMissingError, match=r"python -m sdca_pegasos.data fetch skin"):
         data.load("skin")
 
 

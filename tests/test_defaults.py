@@ -18,8 +18,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from sklearn.utils._param_validation import InvalidParameterError
 
-import solvers
-from solvers import ExactSVMClassifier, SDCAClassifier, objectives
+from sdca_pegasos import solvers
+from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier, objectives
 
 from .conftest import gaussian_problem
 

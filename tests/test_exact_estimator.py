@@ -20,8 +20,8 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_info, threadpool_limits
 
-import solvers
-from solvers import (
+from sdca_pegasos import solvers
+from sdca_pegasos.solvers import (
     ExactSVMClassifier,
     _compensated,
     _exact_cd,
@@ -30,8 +30,8 @@ from solvers import (
     exact,
     objectives,
 )
-from solvers.exact import solve_exact
-from solvers.losses import HINGE
+from sdca_pegasos.solvers.exact import solve_exact
+from sdca_pegasos.solvers.losses import HINGE
 
 from .conftest import gaussian_problem, real_problem
 
@@ -254,8 +254,9 @@ def test_blas_runs_on_one_thread_during_the_fit(monkeypatch):
 
 
 def test_warm_up_compiles_the_engine_before_any_fit():
-    """``solvers.warm_up()`` (the README's first-use advice) covers the exact engine too: a
-    fit of any of its layouts then compiles nothing (its kernels only load from the cache)."""
+    """``sdca_pegasos.solvers.warm_up()`` (the README's first-use advice) covers the exact engine
+    too: a fit of any of its layouts then compiles nothing (its kernels only load from the
+    cache)."""
     solvers.warm_up()
     kernels = [
         _exact_cd.cd_sweep_primal,

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks import experiment_cost as bench
-from experiments.catalogue import CATALOGUE
-from experiments.runner import RunTask, run_one
-from experiments.spec import Config, Experiment
+from sdca_pegasos.experiments.catalogue import CATALOGUE
+from sdca_pegasos.experiments.runner import RunTask, run_one
+from sdca_pegasos.experiments.spec import Config, Experiment
 
 from .generated import regenerated
 
@@ -61,8 +61,8 @@ def test_a_runs_parts_add_up_to_its_cpu_and_its_timed_part_is_the_reports(monkey
     their sum; the stopwatch leaves EpochMetrics as it found it."""
     import time
 
-    from experiments import runner
-    from solvers.monitoring import EpochMetrics
+    from sdca_pegasos.experiments import runner
+    from sdca_pegasos.solvers.monitoring import EpochMetrics
 
     exp = Experiment(
         name="cost_probe",

@@ -19,13 +19,13 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-import solvers
-from experiments import CATALOGUE, Config, Experiment, optima, reports, run_experiment
-from experiments import runner as runner_module
-from experiments import spec as spec_module
-from experiments.metrics import METRIC_COLUMNS, Recorder
-from experiments.runner import TIMING_COLUMNS
-from solvers import objectives
+from sdca_pegasos import solvers
+from sdca_pegasos.experiments import CATALOGUE, Config, Experiment, optima, reports, run_experiment
+from sdca_pegasos.experiments import runner as runner_module
+from sdca_pegasos.experiments import spec as spec_module
+from sdca_pegasos.experiments.metrics import METRIC_COLUMNS, Recorder
+from sdca_pegasos.experiments.runner import TIMING_COLUMNS
+from sdca_pegasos.solvers import objectives
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -137,7 +137,7 @@ def test_shrinking_runs_record_the_active_set_they_swept(reports_dir):
         assert (steps > active).any(), "some epoch made several passes"
     assert (runs.gap >= -1e-12).all()
     # the same seeded fit outside the engine: the same active sets, steps and objectives
-    from experiments import datasets
+    from sdca_pegasos.experiments import datasets
 
     split = datasets.load("simulated", {})
     lmbd = float(report["lmbd"].iloc[0])
@@ -159,7 +159,7 @@ def test_shrinking_runs_record_the_active_set_they_swept(reports_dir):
 
 def test_final_rows_match_the_stored_coefficients(reports_dir):
     """The report's last primal/test error are those of the stored output coefficients."""
-    import data
+    from sdca_pegasos import data
 
     exp = tiny(seeds=2)
     report = run_experiment(exp, progress=False)
@@ -290,7 +290,7 @@ def test_a_run_keeps_the_key_it_was_planned_with_when_sources_change_mid_run(
     exp = tiny(seeds=1)
     tasks, _ = runner_module.plan(exp)
     planned = [t.key for t in tasks]
-    monkeypatch.setattr("experiments.spec.code_digest", lambda: "edited-mid-run")
+    monkeypatch.setattr("sdca_pegasos.experiments.spec.code_digest", lambda: "edited-mid-run")
     assert [exp.run_key(t.config) for t in tasks] != planned  # the sources did change
     result = runner_module.run_one(tasks[0])
     assert (result.rows["run_key"] == planned[0]).all()
@@ -369,7 +369,9 @@ def test_damaged_report_is_rebuilt_and_named_to_readers(reports_dir):
     exp = tiny(seeds=1)
     first = run_experiment(exp, progress=False)
     _garbage(reports.report_path(exp.name))
-    with pytest.raises(reports.DamagedInputError, match=f"python -m experiments run {exp.name}"):
+    with pytest.raises(
+        reports.DamagedInputError, match=f"python -m sdca_pegasos.experiments run {exp.name}"
+    ):
         reports.load_report(exp.name)
     with pytest.raises(FileNotFoundError):  # what the figure scripts catch
         reports.load_report(exp.name)
@@ -417,7 +419,7 @@ def test_bad_command_line_exits_2_with_one_clear_line(package, argv, message, ca
 
 def test_bad_command_line_in_a_fresh_process_prints_no_traceback():
     proc = subprocess.run(
-        [sys.executable, "-m", "experiments", "run", "001_simulated", "--seeds", "0"],
+        [sys.executable, "-m", "sdca_pegasos.experiments", "run", "001_simulated", "--seeds", "0"],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -426,14 +428,15 @@ def test_bad_command_line_in_a_fresh_process_prints_no_traceback():
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "Warning" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == (
-        "python -m experiments run: error: argument --seeds: expected an integer >= 1, got 0"
+        "python -m sdca_pegasos.experiments run: error: argument --seeds: expected an integer "
+        ">= 1, got 0"
     )
 
 
 KILL_SCRIPT = textwrap.dedent(
     """
     import sys
-    from experiments import Config, Experiment, run_experiment
+    from sdca_pegasos.experiments import Config, Experiment, run_experiment
     configs = tuple(Config(f"SDCA {i}", "sdca",
                            {"sampling": "permutation", "lmbd": 1e-3 * (i + 1)})
                     for i in range(4))
@@ -555,8 +558,9 @@ def test_several_experiments_share_one_pool_and_give_the_same_reports(
 
 
 def test_the_command_line_runs_its_experiments_in_one_pool(reports_dir, monkeypatch):
-    """``python -m experiments run A B`` calls :func:`run_experiments` once with both."""
-    from experiments import __main__ as cli
+    """``python -m sdca_pegasos.experiments run A B`` calls :func:`run_experiments` once with
+    both."""
+    from sdca_pegasos.experiments import __main__ as cli
 
     seen = []
     monkeypatch.setattr(cli, "run_experiments", lambda exps, **kw: seen.append(exps) or {})
@@ -598,7 +602,9 @@ def test_sidecar_records_the_environment(reports_dir):
 
 
 def test_missing_report_names_the_command(reports_dir):
-    with pytest.raises(FileNotFoundError, match="python -m experiments run nothing_here"):
+    with pytest.raises(
+        FileNotFoundError, match=r"python -m sdca_pegasos.experiments run nothing_here"
+    ):
         reports.load_report("nothing_here")
 
 
@@ -678,7 +684,7 @@ def test_every_catalogue_estimator_gets_the_studies_settings_explicitly():
 def test_a_generated_sentence_says_where_its_numbers_come_from():
     """``measured``: date, short commit, the start's load (``under load`` above 0.75 per
     core, not at it), anything said of the end, the cores and the command."""
-    from experiments.reports import measured, measured_record
+    from sdca_pegasos.experiments.reports import measured, measured_record
 
     quiet = measured("2026-11-27 10:00:00", "751c237abcdef", 1.5, 2, "python b.py")
     assert quiet == (

@@ -1,4 +1,5 @@
-"""experiments.features: the warm λ path and the class-weight comparison, as reports."""
+"""sdca_pegasos.experiments.features: the warm λ path and the class-weight comparison, as
+reports."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import data
-from experiments import datasets, features
-from figures import beyond_features
+from sdca_pegasos import data
+from sdca_pegasos.experiments import datasets, features
+from sdca_pegasos.figures import beyond_features
 from tests.conftest import gaussian_problem
 
 

@@ -1,11 +1,10 @@
 """Figure and table scripts on tiny synthetic reports with the engine's exact schema.
 
-The reports are built here (never by running a solver): every config of the catalogue's
-experiment, with its real label, tags and parameters, a few seeds and epochs, identity and
-``param_*`` columns exactly as :func:`experiments.runner.run_one` writes them, metrics in
-:data:`experiments.metrics.METRIC_COLUMNS` order, certified optima, coefficient reports and
-sidecars. The blood-cell image functions are replaced by tiny synthetic images.
-"""
+The reports are built here (never by running a solver): every config of the catalogue's experiment,
+with its real label, tags and parameters, a few seeds and epochs, identity and ``param_*`` columns
+exactly as :func:`sdca_pegasos.experiments.runner.run_one` writes them, metrics in
+:data:`sdca_pegasos.experiments.metrics.METRIC_COLUMNS` order, certified optima, coefficient
+reports and sidecars. The blood-cell image functions are replaced by tiny synthetic images."""
 
 from __future__ import annotations
 
@@ -21,12 +20,12 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-from experiments import CATALOGUE
-from experiments.datasets import dataset_key, resolve_lmbd
-from experiments.metrics import METRIC_COLUMNS
-from experiments.runner import column_order
-from experiments.spec import canonical, derive_seed
-from figures import OUTPUTS, build, common, plots
+from sdca_pegasos.experiments import CATALOGUE
+from sdca_pegasos.experiments.datasets import dataset_key, resolve_lmbd
+from sdca_pegasos.experiments.metrics import METRIC_COLUMNS
+from sdca_pegasos.experiments.runner import column_order
+from sdca_pegasos.experiments.spec import canonical, derive_seed
+from sdca_pegasos.figures import OUTPUTS, build, common, plots
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -201,7 +200,7 @@ def few_reports(tmp_path_factory) -> Path:
 # ------------------------------------------------------------------ blood-cell images
 def fake_blood(monkeypatch) -> None:
     """Replace the data products of data.blood by tiny synthetic images."""
-    from data import blood
+    from sdca_pegasos.data import blood
 
     rng = np.random.default_rng(0)
     s = 12
@@ -266,7 +265,7 @@ def test_missing_report_names_the_make_target(tmp_path):
         build("study000_fig2", out_dir=tmp_path / "out", reports_dir=tmp_path / "empty")
     message = str(info.value)
     assert "make reports/000_blood_raw.parquet" in message
-    assert "python -m experiments run 000_blood_raw" in message
+    assert "python -m sdca_pegasos.experiments run 000_blood_raw" in message
     assert not (tmp_path / "out" / "study000_fig2.pdf").exists()
 
 
@@ -277,7 +276,7 @@ def test_missing_dataset_names_make_data(tmp_path, monkeypatch):
 
 
 def test_cli_list_deps_and_missing_report(reports, tmp_path, capsys):
-    from figures.__main__ import main as figures_cli
+    from sdca_pegasos.figures.__main__ import main as figures_cli
 
     assert figures_cli(["list"]) == 0
     listing = capsys.readouterr().out
@@ -294,7 +293,15 @@ def test_cli_list_deps_and_missing_report(reports, tmp_path, capsys):
     assert figures_cli(["study001_fig1", "--reports", str(reports), *out]) == 0
     assert (tmp_path / "o" / "study001_fig1.png").stat().st_size > 0
     # the command line as the Makefile runs it
-    command = [sys.executable, "-m", "figures", "study001_fig2", "--reports", str(tmp_path), *out]
+    command = [
+        sys.executable,
+        "-m",
+        "sdca_pegasos.figures",
+        "study001_fig2",
+        "--reports",
+        str(tmp_path),
+        *out,
+    ]
     missing = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
     assert missing.returncode == 1
     assert "make reports/001_genomic.parquet" in missing.stderr
@@ -302,8 +309,8 @@ def test_cli_list_deps_and_missing_report(reports, tmp_path, capsys):
 
 
 def test_list_traces_every_output_to_its_estimator_classes():
-    from experiments.spec import SOLVER_CLASSES
-    from figures.__main__ import trace
+    from sdca_pegasos.experiments.spec import SOLVER_CLASSES
+    from sdca_pegasos.figures.__main__ import trace
 
     for spec in OUTPUTS.values():
         lines = trace(spec)
@@ -323,7 +330,10 @@ def test_list_traces_every_output_to_its_estimator_classes():
     fig6 = "\n".join(trace(OUTPUTS["study000_fig6"]))
     # every setting the run passes, the studies' no-intercept included (the estimators'
     # own default is an intercept)
-    assert "solvers.SDCAClassifier(lmbd=1.6, bias_multiplier=0.0, sampling='permutation')" in fig6
+    assert (
+        "sdca_pegasos.solvers.SDCAClassifier(lmbd=1.6, bias_multiplier=0.0, "
+        "sampling='permutation')" in fig6
+    )
     assert "PegasosClassifier" not in fig6  # fig. 6 draws the SDCA configs only
 
 
@@ -373,7 +383,9 @@ def test_final_time_to_and_suboptimality(reports):
 
 def test_missing_optimum_is_an_error_naming_the_command(reports):
     frame = common.load("001_skin", reports)
-    with pytest.raises(FileNotFoundError, match="python -m experiments run 001_skin"):
+    with pytest.raises(
+        FileNotFoundError, match=r"python -m sdca_pegasos\.experiments run 001_skin"
+    ):
         common.with_suboptimality(frame, common.load_optima(reports).iloc[0:0])
 
 
@@ -440,7 +452,7 @@ def test_table1_numbers_equal_the_sidecars(reports, tmp_path):
 
 
 def test_beyond_lambda_time_to_targets_equals_a_direct_computation(reports):
-    from figures import beyond_lambda
+    from sdca_pegasos.figures import beyond_lambda
 
     frame = common.load("beyond_blood_lambda_pca40", reports)
     optima = common.load_optima(reports)
@@ -487,7 +499,7 @@ def test_beyond_lambda_reads_the_certified_optimum_and_says_so(reports, tmp_path
 
 
 def test_readme_findings_block_is_regenerated_from_the_reports(reports, tmp_path):
-    from figures import beyond_lambda
+    from sdca_pegasos.figures import beyond_lambda
 
     begin, end = beyond_lambda.README_MARKERS
     readme = tmp_path / "README.md"
@@ -512,7 +524,7 @@ def test_captions_say_what_the_optimum_records_say():
     bound, never certified (issue 19, point 1)."""
     import re
 
-    from figures import beyond_suboptimality, scorecard
+    from sdca_pegasos.figures import beyond_suboptimality, scorecard
 
     bare = re.compile(r"(?<!not )\bcertified\b", re.IGNORECASE)
     sure = pd.DataFrame({"lmbd": [0.1], "p_star_certified": [True], "p_star_rel_gap": [1e-12]})

@@ -116,13 +116,14 @@ def digest(record) -> str:
 
 
 def capture_outputs(reports: Path, out: Path, monkeypatch) -> dict[str, dict[str, str]]:
-    """Every output of ``python -m figures`` and of ``compare.outputs.figures``: the digest
-    of each artist record of each saved figure and of each written text file."""
+    """Every output of ``python -m sdca_pegasos.figures`` and of
+    ``sdca_pegasos.compare.outputs.figures``: the digest of each artist record of each saved figure
+    and of each written text file."""
     import pandas as pd
 
-    from compare import outputs as compare_outputs
-    from figures import OUTPUTS, common
-    from figures.__main__ import main as figures_cli
+    from sdca_pegasos.compare import outputs as compare_outputs
+    from sdca_pegasos.figures import OUTPUTS, common
+    from sdca_pegasos.figures.__main__ import main as figures_cli
 
     captured: dict[str, dict[str, str]] = {}
     original = matplotlib.figure.Figure.savefig
@@ -152,7 +153,7 @@ def capture_outputs(reports: Path, out: Path, monkeypatch) -> dict[str, dict[str
 
 
 def scorecard_text(reports: Path, out: Path) -> str:
-    from figures import scorecard
+    from sdca_pegasos.figures import scorecard
 
     path = scorecard.main(["--out", str(out), "--reports", str(reports)])
     text = path.read_text()

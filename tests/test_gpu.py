@@ -21,13 +21,19 @@ import pytest
 import scipy.sparse as sp
 from numba import cuda, float64
 
-import solvers.gpu
-from solvers import ExactSVMClassifier, PegasosClassifier, SDCAClassifier, losses, objectives
-from solvers.gpu import _kernels as K
-from solvers.gpu import sdca as gpu_sdca
-from solvers.gpu.certificate import Certifier
-from solvers.gpu.data import to_device
-from solvers.gpu.sdca import adapt_sigma, cpu_round, line_search_step
+from sdca_pegasos import solvers
+from sdca_pegasos.solvers import (
+    ExactSVMClassifier,
+    PegasosClassifier,
+    SDCAClassifier,
+    losses,
+    objectives,
+)
+from sdca_pegasos.solvers.gpu import _kernels as K
+from sdca_pegasos.solvers.gpu import sdca as gpu_sdca
+from sdca_pegasos.solvers.gpu.certificate import Certifier
+from sdca_pegasos.solvers.gpu.data import to_device
+from sdca_pegasos.solvers.gpu.sdca import adapt_sigma, cpu_round, line_search_step
 
 from .generated import regenerated
 
@@ -402,8 +408,8 @@ def test_device_errors_are_clear(monkeypatch):
 )
 def test_pegasos_gpu_equals_cpu(sparse, options):
     """The same index arrays (same seed), the same steps (every loss: −φ'(z) of
-    :mod:`solvers.losses` on both): the GPU's iterates are the CPU solver's up to the order
-    of the additions."""
+    :mod:`sdca_pegasos.solvers.losses` on both): the GPU's iterates are the CPU solver's up to the
+    order of the additions."""
     X, y = _problem(n=30, d=4, seed=9, sparse=sparse)
     weights = np.random.default_rng(10).uniform(0.5, 2.0, X.shape[0])
     params = {"lmbd": 0.05, "batch_size": 7, "max_epochs": 3, "bias_multiplier": 1.0}
@@ -513,13 +519,15 @@ def test_round_timer_imports_the_tree_it_is_given(tmp_path):
     import subprocess
 
     root = Path(__file__).resolve().parents[1]
-    shutil.copytree(root / "solvers", tmp_path / "solvers", ignore=shutil.ignore_patterns("*.nb?"))
+    shutil.copytree(
+        root / "sdca_pegasos", tmp_path / "sdca_pegasos", ignore=shutil.ignore_patterns("*.nb?")
+    )
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
     cmd = [sys.executable, str(root / "benchmarks/gpu_round.py"), str(tmp_path)]
     out = subprocess.run(
         [*cmd, "--rows", "40", "--fits", "1"], env=env, capture_output=True, text=True, check=True
     ).stdout
-    assert f"{tmp_path / 'solvers'}: CSR epoch ms median" in out
+    assert f"{tmp_path / 'sdca_pegasos' / 'solvers'}: CSR epoch ms median" in out
 
 
 def test_row_stack_alias_for_numba_cuda_under_numpy_2_5(monkeypatch):
@@ -536,7 +544,7 @@ def test_row_stack_alias_for_numba_cuda_under_numpy_2_5(monkeypatch):
 def test_lambda_path_on_the_gpu_stops_on_the_relative_gap():
     """lambda_path asks for a relative gap (tol·|P|): the GPU fits stop on it, as the CPU's
     do. With P ≈ 0.2 an absolute tol of 1e-3 would stop at a relative gap up to ~5e-3."""
-    from solvers import lambda_path
+    from sdca_pegasos.solvers import lambda_path
 
     X, y = _problem(n=48, d=3, seed=11)
     est = SDCAClassifier(bias_multiplier=0.0, max_epochs=400, random_state=0, device="cuda")

@@ -6,7 +6,7 @@ The graph is built from the source with :mod:`ast`, not by importing anything: e
 inside a function, is an edge from the importing module to the project module it names
 (``from pkg import name`` names the submodule ``pkg.name`` when there is one, else the
 package's ``__init__``). The registry's loaders, imported by name on first use
-(:mod:`data.registry`), are edges too.
+(:mod:`sdca_pegasos.data.registry`), are edges too.
 """
 
 from __future__ import annotations
@@ -17,16 +17,30 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The import package every project package lives in (``sdca_pegasos.solvers``, ...).
+PROJECT = "sdca_pegasos"
 PACKAGES = ("cmdline", "solvers", "data", "experiments", "figures", "benchmarks", "compare")
+
+
+def _folder(pkg: str) -> Path:
+    """Where a package's sources are: the benchmarks at the top, the rest in the project's."""
+    return ROOT / pkg if pkg == "benchmarks" else ROOT / PROJECT / pkg
+
+
+def package_of(module: str) -> str | None:
+    """The project package (a name of ``PACKAGES``) a dotted module name belongs to, or None
+    for anything else (numpy, the top ``sdca_pegasos`` itself)."""
+    parts = module.split(".")
+    if parts[0] == PROJECT:
+        return parts[1] if len(parts) > 1 and parts[1] in PACKAGES else None
+    return parts[0] if parts[0] == "benchmarks" else None
 
 
 def _modules() -> dict[str, Path]:
     mods = {}
     for pkg in PACKAGES:
-        for path in sorted((ROOT / pkg).rglob("*.py")):
+        for path in sorted(_folder(pkg).rglob("*.py")):
             rel = path.relative_to(ROOT)
-            if rel.parts[1:2] in (("raw",), ("cache",)):
-                continue
             parts = list(rel.with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
@@ -73,11 +87,11 @@ def import_graph() -> dict[str, set[str]]:
                     sub = f"{target}.{name}"
                     deps.add(sub if sub in MODULES else target)
         graph[module] = {d for d in deps if d in MODULES and d != module}
-    import data.registry
+    from sdca_pegasos.data import registry
 
-    for entry in data.registry.DATASETS.values():
+    for entry in registry.DATASETS.values():
         if isinstance(entry.loader, str):
-            graph["data.registry"].add(entry.loader.partition(":")[0])
+            graph["sdca_pegasos.data.registry"].add(entry.loader.partition(":")[0])
     return graph
 
 
@@ -106,19 +120,31 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_the_graph_sees_lazy_and_relative_imports():
     graph = import_graph()
-    assert "data.blood.cache" in graph["data.blood.pca"]  # `from .cache import ...`
-    assert "figures.beyond_lambda" in graph["figures.scorecard"]  # inside a function
-    assert "data.blood" in graph["figures.images"]  # `from data import blood`, lazy
-    assert "data.blood.loader" in graph["data.registry"]  # the registry's named loaders
+    assert (
+        "sdca_pegasos.data.blood.cache" in graph["sdca_pegasos.data.blood.pca"]
+    )  # `from .cache import ...`
+    assert (
+        "sdca_pegasos.figures.beyond_lambda" in graph["sdca_pegasos.figures.scorecard"]
+    )  # inside a function
+    assert (
+        "sdca_pegasos.data.blood" in graph["sdca_pegasos.figures.images"]
+    )  # `from data import blood`, lazy
+    assert (
+        "sdca_pegasos.data.blood.loader" in graph["sdca_pegasos.data.registry"]
+    )  # the registry's named loaders
 
 
 def test_cmdline_is_the_bottom_floor():
-    """Every command line imports its argument types from :mod:`cmdline`, which imports no
-    project package (no upward import from data, the lowest package that uses it)."""
+    """Every command line imports its argument types from :mod:`sdca_pegasos.cmdline`, which
+    imports no project package (no upward import from data, the lowest package that uses it)."""
     graph = import_graph()
-    assert graph["cmdline"] == set()
-    for user in ("data.__main__", "experiments.__main__", "benchmarks.optima"):
-        assert "cmdline" in graph[user], user
+    assert graph["sdca_pegasos.cmdline"] == set()
+    for user in (
+        "sdca_pegasos.data.__main__",
+        "sdca_pegasos.experiments.__main__",
+        "benchmarks.optima",
+    ):
+        assert "sdca_pegasos.cmdline" in graph[user], user
 
 
 #: The floors of the layout, bottom first: a package imports only from floors below its own
@@ -135,8 +161,7 @@ def test_no_import_runs_up_a_floor():
         f"{a} -> {b}"
         for a, deps in import_graph().items()
         for b in deps
-        if a.split(".")[0] != b.split(".")[0]
-        and FLOORS[b.split(".")[0]] >= FLOORS[a.split(".")[0]]
+        if package_of(a) != package_of(b) and FLOORS[package_of(b)] >= FLOORS[package_of(a)]
     )
     assert not upward, upward
 
@@ -155,13 +180,17 @@ def _private_uses(module: str, path: Path, source: str):
     """Private names of another project package used by ``module``: imported
     (``from solvers._base import X``, ``from figures import _common``) or read as an
     attribute of an imported project module (``sdca._sdca_epoch``)."""
-    own = module.split(".")[0]
+    own = package_of(module)
     tree = ast.parse(source, filename=str(path))
     bound = {}  # local name -> project module it is bound to
     for line, target, names in _imports(module, path, source):
-        if target.split(".")[0] not in PACKAGES or target.split(".")[0] == own:
+        if target == PROJECT:  # `from sdca_pegasos import solvers`: names whole packages
+            bound |= {n: f"{PROJECT}.{n}" for n in names or [] if n in PACKAGES and n != own}
             continue
-        parts = target.split(".")[1:] + (names or [])
+        if package_of(target) in (None, own):
+            continue
+        skip = 1 + (target.split(".")[0] == PROJECT)
+        parts = target.split(".")[skip:] + (names or [])
         for part in parts:
             if part.startswith("_") and not part.startswith("__"):
                 yield f"{path.relative_to(ROOT)}:{line}: imports {target} {names or ''}"
@@ -186,16 +215,18 @@ def _private_uses(module: str, path: Path, source: str):
 def test_the_private_name_check_catches_both_forms():
     probe = ROOT / "benchmarks" / "probe.py"  # never written: the source is given
     source = (
-        "from solvers._base import BaseLinearSVM\n"
-        "from solvers import sdca as m\n"
-        "from figures import _common\n"
+        "from sdca_pegasos.solvers._base import BaseLinearSVM\n"
+        "from sdca_pegasos.solvers import sdca as m\n"
+        "from sdca_pegasos.figures import _common\n"
         "m._sdca_epoch\n"
-        "from data import fetch\nfetch.available\n"
+        "from sdca_pegasos.data import fetch\nfetch.available\n"
     )
     found = list(_private_uses("benchmarks.probe", probe, source))
     assert len(found) == 3, found
-    assert any("solvers._base" in f for f in found) and any("_common" in f for f in found)
-    assert any("solvers.sdca._sdca_epoch" in f for f in found)
+    assert any("sdca_pegasos.solvers._base" in f for f in found) and any(
+        "_common" in f for f in found
+    )
+    assert any("sdca_pegasos.solvers.sdca._sdca_epoch" in f for f in found)
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -222,7 +253,7 @@ def _private_definitions(source: str) -> set[str]:
 def _package_privates() -> dict[str, set[str]]:
     out: dict[str, set[str]] = {pkg: set() for pkg in PACKAGES}
     for module, path in MODULES.items():
-        out[module.split(".")[0]] |= _private_definitions(_source(path))
+        out[package_of(module)] |= _private_definitions(_source(path))
     return out
 
 
@@ -233,7 +264,7 @@ def _private_attributes(module: str, path: Path, source: str, privates=None) -> 
     """Attributes read on any object (``est._loss_gamma()``, ``cls._supports_sparse``) whose
     private name only another project package defines: a reach into its internals."""
     privates = PRIVATES if privates is None else privates
-    own = module.split(".")[0]
+    own = package_of(module)
     found = []
     for node in ast.walk(ast.parse(source, filename=str(path))):
         if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)):
@@ -248,11 +279,11 @@ def _private_attributes(module: str, path: Path, source: str, privates=None) -> 
 
 
 def test_the_private_attribute_check_catches_a_reach_into_another_package():
-    probe = ROOT / "experiments" / "probe.py"  # never written: the source is given
+    probe = ROOT / PROJECT / "experiments" / "probe.py"  # never written: the source is given
     privates = {pkg: set() for pkg in PACKAGES}
     privates["solvers"] = {"_loss_gamma", "_has_dual"}
     privates["experiments"] = {"_own"}
     source = "est._loss_gamma()\nx = est._has_dual\nself._own\nfig._suptitle\n"
-    found = _private_attributes("experiments.probe", probe, source, privates)
+    found = _private_attributes("sdca_pegasos.experiments.probe", probe, source, privates)
     assert len(found) == 2, found
     assert any("._loss_gamma" in f for f in found) and any("._has_dual" in f for f in found)

@@ -24,14 +24,14 @@ import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-import solvers
-import solvers.exact as exact_module
-from experiments import Config, Experiment, optima, reports, run_experiment
-from experiments import runner as runner_module
-from solvers import _exact_qp, objectives
-from solvers._exact_choice import MEMORY_LIMIT
-from solvers._exact_qp import BLOCK_BYTES, FREE_BLOCK_MAX
-from solvers.exact import choose_method, solve_exact
+import sdca_pegasos.solvers.exact as exact_module
+from sdca_pegasos import solvers
+from sdca_pegasos.experiments import Config, Experiment, optima, reports, run_experiment
+from sdca_pegasos.experiments import runner as runner_module
+from sdca_pegasos.solvers import _exact_qp, objectives
+from sdca_pegasos.solvers._exact_choice import MEMORY_LIMIT
+from sdca_pegasos.solvers._exact_qp import BLOCK_BYTES, FREE_BLOCK_MAX
+from sdca_pegasos.solvers.exact import choose_method, solve_exact
 
 from .conftest import gaussian_problem
 from .test_optima import tiny_dataset  # noqa: F401  (fixture)
@@ -284,7 +284,7 @@ def test_certificate_dual_weights_are_exact_on_a_cancelling_sum(sparse, seed):
 
 def rational_objectives(X, y, w, a, lmbd, loss, bias, c):
     """P(w) and D(α) of the real numbers the float64 inputs stand for, in exact rational
-    arithmetic (``a`` = y·α feasible; ``loss`` a :class:`solvers.losses.Loss`)."""
+    arithmetic (``a`` = y·α feasible; ``loss`` a :class:`sdca_pegasos.solvers.losses.Loss`)."""
     n, d = X.shape
     F = Fraction
     kappa, upper = F(loss.kappa), loss.upper

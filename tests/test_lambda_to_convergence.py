@@ -1,12 +1,11 @@
 """The λ sweeps' configurations run to convergence (issue 23, item 6).
 
-Stop rules (:class:`experiments.spec.Config`'s ``rel_gap``, ``cpu_budget``, ``max_epochs``)
-and their callback (:mod:`experiments.stopping`); the exact solver as a run; per-config seed
-counts; run keys of the pre-existing configurations unchanged; the time-to-ε panels'
-choice of the fastest configuration (:func:`figures.beyond_lambda.fastest`); and the epochs
-a run to convergence records (``rows_per_doubling``, issue 32 item 3): its rows are the full
-run's, its stop and its time to ε read on them at most e/R epochs late.
-"""
+Stop rules (:class:`sdca_pegasos.experiments.spec.Config`'s ``rel_gap``, ``cpu_budget``,
+``max_epochs``) and their callback (:mod:`sdca_pegasos.experiments.stopping`); the exact solver as
+a run; per-config seed counts; run keys of the pre-existing configurations unchanged; the time-to-ε
+panels' choice of the fastest configuration (:func:`sdca_pegasos.figures.beyond_lambda.fastest`);
+and the epochs a run to convergence records (``rows_per_doubling``, issue 32 item 3): its rows are
+the full run's, its stop and its time to ε read on them at most e/R epochs late."""
 
 from __future__ import annotations
 
@@ -18,8 +17,8 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 
-import solvers
-from experiments import (
+from sdca_pegasos import solvers
+from sdca_pegasos.experiments import (
     CATALOGUE,
     Config,
     Experiment,
@@ -28,11 +27,11 @@ from experiments import (
     run_experiment,
     stopping,
 )
-from experiments import spec as spec_module
-from experiments.catalogue import ROWS_PER_DOUBLING, STOP_REL_GAP
-from experiments.metrics import METRIC_COLUMNS, Recorder
-from experiments.runner import TIMING_COLUMNS, RunTask, make_estimator, run_one
-from figures.beyond_lambda import (
+from sdca_pegasos.experiments import spec as spec_module
+from sdca_pegasos.experiments.catalogue import ROWS_PER_DOUBLING, STOP_REL_GAP
+from sdca_pegasos.experiments.metrics import METRIC_COLUMNS, Recorder
+from sdca_pegasos.experiments.runner import TIMING_COLUMNS, RunTask, make_estimator, run_one
+from sdca_pegasos.figures.beyond_lambda import (
     TARGETS,
     fastest,
     runs_per_algorithm,
@@ -450,14 +449,13 @@ def optimum_record(lmbd: float) -> pd.DataFrame:
     ("lmbd", "per_doubling"), [(1e-4, 4), (1e-4, ROWS_PER_DOUBLING), ("1/n", ROWS_PER_DOUBLING)]
 )
 def test_the_time_to_eps_of_a_thinned_run(lmbd, per_doubling):
-    """The figures' reading (:func:`figures.beyond_lambda.time_to_targets`) on thinned rows:
-    per run, the CPU time at the first recorded epoch reaching ε: at most e/R epochs after
-    the full run's e while the run stays below ε (P(w) is not monotone: at λ = 1e-4, R = 100
-    one run reaches 1e-6 at epoch 305, is above it at 308, the next row, and is read at 310);
-    the same reading where every crossing is below 2R (λ = 1/n here).
-    Both readings on one clock: the thinned rows take the full trace's timings at their
-    epochs (their other columns are the full run's, bit for bit:
-    ``test_a_thinned_run_writes_the_full_runs_rows_at_its_epochs``)."""
+    """The figures' reading (:func:`sdca_pegasos.figures.beyond_lambda.time_to_targets`) on thinned
+    rows: per run, the CPU time at the first recorded epoch reaching ε: at most e/R epochs after
+    the full run's e while the run stays below ε (P(w) is not monotone: at λ = 1e-4, R = 100 one
+    run reaches 1e-6 at epoch 305, is above it at 308, the next row, and is read at 310); the same
+    reading where every crossing is below 2R (λ = 1/n here). Both readings on one clock: the
+    thinned rows take the full trace's timings at their epochs (their other columns are the full
+    run's, bit for bit: ``test_a_thinned_run_writes_the_full_runs_rows_at_its_epochs``)."""
     lmbd = datasets.resolve_lmbd(lmbd, datasets.load("simulated", {}).n_train)
     optima = optimum_record(lmbd)
     p_star = float(optima["dual"].iloc[0])

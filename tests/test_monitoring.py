@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from solvers import objectives
-from solvers.losses import make_loss
-from solvers.monitoring import EpochMetrics
+from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.losses import make_loss
+from sdca_pegasos.solvers.monitoring import EpochMetrics
 
 LOSSES = {
     "hinge": make_loss("hinge"),

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from sklearn.svm import LinearSVC
 
-import data
-from experiments import Config, Experiment, datasets, optima
-from solvers import objectives
+from sdca_pegasos import data
+from sdca_pegasos.experiments import Config, Experiment, datasets, optima
+from sdca_pegasos.solvers import objectives
 
 from .conftest import gaussian_problem
 
@@ -51,7 +51,7 @@ def test_record_errors_are_the_estimators_own(tiny_dataset, bias):
     """The record's train and test errors are those of the certified estimator's predictions
     on the dataset's own labels (a record that flipped every label would report about
     1 - error: the mutation survivor optima.py:72)."""
-    from solvers import ExactSVMClassifier
+    from sdca_pegasos.solvers import ExactSVMClassifier
 
     split = _tiny_dataset()
     rec = optima.certify(tiny_dataset, {}, 0.02, bias=bias)

@@ -11,12 +11,18 @@ from numba import njit
 from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import solvers
-from solvers import ExactSVMClassifier, PegasosClassifier, SDCAClassifier, losses, objectives
-from solvers import _pegasos_kernels as peg_kernels
-from solvers import pegasos as pegasos_module
-from solvers._kernels import kernel_rows
-from solvers.losses import HINGE, make_loss
+from sdca_pegasos import solvers
+from sdca_pegasos.solvers import (
+    ExactSVMClassifier,
+    PegasosClassifier,
+    SDCAClassifier,
+    losses,
+    objectives,
+)
+from sdca_pegasos.solvers import _pegasos_kernels as peg_kernels
+from sdca_pegasos.solvers import pegasos as pegasos_module
+from sdca_pegasos.solvers._kernels import kernel_rows
+from sdca_pegasos.solvers.losses import HINGE, make_loss
 from tests.conftest import gaussian_problem, stochastic_expected_failures
 from tests.reference import augment, pegasos_reference
 

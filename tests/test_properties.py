@@ -6,12 +6,11 @@ decreases from epoch to epoch (every step maximises D along one coordinate); the
 engine's certified lower bound is below every solver's primal; the same seed gives the same
 bits; a run key changes exactly when a field that determines the run's rows changes.
 
-Problems are tiny (n <= 40, d <= 8) so that the file runs in well under a minute on one core:
-the kernels are compiled once per session (``solvers.warm_up``, cached on disk) and every
+Problems are tiny (n <= 40, d <= 8) so that the file runs in well under a minute on one core: the
+kernels are compiled once per session (``sdca_pegasos.solvers.warm_up``, cached on disk) and every
 example is then a sub-millisecond fit. The ``ci`` profile (tests/conftest.py) derandomises
-Hypothesis, so CI draws the same examples every time; ``HYPOTHESIS_PROFILE=dev`` draws new
-ones and more of them.
-"""
+Hypothesis, so CI draws the same examples every time; ``HYPOTHESIS_PROFILE=dev`` draws new ones and
+more of them."""
 
 from __future__ import annotations
 
@@ -27,18 +26,18 @@ from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_array_equal
 from sklearn.base import clone
 
-import solvers
-from experiments import spec
-from experiments.spec import Config, Experiment
-from solvers import (
+from sdca_pegasos import solvers
+from sdca_pegasos.experiments import spec
+from sdca_pegasos.experiments.spec import Config, Experiment
+from sdca_pegasos.solvers import (
     ASDCAClassifier,
     ExactSVMClassifier,
     PegasosClassifier,
     SDCAClassifier,
     objectives,
 )
-from solvers._passes import FEASIBILITY_SLACK, feasible
-from solvers.losses import make_loss
+from sdca_pegasos.solvers._passes import FEASIBILITY_SLACK, feasible
+from sdca_pegasos.solvers.losses import make_loss
 
 EPS = np.finfo(np.float64).eps
 
@@ -526,8 +525,8 @@ def test_a_repeated_config_label_is_refused(experiment, data):
 
 
 def test_infeasible_dual_points_are_refused_past_the_slack_and_told_by_how_much():
-    """solvers._passes.feasible (every dual and gap): a = y·α within FEASIBILITY_SLACK of
-    its box [0, c_i U] is clipped into it; past the slack (scaled by the largest box when it
+    """sdca_pegasos.solvers._passes.feasible (every dual and gap): a = y·α within FEASIBILITY_SLACK
+    of its box [0, c_i U] is clipped into it; past the slack (scaled by the largest box when it
     exceeds 1) it is refused, with a's own span and the violation."""
     hinge, s = make_loss("hinge"), FEASIBILITY_SLACK
     c = np.array([0.0, 1.0, 0.5])  # boxes [0, 0], [0, 1], [0, 0.5]

@@ -7,14 +7,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = (
-    "solvers",
-    "data",
-    "experiments",
-    "compare",
-    "figures",
+    "sdca_pegasos/solvers",
+    "sdca_pegasos/data",
+    "sdca_pegasos/experiments",
+    "sdca_pegasos/compare",
+    "sdca_pegasos/figures",
+    "sdca_pegasos/cmdline",
     "benchmarks",
     "tools",
-    "cmdline",
 )
 
 
@@ -44,6 +44,7 @@ def test_the_layout_names_every_module_and_only_those():
         for p in (ROOT / pkg).rglob("*.py")
         if "__pycache__" not in p.parts
     }
+    modules |= {str(p.relative_to(ROOT)) for p in (ROOT / "sdca_pegasos").glob("*.py")}
     named = _named(_layout())
     assert not modules - named, f"modules the README's Layout omits: {sorted(modules - named)}"
     assert not named - modules, (
@@ -52,5 +53,9 @@ def test_the_layout_names_every_module_and_only_those():
 
 
 def test_the_layout_check_sees_an_omission():
-    layout = "## Layout\n\n**`solvers/`** `a.py` one; `b.py` two.\n\n**`data/`** `c.py` three.\n"
-    assert _named(layout) == {"solvers/a.py", "solvers/b.py", "data/c.py"}
+    layout = "## Layout\n\n**`s/solvers/`** `a.py` one; `b.py` two.\n\n**`s/data/`** `c.py` three.\n"
+    assert _named(layout) == {
+        "s/solvers/a.py",
+        "s/solvers/b.py",
+        "s/data/c.py",
+    }

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solvers import PegasosClassifier, SDCAClassifier
-from solvers._sampling import (
+from sdca_pegasos.solvers import PegasosClassifier, SDCAClassifier
+from sdca_pegasos.solvers._sampling import (
     DEPRECATED_SAMPLINGS,
     SAMPLINGS,
     distinct_batches,
@@ -150,7 +150,7 @@ def test_resolve_sampling_maps_only_each_solvers_own_old_spellings():
 
 def test_the_project_speaks_the_new_vocabulary_only():
     """The catalogue, ``compare`` and the benchmarks' configurations use no old spelling."""
-    from experiments.catalogue import CATALOGUE, MAIN_VARIANTS
+    from sdca_pegasos.experiments.catalogue import CATALOGUE, MAIN_VARIANTS
 
     old = {s for spellings in DEPRECATED_SAMPLINGS.values() for s in spellings}
     configs = [c for e in CATALOGUE.values() for c in e.configs]

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments import CATALOGUE
-from figures import common, scorecard
+from sdca_pegasos.experiments import CATALOGUE
+from sdca_pegasos.figures import common, scorecard
 from tests.test_figures import build_report
 
 NEEDED = (
@@ -111,8 +111,8 @@ def test_pm_formats_mean_and_sd():
 def test_claims_are_rows_with_their_inputs():
     """Ids number the rows of each study; each row names outputs that exist and reports of
     the catalogue, and states the study's value and a criterion."""
-    from experiments import CATALOGUE
-    from figures import OUTPUTS
+    from sdca_pegasos.experiments import CATALOGUE
+    from sdca_pegasos.figures import OUTPUTS
 
     for study in ("000", "001"):
         ids = [c.id for c in scorecard.CLAIMS if c.id.startswith(study)]
@@ -123,7 +123,7 @@ def test_claims_are_rows_with_their_inputs():
 
 
 def test_the_lambda_study_section_is_the_figure_scripts_findings(tiny_reports, tmp_path):
-    from figures import beyond_lambda
+    from sdca_pegasos.figures import beyond_lambda
 
     root = tmp_path / "reports"
     copy_reports(tiny_reports, root)
@@ -173,8 +173,8 @@ def test_a_stale_report_is_not_run_and_names_its_target(tiny_reports, tmp_path, 
 def test_any_seed_count_is_current_and_another_definition_is_not(tiny_reports):
     """Any seed count is a current report (``--seeds 3``), as long as every configuration has
     seeds 0..S-1 of its current key; a code change (another key) makes every report stale."""
-    from experiments import CATALOGUE
-    from experiments.reports import stale_report
+    from sdca_pegasos.experiments import CATALOGUE
+    from sdca_pegasos.experiments.reports import stale_report
 
     exp = CATALOGUE["000_blood_raw"]
     assert stale_report(exp, tiny_reports) is None

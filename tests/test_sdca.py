@@ -17,11 +17,11 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import solvers
-from solvers import SDCAClassifier, objectives
-from solvers import _sdca_kernels as sdca_kernels
-from solvers._kernels import kernel_rows
-from solvers.losses import HINGE
+from sdca_pegasos import solvers
+from sdca_pegasos.solvers import SDCAClassifier, objectives
+from sdca_pegasos.solvers import _sdca_kernels as sdca_kernels
+from sdca_pegasos.solvers._kernels import kernel_rows
+from sdca_pegasos.solvers.losses import HINGE
 from tests.conftest import gaussian_problem, real_problem, stochastic_expected_failures
 from tests.reference import augment, dual_reference, primal_reference, sdca_reference
 
@@ -429,9 +429,9 @@ _FIT_IN_A_FRESH_PROCESS = textwrap.dedent(
     """
     import numpy as np
     import scipy.sparse as sp
-    from solvers import SDCAClassifier
-    from solvers._sdca_kernels import sdca_epoch
-    from solvers._sdca_shrinking import shrunk_epoch
+    from sdca_pegasos.solvers import SDCAClassifier
+    from sdca_pegasos.solvers._sdca_kernels import sdca_epoch
+    from sdca_pegasos.solvers._sdca_shrinking import shrunk_epoch
     rng = np.random.default_rng(7)
     X = rng.standard_normal((240, 13))
     y = np.where(X[:, 0] + 0.5 * rng.standard_normal(240) > 0, 1.0, -1.0)

@@ -11,9 +11,9 @@ import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from solvers import SDCAClassifier, objectives
-from solvers import _sdca_finish as finish_module
-from solvers.exact import solve_exact
+from sdca_pegasos.solvers import SDCAClassifier, objectives
+from sdca_pegasos.solvers import _sdca_finish as finish_module
+from sdca_pegasos.solvers.exact import solve_exact
 from tests.conftest import gaussian_problem, stochastic_expected_failures
 
 TOL = 1e-10

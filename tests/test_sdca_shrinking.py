@@ -10,10 +10,10 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from solvers import SDCAClassifier, objectives
-from solvers import _sdca_kernels as sdca_kernels
-from solvers import _sdca_shrinking as sdca_shrinking
-from solvers import sdca as sdca_module
+from sdca_pegasos.solvers import SDCAClassifier, objectives
+from sdca_pegasos.solvers import _sdca_kernels as sdca_kernels
+from sdca_pegasos.solvers import _sdca_shrinking as sdca_shrinking
+from sdca_pegasos.solvers import sdca as sdca_module
 from tests.conftest import gaussian_problem, real_problem, stochastic_expected_failures
 from tests.reference import sdca_shrinking_reference
 from tests.test_sdca import AGREE, SAMPLINGS, _lmbd, liblinear
@@ -403,7 +403,7 @@ def test_sklearn_compatible(estimator, check):
 def test_gap_due_follows_the_statistic_one_sided():
     """The exact gap is due once the statistic predicts gap <= tol: at the threshold yes,
     just above it no; at least every GAP_CHECK_EVERY epochs; always without a statistic."""
-    from solvers._problem import GAP_CHECK_EVERY, gap_due
+    from sdca_pegasos.solvers._problem import GAP_CHECK_EVERY, gap_due
 
     checked = (1e-2, 4.0, 10)  # gap 1e-2 measured at statistic 4.0, epoch 10
     threshold = 4.0 * 1e-4 / 1e-2  # tol 1e-4: the statistic must fall 100-fold
@@ -476,7 +476,7 @@ def test_the_docs_state_the_check_spacing_the_code_uses():
     number they give is GAP_CHECK_EVERY (a change to it fails here until they follow)."""
     from pathlib import Path
 
-    from solvers._problem import GAP_CHECK_EVERY
+    from sdca_pegasos.solvers._problem import GAP_CHECK_EVERY
 
     root = Path(__file__).resolve().parents[1]
     for doc in ("README.md", "docs/scikit-learn.md"):

@@ -16,10 +16,10 @@ from numpy.testing import assert_array_equal
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
-import data
-from experiments import CATALOGUE, datasets
-from figures import scorecard
-from figures import study001_table2 as table2
+from sdca_pegasos import data
+from sdca_pegasos.experiments import CATALOGUE, datasets
+from sdca_pegasos.figures import scorecard
+from sdca_pegasos.figures import study001_table2 as table2
 
 
 def notebook_draw():

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 
 from benchmarks import distributed as dist
 from benchmarks import spark_svc
-from solvers import ExactSVMClassifier, objectives
+from sdca_pegasos.solvers import ExactSVMClassifier, objectives
 
 from .conftest import gaussian_problem
 from .generated import regenerated

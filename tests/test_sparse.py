@@ -11,12 +11,12 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
-import solvers
-from solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
-from solvers import _sdca_kernels as sdca_kernels
-from solvers import sdca as sdca_module
-from solvers._kernels import kernel_rows
-from solvers.losses import make_loss
+from sdca_pegasos import solvers
+from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
+from sdca_pegasos.solvers import _sdca_kernels as sdca_kernels
+from sdca_pegasos.solvers import sdca as sdca_module
+from sdca_pegasos.solvers._kernels import kernel_rows
+from sdca_pegasos.solvers.losses import make_loss
 
 RTOL = 1e-10
 
@@ -319,7 +319,7 @@ def test_no_compilation_inside_a_csr_fit_after_warm_up():
 
 
 def test_warm_up_compiles_csr_kernels():
-    from solvers import _base
+    from sdca_pegasos.solvers import _base
 
     solvers.warm_up(dtypes=(np.float64,), readonly=False)
     Xs = sp.csr_matrix(sparse_problem()[0])

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import data
-from experiments import CATALOGUE, datasets, run_experiment
-from experiments.__main__ import main
-from solvers import objectives
+from sdca_pegasos import data
+from sdca_pegasos.experiments import CATALOGUE, datasets, run_experiment
+from sdca_pegasos.experiments.__main__ import main
+from sdca_pegasos.solvers import objectives
 
 SMALL = {"seed": 1, "n_samples": 600, "n_features": 2000, "nnz_per_row": 20.0}
 

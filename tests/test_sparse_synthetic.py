@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.testing import assert_allclose
 
-from data.sparse_synthetic import generate
+from sdca_pegasos.data.sparse_synthetic import generate
 
 
 def test_statistics_and_determinism():

@@ -1,15 +1,14 @@
 """One-sided tests of every verdict rule, enumerated from the claim registries (issue 24,
 point 2).
 
-Each claim of :data:`figures.scorecard.CLAIMS` (the studies' scorecard) and of
-:data:`figures.any_data.ANY_DATA` (``python -m compare``) is judged by the one evaluator,
-:func:`figures.claims.evaluate`, on values placed just inside its criterion ("holds") and
-the same values moved just across each of its thresholds ("differs"), independent of any
-golden text and of how the values are read from reports (``read`` is replaced by the
-values). A claim added to either registry without its cases here fails
-``test_every_claim_has_its_cases``. tests/test_compare_verdicts.py judges the ANY_DATA rules
-on written reports, and the compare summary's table is checked here to carry the
-evaluator's verdict.
+Each claim of :data:`sdca_pegasos.figures.scorecard.CLAIMS` (the studies' scorecard) and of
+:data:`sdca_pegasos.figures.any_data.ANY_DATA` (``python -m sdca_pegasos.compare``) is judged by
+the one evaluator, :func:`sdca_pegasos.figures.claims.evaluate`, on values placed just inside its
+criterion ("holds") and the same values moved just across each of its thresholds ("differs"),
+independent of any golden text and of how the values are read from reports (``read`` is replaced by
+the values). A claim added to either registry without its cases here fails
+``test_every_claim_has_its_cases``. tests/test_compare_verdicts.py judges the ANY_DATA rules on
+written reports, and the compare summary's table is checked here to carry the evaluator's verdict.
 """
 
 from __future__ import annotations
@@ -20,10 +19,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compare import outputs
-from figures import any_data, claims, scorecard
-from figures.common import Runs
-from figures.scorecard import FOUR, GEN, SAMPLINGS, SIM, SKIN
+from sdca_pegasos.compare import outputs
+from sdca_pegasos.figures import any_data, claims, scorecard
+from sdca_pegasos.figures.common import Runs
+from sdca_pegasos.figures.scorecard import FOUR, GEN, SAMPLINGS, SIM, SKIN
 
 from .test_compare_verdicts import NAME, reaching, write
 
@@ -248,8 +247,8 @@ def test_compare_table_holds_and_differs_for_every_claim(tmp_path):
 @pytest.mark.parametrize("claim", any_data.ANY_DATA, ids=lambda c: c.id)
 def test_a_claim_is_judged_when_exactly_its_solvers_ran(claim):
     """``compare`` keeps a claim whose solvers all ran, the case of exactly its own solvers
-    included (``<=``, not ``<``: the mutation survivor compare/outputs.py:166), and leaves it
-    out when one of them is missing."""
+    included (``<=``, not ``<``: the mutation survivor sdca_pegasos/compare/outputs.py:166), and
+    leaves it out when one of them is missing."""
     kept, left_out = outputs.claims_of(set(claim.configs))
     assert claim in kept and claim not in left_out
     for missing in claim.configs:
@@ -351,7 +350,7 @@ def test_any_data_texts_say_censored_runs_early_progress_and_a_sentence():
     sentence."""
     from types import SimpleNamespace as NS
 
-    from figures.common import Runs
+    from sdca_pegasos.figures.common import Runs
 
     runs = Runs([3.0, 5.0, 7.0])
     plain = any_data._epochs_text(dict(runs=runs, censored=0, last=7))

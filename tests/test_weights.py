@@ -19,14 +19,14 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
-from solvers import (
+from sdca_pegasos.solvers import (
     ASDCAClassifier,
     PegasosClassifier,
     SDCAClassifier,
     lambda_path,
     objectives,
 )
-from solvers.losses import make_loss
+from sdca_pegasos.solvers.losses import make_loss
 from tests.reference import asdca_reference, pegasos_reference, sdca_loss_reference
 
 SQUARED = make_loss("squared_hinge")
@@ -384,7 +384,7 @@ def test_lambda_path_with_shrinking_pays_for_few_exact_gaps(binary, monkeypatch)
     epoch as a callback would; every λ still certified, and each fit stopped at the first
     exact gap within rel_gap·P. Kills a path that checks every epoch, and a relative test
     that is absolute (P is not 1 here: an absolute 1e-6 stops elsewhere)."""
-    import solvers._base as base
+    import sdca_pegasos.solvers._base as base
 
     X, y = binary
     calls = []

@@ -1,17 +1,15 @@
 """Does the dense ASDCA epoch's four-rows-per-pass form pay? Blocked versus row-by-row.
 
 Run with ``.venv/bin/python tools/asdca_blocked.py`` (``--help`` for options). A developer's
-measurement, not a benchmark of the solvers' API: it compiles a variant of a private kernel,
-so it lives in tools/, where reaching into :mod:`solvers.asdca`'s kernels is allowed. The
-epoch kernel :func:`solvers.asdca._asdca_epoch` takes a dense batch through
-``_scores_dense4`` and ``_add_dense4`` (four rows per pass over z and v_e); the row-by-row
-form is the same epoch with the helpers CSR rows use (``_scores_rowwise``,
-``_add_rowwise``: one row per pass, through the row-access layer), compiled here from the
-epoch's own source. Both run the same epochs (same index arrays, same start) on a dense
-standard-normal X (λ = 0.01 so that θ‖x_i‖²/(γλn) < 1:
-the iteration is stable), alternating, each timed in CPU time (``time.process_time``) after a
-warm-up; the table gives the median seconds per epoch and their ratio.
-"""
+measurement, not a benchmark of the solvers' API: it compiles a variant of a private kernel, so it
+lives in tools/, where reaching into :mod:`sdca_pegasos.solvers.asdca`'s kernels is allowed. The
+epoch kernel :func:`sdca_pegasos.solvers.asdca._asdca_epoch` takes a dense batch through
+``_scores_dense4`` and ``_add_dense4`` (four rows per pass over z and v_e); the row-by-row form is
+the same epoch with the helpers CSR rows use (``_scores_rowwise``, ``_add_rowwise``: one row per
+pass, through the row-access layer), compiled here from the epoch's own source. Both run the same
+epochs (same index arrays, same start) on a dense standard-normal X (λ = 0.01 so that θ‖x_i‖²/(γλn)
+< 1: the iteration is stable), alternating, each timed in CPU time (``time.process_time``) after a
+warm-up; the table gives the median seconds per epoch and their ratio."""
 
 from __future__ import annotations
 
@@ -22,13 +20,14 @@ import types
 import numpy as np
 from numba import njit
 
-from solvers import asdca
-from solvers._kernels import FASTMATH, kernel_rows
-from solvers._sampling import distinct_batches
+from sdca_pegasos.solvers import asdca
+from sdca_pegasos.solvers._kernels import FASTMATH, kernel_rows
+from sdca_pegasos.solvers._sampling import distinct_batches
 
 
 def _rowwise_epoch():
-    """:func:`solvers.asdca._asdca_epoch` compiled with the row-by-row batch helpers."""
+    """:func:`sdca_pegasos.solvers.asdca._asdca_epoch` compiled with the row-by-row batch
+    helpers."""
     py = asdca._asdca_epoch.py_func
     scope = dict(py.__globals__)
     scope["_batch_scores"] = asdca._scores_rowwise

@@ -2,15 +2,14 @@
 
     python tools/dense_tall.py --rows 1000000 --epochs 400
 
-The problem is ``benchmarks/gpu.py``'s dense draw (float32, d = 100, 10 % of the labels
-flipped) at ``--rows`` rows, without an intercept (as that bench). ``SDCAClassifier`` runs
-``--epochs`` epochs, plain and with ``shrinking=True`` (``tol=0``: no gap check inside the
-fit); for each: the CPU of its epochs and of the whole fit, the certified relative gap of its
-returned pair (:func:`solvers.objectives.certificate`) and its suboptimality against the
-exact engine's certified lower bound on P*. ``ExactSVMClassifier()``: its fit's CPU, its
-method and its certified relative gap. Behind issue 33's dense target: how far dual
-coordinate ascent is from the exact engine on such problems.
-"""
+The problem is ``benchmarks/gpu.py``'s dense draw (float32, d = 100, 10 % of the labels flipped) at
+``--rows`` rows, without an intercept (as that bench). ``SDCAClassifier`` runs ``--epochs`` epochs,
+plain and with ``shrinking=True`` (``tol=0``: no gap check inside the fit); for each: the CPU of
+its epochs and of the whole fit, the certified relative gap of its returned pair
+(:func:`sdca_pegasos.solvers.objectives.certificate`) and its suboptimality against the exact
+engine's certified lower bound on P*. ``ExactSVMClassifier()``: its fit's CPU, its method and its
+certified relative gap. Behind issue 33's dense target: how far dual coordinate ascent is from the
+exact engine on such problems."""
 
 from __future__ import annotations
 
@@ -34,7 +33,7 @@ import numpy as np
 
 def main(argv=None) -> None:
     from benchmarks.gpu import dense_problem
-    from solvers import ExactSVMClassifier, SDCAClassifier, objectives
+    from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier, objectives
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)

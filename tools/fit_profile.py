@@ -34,7 +34,7 @@ import argparse
 
 import numpy as np
 
-from solvers import objectives
+from sdca_pegasos.solvers import objectives
 
 
 def suboptimality(X, y, coef, lmbd, p_lower) -> float:
@@ -48,7 +48,7 @@ def suboptimality(X, y, coef, lmbd, p_lower) -> float:
 
 def ours(X, y, lmbd, tol, p_lower, repeats) -> None:
     from benchmarks.experiment_cost import Stopwatch
-    from solvers import SDCAClassifier
+    from sdca_pegasos.solvers import SDCAClassifier
 
     def make(callback=None):  # the bench's "SDCA-Perm + shrinking + finish (ours)"
         return SDCAClassifier(

@@ -64,17 +64,17 @@ INVARIANTS = "tests/test_invariants*.py"
 
 TARGETS = {
     "spec": Target(
-        "experiments/spec.py",
+        "sdca_pegasos/experiments/spec.py",
         ("tests/test_properties.py", "tests/test_experiments.py", INVARIANTS),
         select="key or refused or frozen or digest or rerun or changed_definition or catalogue",
     ),
     "optima": Target(
-        "experiments/optima.py",
+        "sdca_pegasos/experiments/optima.py",
         ("tests/test_optima.py", "tests/test_experiments.py", INVARIANTS),
         select="optim or certified",  # all of test_optima, the optima tests of the engine
     ),
     "runner": Target(
-        "experiments/runner.py",
+        "sdca_pegasos/experiments/runner.py",
         ("tests/test_experiments.py", INVARIANTS),
         # the whole file takes minutes (a kill -9, a dask cluster, every worker count)
         select="rows_schema or rerun or changed_definition or damage or missing_report "
@@ -82,22 +82,23 @@ TARGETS = {
         "or longest_first or one_pool",
     ),
     "scorecard": Target(
-        "figures/scorecard.py",
+        "sdca_pegasos/figures/scorecard.py",
         ("tests/test_scorecard.py", "tests/test_compare_verdicts.py", "tests/test_verdict*.py"),
     ),
-    # the claim row and its evaluator, and the claims of ``python -m compare``: the same rules
+    # the claim row and its evaluator, and the claims of ``python -m sdca_pegasos.compare``: the
+    # same rules
     "claims": Target(
-        "figures/claims.py",
+        "sdca_pegasos/figures/claims.py",
         ("tests/test_scorecard.py", "tests/test_compare_verdicts.py", "tests/test_verdict*.py"),
     ),
     "any_data": Target(
-        "figures/any_data.py",
+        "sdca_pegasos/figures/any_data.py",
         ("tests/test_compare_verdicts.py", "tests/test_verdict*.py"),
     ),
     # compare's verdicts are the scorecard's rules applied to the user's runs: its own code
     # is the claims section that selects and words them
     "compare": Target(
-        "compare/outputs.py",
+        "sdca_pegasos/compare/outputs.py",
         ("tests/test_compare_verdicts.py", "tests/test_compare.py", "tests/test_verdict*.py"),
         functions=("claims_of", "claims_section"),
         select="not wine and not ctrl_c and not sparse_file and not bad_",
@@ -105,13 +106,13 @@ TARGETS = {
     # what compare refuses before DIR is written: the split, the mini-batches, and a refusal
     # that names every fix at once (a new user's first hour)
     "compare_refusals": Target(
-        "compare/problem.py",
+        "sdca_pegasos/compare/problem.py",
         ("tests/test_compare.py",),
         functions=("check_batches", "_batch_refusal", "_split"),
         select="too_small_to_split or too_few_samples or bad_option",
     ),
     "objectives": Target(
-        "solvers/objectives.py",
+        "sdca_pegasos/solvers/objectives.py",
         ("tests/test_properties.py", "tests/test_exact.py", "tests/test_sdca.py", INVARIANTS),
         select="duality or dual_never or exact_optimum or certificate or compensated "
         "or reported_gap or certified or gap",
@@ -121,7 +122,7 @@ TARGETS = {
     ),
     # the certificate and the compensated sums (re-exported by solvers.objectives)
     "certificate": Target(
-        "solvers/_compensated.py",
+        "sdca_pegasos/solvers/_compensated.py",
         ("tests/test_properties.py", "tests/test_exact.py", "tests/test_sdca.py", INVARIANTS),
         select="duality or dual_never or exact_optimum or certificate or compensated "
         "or reported_gap or certified or gap",
@@ -139,13 +140,13 @@ TARGETS = {
     ),
     # the dual box check every dual value and certificate goes through
     "passes": Target(
-        "solvers/_passes.py",
+        "sdca_pegasos/solvers/_passes.py",
         ("tests/test_properties.py", "tests/test_exact.py", "tests/test_sdca.py", INVARIANTS),
         select="duality or dual_never or certificate or infeasible or gap",
         functions=("feasible",),
     ),
     "exact": Target(
-        "solvers/exact.py",
+        "sdca_pegasos/solvers/exact.py",
         ("tests/test_exact.py", "tests/test_exact_estimator.py", INVARIANTS),
         # the whole of both files takes ~2.5 min: the tests of the flags, the chooser, the
         # crossover's refinements, the budget and the arguments
@@ -160,13 +161,13 @@ TARGETS = {
     ),
     # the exact engine's chooser: the method choice from the shape
     "exact_choice": Target(
-        "solvers/_exact_choice.py",
+        "sdca_pegasos/solvers/_exact_choice.py",
         ("tests/test_exact.py", "tests/test_exact_estimator.py", INVARIANTS),
         select="choose_method or memory or engines_certified",
         functions=("ipm_costs", "choose_method"),
     ),
     "base": Target(
-        "solvers/_base.py",
+        "sdca_pegasos/solvers/_base.py",
         (
             "tests/test_bad_inputs.py",
             "tests/test_sdca.py",
@@ -179,13 +180,13 @@ TARGETS = {
     # the driver's rooms (split out of _base.py): what a binary fit takes and returns, and
     # the loop's rules (when the exact gap is due, what a callback's answer means)
     "problem": Target(
-        "solvers/_problem.py",
+        "sdca_pegasos/solvers/_problem.py",
         ("tests/test_sdca_shrinking.py", "tests/test_bad_inputs.py", "tests/test_sdca.py"),
         select="gap_due or callback or stops or bad or durations or samples_seen",
     ),
     # labels, class and sample weights, warm starts
     "targets": Target(
-        "solvers/_targets.py",
+        "sdca_pegasos/solvers/_targets.py",
         ("tests/test_bad_inputs.py", "tests/test_weights.py", "tests/test_defaults.py"),
         select="label or warm_start or class_weight or bad_sample_weight or weight_zero "
         "or weights_of_one or weights_that or one_vs_rest or two_classes or partial_fit_rules "
@@ -193,7 +194,7 @@ TARGETS = {
     ),
     # λ and the overflow checks
     "scales": Target(
-        "solvers/_scales.py",
+        "sdca_pegasos/solvers/_scales.py",
         ("tests/test_bad_inputs.py", "tests/test_defaults.py"),
         select="scale or overflowing or row_norms or smallest_lmbd or lmbd_accepts or auto "
         "or check_lmbd",

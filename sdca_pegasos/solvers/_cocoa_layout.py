@@ -1,0 +1,292 @@
+"""Where the rows of a :class:`sdca_pegasos.solvers.distributed.DaskSVMClassifier` fit live, on the
+driver's side: the client, the blocks (X's row chunks grouped in order, or its rows dealt in turn:
+:class:`RowLayout`), their placement on the workers, the ``"auto"`` sizes (blocks, local epochs,
+the finish's rows), the classes and their weights. The rounds over those blocks are
+:mod:`sdca_pegasos.solvers._cocoa_rounds`; the worker side is :mod:`sdca_pegasos.solvers._cocoa`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from . import _cocoa, _cocoa_rounds
+
+
+def client():
+    """The current dask.distributed client, or an error that says how to start one."""
+    try:
+        from distributed import get_client
+    except ImportError as err:  # pragma: no cover - dask is a declared extra
+        raise ImportError(
+            "DaskSVMClassifier needs dask.distributed: pip install 'sdca-pegasos[dask]'"
+        ) from err
+    try:
+        return get_client()
+    except ValueError as err:
+        raise ValueError(
+            "DaskSVMClassifier.fit runs on the current dask.distributed client and there is "
+            "none: start one first, e.g. `client = distributed.Client()` (a LocalCluster) "
+            "or `distributed.Client('tcp://scheduler:8786')`."
+        ) from err
+
+
+def workers(client) -> dict:
+    """The cluster's workers now, by address, each with what the scheduler knows of it
+    (``memory_limit``, ``nthreads``, …), asked of the scheduler afresh.
+
+    Not ``client.scheduler_info()["workers"]``: that returns the client's cached identity,
+    which a periodic callback on the client's event loop rewrites every few seconds without
+    its workers (``n_workers=0``); read between the refresh and the return, it names no
+    worker at all (a fit on CI once placed no block and failed on a None chunk)."""
+    return dict(client.sync(client.scheduler.identity, n_workers=-1)["workers"])
+
+
+def as_rows(X, y, sample_weight) -> tuple:
+    """``fit``'s arguments checked and chunked alike: X's row chunks of known sizes and one
+    chunk across its features, y and ``sample_weight`` (or None) rechunked to X's rows."""
+    X = as_dask(X, "X")
+    y = as_dask(y, "y")
+    if X.ndim != 2 or y.ndim != 1:
+        raise ValueError(f"X must be 2-d and y 1-d, got {X.ndim}-d and {y.ndim}-d")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        raise ValueError(
+            "X has row chunks of unknown size: call X.compute_chunk_sizes() first (or "
+            "read shards with solvers.shards.read_shards, which knows them)."
+        )
+    if len(X.chunks[1]) != 1:
+        X = X.rechunk({1: -1})
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+    if y.chunks[0] != X.chunks[0]:
+        y = y.rechunk((X.chunks[0],))
+    if sample_weight is not None:
+        sample_weight = as_dask(sample_weight, "sample_weight")
+        if sample_weight.chunks[0] != X.chunks[0]:
+            sample_weight = sample_weight.rechunk((X.chunks[0],))
+    return X, y, sample_weight
+
+
+#: ``local_epochs="auto"``: the work of one block's local passes in a round, in stored
+# entries plus two per row (:func:`sdca_pegasos.solvers._cocoa.block_work`): tens of ms of one core
+#: (skin's pass, 1.2M of them, took 8.7 ms of CPU in benchmarks/records/distributed.json:
+#: 2**23 of them ~60 ms), about a round's fixed cost on a 2-worker LocalCluster (25–51 ms).
+#: Balanced so, a round wastes at most as much again whichever way the data go: where more
+#: local passes do not help (CoCoA+ over several blocks can need as many rounds at 64
+#: passes a round as at 1), a round costs about twice one pass's round; where they do, a
+#: pass costs about twice its own work. More work per round (2**26 was tried) wins more
+#: where passes help and loses more where they do not (docs/distributed.md's table).
+AUTO_ROUND_WORK = 2**23
+#: ``local_epochs="auto"`` never makes more passes per round than this (tiny blocks).
+AUTO_MAX_EPOCHS = 64
+
+
+def auto_local_epochs(block_works) -> int:
+    """The local passes per round ``local_epochs="auto"`` makes for blocks whose one pass
+    costs ``block_works`` (:func:`sdca_pegasos.solvers._cocoa.block_work`): ⌈AUTO_ROUND_WORK / the
+    largest⌉, between 1 and AUTO_MAX_EPOCHS."""
+    largest = max(1, max(block_works))
+    return int(min(AUTO_MAX_EPOCHS, max(1, -(-AUTO_ROUND_WORK // largest))))
+
+
+#: ``n_blocks="auto"`` deals the rows to its blocks and merges each block's into one array
+#: when all the rows take at most this fraction of the workers' total ``memory_limit``
+#: (dealing holds the chunks, their shares and the merged blocks at once, three copies).
+AUTO_MERGE_MEMORY = 1 / 3
+
+
+def merge_fits(total_bytes: int, memory_limits) -> bool:
+    """Whether rows of ``total_bytes`` fit :data:`AUTO_MERGE_MEMORY` of the workers'
+    ``memory_limits`` (a worker without a limit, 0 or None, has room for any)."""
+    if any(not limit for limit in memory_limits):
+        return True
+    return total_bytes <= AUTO_MERGE_MEMORY * sum(memory_limits)
+
+
+def max_finish_rows(block_works, n_samples: int) -> int:
+    """How many rows a finish gathers at most:
+    :data:`sdca_pegasos.solvers._cocoa_rounds.FINISH_ROWS`, fewer where their stored entries (the
+    blocks' work less two per row, per row) would pass :data:`AUTO_ROUND_WORK`, a round's work."""
+    per_row = max(1.0, (sum(block_works) - 2 * n_samples) / max(n_samples, 1))
+    return int(min(_cocoa_rounds.FINISH_ROWS, max(1, AUTO_ROUND_WORK // per_row)))
+
+
+def as_dask(X, name: str):
+    """X as a dask array, or an error that names the conversion."""
+    import dask.array as da
+
+    if isinstance(X, da.Array):
+        return X
+    raise TypeError(
+        f"DaskSVMClassifier.fit takes dask arrays, got {name} of type {type(X).__name__}: "
+        f"wrap it, e.g. dask.array.from_array({name}, chunks=(rows_per_block, -1)) (each "
+        "row chunk is one block), or read shards with solvers.shards.read_shards."
+    )
+
+
+class RowLayout(NamedTuple):
+    """Which rows of X each state holds: X's row chunks of ``chunk_sizes``, one state each
+    (``step`` None), or ``step`` = K blocks whose rows are dealt in turn, X's row g in
+    block g mod K at position g // K (``n_blocks="auto"``, merged)."""
+
+    chunk_sizes: list
+    step: int | None = None
+
+    def to_rows(self, client, parts: list, sizes: list):
+        """The states' per-row ``parts`` (futures of arrays, of ``sizes``) as one dask
+        array in X's row order, chunked as X's rows (each chunk's values interleaved on
+        the workers from the slices of the blocks that hold them)."""
+        import dask.array as da
+
+        if self.step is None:
+            return da.concatenate(
+                [
+                    da.from_delayed(p, shape=(m,), dtype=np.float64)
+                    for p, m in zip(parts, sizes, strict=True)
+                ]
+            )
+        k, chunks, start = self.step, [], 0
+        for size in self.chunk_sizes:
+            pieces = [
+                client.submit(_cocoa.rows_slice, part, (start - b + k - 1) // k,
+                              (start + size - b + k - 1) // k)
+                for b, part in enumerate(parts)
+            ]  # fmt: skip
+            values = client.submit(_cocoa.interleave, start % k, size, *pieces)
+            chunks.append(da.from_delayed(values, shape=(size,), dtype=np.float64))
+            start += size
+        return da.concatenate(chunks)
+
+    def from_rows(self, values) -> list:
+        """The inverse of :meth:`to_rows`: a dask array in X's row order cut into the
+        states' parts."""
+        if self.step is not None:
+            return [values[b :: self.step] for b in range(self.step)]
+        ends = np.cumsum([0, *self.chunk_sizes])
+        return [values[ends[c] : ends[c + 1]] for c in range(len(self.chunk_sizes))]
+
+
+def chunk_groups(client, n_chunks: int, n_blocks) -> list[list[int]]:
+    """The row chunks of each block: one each, or K consecutive groups (``n_blocks``;
+    "auto": one per worker thread, at most one per chunk)."""
+    if n_blocks is None:
+        return [[c] for c in range(n_chunks)]
+    if n_blocks == "auto":
+        k = min(n_chunks, max(1, sum(client.nthreads().values())))
+        return [g.tolist() for g in np.array_split(np.arange(n_chunks), k)]
+    if n_blocks > n_chunks:
+        raise ValueError(
+            f"n_blocks={n_blocks} blocks need at least as many row chunks, and X has "
+            f"{n_chunks}: rechunk X's rows finer (X.rechunk({{0: rows_per_chunk}})) or "
+            "ask for fewer blocks."
+        )
+    return [g.tolist() for g in np.array_split(np.arange(n_chunks), n_blocks)]
+
+
+def persist_blocks(client, X, y, sample_weight, groups) -> list:
+    """One future per row chunk, a :class:`sdca_pegasos.solvers._cocoa.BlockData` on a worker:
+    block k's chunks on the k-th worker, modulo their number, when dask can, so that a block's
+    chain of tasks does not wait on another block's and blocks run side by side from the first
+    round (left to dask, every chunk of a ``from_array`` X was built on one worker and the blocks'
+    first passes ran one after the other there)."""
+    import dask
+
+    xs = X.to_delayed().ravel()
+    ys = y.to_delayed().ravel()
+    ws = [None] * len(xs) if sample_weight is None else sample_weight.to_delayed().ravel()
+    chunks = [
+        dask.delayed(_cocoa.block_data)(xk, yk, wk) for xk, yk, wk in zip(xs, ys, ws, strict=True)
+    ]
+    names = sorted(workers(client))
+    if not names:
+        raise RuntimeError("the dask cluster has no workers: start some before fitting")
+    futures = [None] * len(chunks)
+    for slot, worker in enumerate(names):  # one graph per worker, not one per block
+        mine = [c for group in groups[slot :: len(names)] for c in group]
+        if mine:
+            placed = client.compute(
+                [chunks[c] for c in mine], workers=[worker], allow_other_workers=True
+            )
+            for c, f in zip(mine, placed, strict=True):
+                futures[c] = f
+    return futures
+
+
+def deal(client, data, sizes, groups) -> tuple:
+    """``n_blocks="auto"``: when all the rows fit in :data:`AUTO_MERGE_MEMORY` of the
+    workers' total ``memory_limit`` (:func:`merge_fits`), the rows dealt to the K
+    blocks in turn, X's row g to block g mod K, each block's rows merged into one array
+    on its worker (K > 1; K = 1: the chunks merged); ``(data, sizes, groups, layout)``
+    of the blocks then (:class:`RowLayout`), else as given."""
+    layout = RowLayout(sizes)
+    k, n = len(groups), sum(sizes)
+    if len(data) == 1:
+        return data, sizes, groups, layout
+    total = sum(client.gather([client.submit(_cocoa.data_bytes, b) for b in data]))
+    cluster = workers(client)
+    memory_limits = [w.get("memory_limit") for w in cluster.values()]
+    if not merge_fits(total, memory_limits):
+        return data, sizes, groups, layout
+    if k == 1:
+        return [client.submit(_cocoa.merge_data, *data)], [n], [[0]], layout
+    starts = np.cumsum([0, *sizes])[:-1]
+    names = sorted(cluster)
+    merged = []
+    for b in range(k):  # each chunk's share sliced where it lives, merged on worker b
+        shares = [
+            client.submit(_cocoa.dealt_rows, chunk, int((b - start) % k), k)
+            for chunk, start in zip(data, starts, strict=True)
+        ]
+        where = {"workers": [names[b % len(names)]], "allow_other_workers": True}
+        merged.append(client.submit(_cocoa.merge_data, *shares, **where))
+    merged_sizes = [len(range(b, n, k)) for b in range(k)]
+    return merged, merged_sizes, [[b] for b in range(k)], layout._replace(step=k)
+
+
+def resolve_local_epochs(local_epochs, works, groups) -> int:
+    """``local_epochs``, ``"auto"`` resolved from the blocks' work per pass (``works``:
+    :func:`sdca_pegasos.solvers._cocoa.block_work` of each block)."""
+    if local_epochs != "auto":
+        return int(local_epochs)
+    if any(len(group) > 1 for group in groups):
+        return 1  # each pass is a chain of tasks, one per chunk: nothing to amortise
+    return auto_local_epochs(works)
+
+
+def class_counts(client, data, weighted) -> tuple[np.ndarray, np.ndarray, list]:
+    """The classes over every block and their (weighted) counts, and each chunk's
+    classes."""
+    parts = client.gather([client.submit(_cocoa.block_labels, b, weighted) for b in data])
+    classes = np.unique(np.concatenate([c for c, _ in parts]))
+    counts = np.zeros(classes.shape[0])
+    for c, k in parts:
+        counts[np.searchsorted(classes, c)] += k
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"Classifier can't train when only one class is present: every label is "
+            f"{classes[0]!r}. Pass samples of at least two classes."
+        )
+    return classes, counts, [c for c, _ in parts]
+
+
+def class_weight_map(class_weight, classes, counts) -> dict | None:
+    """scikit-learn's class weights from the blocks' counts (``"balanced"``:
+    n / (n_classes · count), counts weighted by ``sample_weight``)."""
+    if class_weight is None:
+        return None
+    if class_weight == "balanced":
+        if not np.all(counts > 0):
+            raise ValueError(
+                "class_weight='balanced' divides by each class's total sample_weight, "
+                f"which is 0 for class {classes[counts <= 0][0]!r}."
+            )
+        values = counts.sum() / (classes.shape[0] * counts)
+        return dict(zip(classes.tolist(), values.tolist(), strict=True))
+    unknown = set(class_weight) - set(classes.tolist())
+    if unknown:
+        raise ValueError(
+            f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
+            f"y's classes {classes.tolist()}."
+        )
+    return {c: float(class_weight.get(c, 1.0)) for c in classes.tolist()}

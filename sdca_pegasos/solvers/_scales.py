@@ -1,0 +1,101 @@
+"""The λ of a fit and the checks that refuse data or λ whose iterates would overflow float64.
+
+:func:`resolve_lmbd` turns ``lmbd`` (a number or ``"auto"``) into the fit's λ; :func:`check_lmbd`
+refuses, with the smallest λ that passes, a λ too small for the scale of X (every estimator's
+``fit`` calls it, and so does ``python -m sdca_pegasos.compare``); :func:`max_abs` is the max |X|
+it bounds the row norms with, found once per fit."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import objectives
+
+#: Largest ‖x̃‖²/λ (and 1/(λn)) a fit accepts. Every iterate is bounded by ~‖x̃‖/λ (w(α) of
+#: SDCA/ASDCA, a sum of Pegasos steps 1/(λt)·x̃), so margins stay below ~ (1 + ln T)·‖x̃‖²/λ;
+#: 1e300 leaves that factor and the sums over features and samples room below 1.8e308.
+_SCALE_LIMIT = 1e300
+
+
+def resolve_lmbd(lmbd, n_samples: int) -> float:
+    r"""The λ of a fit: ``lmbd`` itself, or ``1/n_samples`` for ``"auto"``.
+
+    ``"auto"`` is ``LinearSVC``'s default ``C = 1``: with :math:`C = 1/(\lambda n)` the
+    objective :math:`\frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i c_i\phi_i` is
+    :math:`\frac1n` times liblinear's :math:`\frac12\|\tilde w\|^2 + \sum_i c_i\phi_i`, the
+    same minimiser. ``n_samples`` counts the rows of X, whatever their sample weights (a
+    weight multiplies its sample's loss, as liblinear's per-sample C): so a weight of 0 is
+    the same optimum as dropping the row and an integer weight the same as repeating it,
+    exactly as with ``LinearSVC(C=1)``.
+    """
+    if isinstance(lmbd, str):
+        if lmbd != "auto":
+            raise ValueError(f"lmbd must be a number > 0 or 'auto', got {lmbd!r}")
+        return 1.0 / n_samples
+    return float(lmbd)
+
+
+def check_lmbd(X, lmbd: float, *, bias: float = 0.0, sample_weight=None, big=None) -> None:
+    """Refuse data or λ whose derived quantities overflow float64 (never a silent w = 0):
+    a ValueError that names the smallest λ these data accept (rounded up: typed back, it
+    passes), or says to scale X. Every estimator's ``fit`` calls it, and so does
+    ``python -m sdca_pegasos.compare`` before it writes anything.
+
+    With ``R² = max_i c_i ‖x̃_i‖²`` (c_i the sample weights, 1 without; x̃_i with the bias
+    feature ``bias``), every solver's iterates are bounded by about ``R/λ`` and its margins
+    by ``R²/λ`` (times a log factor), and SDCA/ASDCA scale by ``1/(λn)``: each must stay
+    below ``_SCALE_LIMIT``. ``R²`` is bounded from ``big`` = max |X| (computed when None) in
+    two passes without allocation; the exact row norms are computed only when that bound
+    fails.
+    """
+    if not 0.0 < lmbd < np.inf:  # as the estimators' own parameter check
+        raise ValueError(
+            f"lmbd must be a positive finite number, got {lmbd!r}: the regularisation "
+            "strength, e.g. 1/n_samples (or lmbd='auto' on an estimator)."
+        )
+    n = X.shape[0]
+    big = max_abs(X) if big is None else big
+    if not 1.0 / (lmbd * n) <= _SCALE_LIMIT:
+        raise ValueError(
+            f"lmbd={lmbd:g} is too small for float64: 1/(lmbd * n_samples) = "
+            f"{1.0 / (lmbd * n):g} overflows. Use a larger "
+            f"lmbd (at least {_rounded_up(1.0 / (_SCALE_LIMIT * n))} for n_samples={n})."
+        )
+    c_max = 1.0 if sample_weight is None else float(np.max(sample_weight))
+    with np.errstate(over="ignore"):
+        r2 = (np.float64(big) ** 2 * X.shape[1] + np.float64(bias) ** 2) * c_max
+        if not r2 / lmbd <= _SCALE_LIMIT:  # the bound fails: the exact largest norm
+            r2 = float(objectives.row_sq_norms(X, bias).max()) * c_max
+    if not np.isfinite(r2):
+        raise ValueError(
+            f"X is too large for float64: a squared row norm ||x_i||^2 overflows "
+            f"(max |X| = {big:.3g}, bias_multiplier = {bias:g}), so every step "
+            f"would be 0 or inf. Scale the features first, e.g. "
+            f"sklearn.preprocessing.StandardScaler or X / {max(big, 1.0):.0e}."
+        )
+    if not r2 / lmbd <= _SCALE_LIMIT:
+        raise ValueError(
+            f"lmbd={lmbd:g} is too small for the scale of X: max ||x_i||^2 / lmbd = "
+            f"{r2 / lmbd:.3g} exceeds {_SCALE_LIMIT:g}, and the iterates (~||x||/lmbd) "
+            f"and margins (~||x||^2/lmbd) would overflow float64. Use lmbd >= "
+            f"{_rounded_up(r2 / _SCALE_LIMIT)} or scale the features down."
+        )
+
+
+def max_abs(X) -> float:
+    """max |X| (dense or CSR; 0 when X stores nothing)."""
+    with np.errstate(over="ignore"):
+        return max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
+
+
+def _rounded_up(bound: float) -> str:
+    """``bound`` to two significant digits, rounded up: a smallest value suggested in a
+    message, which the user can type back and meet (3.33e-302 is "3.4e-302", not "3.3e-302").
+    A bound within 1e-12 (relative) of its two-digit value goes one step up: the check's own
+    rounding can refuse the bound itself (1/(8e-303 * 125) > 1e300 in float64)."""
+    bound *= 1.0 + 1e-12
+    text = f"{bound:.1e}"
+    if float(text) < bound:
+        mantissa, exponent = text.split("e")
+        text = f"{float(f'{float(mantissa) + 0.1:.1f}e{exponent}'):.1e}"
+    return text

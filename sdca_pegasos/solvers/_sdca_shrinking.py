@@ -1,0 +1,159 @@
+r"""SDCA's epoch with shrinking (:func:`shrunk_epoch`): passes over an active set that shrinks
+after each, liblinear's rule (Hsieh et al. 2008 §3), each pass
+:func:`sdca_pegasos.solvers._sdca_kernels. sdca_sweep`; the shrink and the next pass's draw are one
+loop over the active set (:func:`_next_pass`), so an epoch costs what it sweeps. The driver is
+:mod:`sdca_pegasos.solvers.sdca`."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from . import losses
+from ._kernels import FASTMATH, weight_of
+from ._sampling import uniform_below
+from ._sdca_kernels import sdca_sweep
+
+#: Shrinking restores every sample once the active set's projected-gradient range is below
+#: this fraction of the range of the last full pass.
+UNSHRINK_RATIO = 0.1
+
+#: Projected gradients within this of 0 count as 0 in the shrinking thresholds (liblinear's
+#: constant): an interior coordinate's gradient is 0 up to rounding after its own step.
+PG_ZERO = 1e-12
+
+#: How a shrinking epoch orders each pass over the active set (:class:`ActiveSet`).
+PERMUTATION, IID, CYCLIC = 0, 1, 2
+
+
+class ActiveSet(NamedTuple):
+    """The active set of a shrinking fit, as :func:`shrunk_epoch` takes it (in place).
+
+    Attributes
+    ----------
+    samples : ndarray of shape (n_samples,), int64
+        ``samples[:size[0]]`` are the active samples, in their base order (0..n-1, or the
+        cyclic order): the survivors of each shrink are compacted to the front in order.
+    order : ndarray of shape (n_samples,), int64, out
+        The epoch's steps, pass after pass: its first ``steps`` entries (the number
+        :func:`shrunk_epoch` returns) are the samples it visited, in order.
+    size : ndarray of shape (1,), int64, in/out
+        The number of active samples.
+    sampling : int
+        :data:`PERMUTATION` (each pass a fresh random permutation of the active samples),
+        :data:`IID` (as many i.i.d. uniform draws among them) or :data:`CYCLIC` (them, in
+        their base order).
+    """
+
+    samples: np.ndarray
+    order: np.ndarray
+    size: np.ndarray
+    sampling: int
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _next_pass(rows, sweep, loss, active, m, start, shrink, draw, state):
+    """The shrink after a pass and the draw of the next one, in one loop over the active set.
+
+    With ``shrink``, every sample of ``samples[:m]`` held at a bound by its gradient leaves
+    (:func:`sdca_pegasos.solvers.losses.stays_active`; G_i from ``sweep.grad``, NaN: unknown, never
+    removed), against the thresholds of the pass just made (``sweep.pg_range``, a projected
+    gradient within ``PG_ZERO`` of 0 counting as 0); the survivors are compacted to the front
+    in order and, for i.i.d. passes, their gradients forgotten (NaN: the next pass may not
+    visit them all). With ``draw``, the next pass is written to ``order[start:start + k]``:
+    a permutation of the k survivors (Durstenfeld's "inside-out" Fisher–Yates, built as they
+    are found), k i.i.d. draws among them, or them in order. Returns ``(k, state)``, the
+    generator's state (:func:`sdca_pegasos.solvers._sampling.uniform_below`) advanced.
+    """
+    samples, order, sampling = active.samples, active.order, active.sampling
+    y, dual_coef, grad = rows.y, sweep.dual_coef, sweep.grad
+    upper = sweep.pg_range[0] if sweep.pg_range[0] > PG_ZERO else np.inf
+    lower = sweep.pg_range[1] if sweep.pg_range[1] < -PG_ZERO else -np.inf
+    k = 0
+    for p in range(m):
+        i = samples[p]
+        if shrink:
+            c = weight_of(rows.weights, i)
+            if not losses.stays_active(loss, y[i] * dual_coef[i], grad[i], upper, lower, c):
+                continue
+            if sampling == IID:
+                grad[i] = np.nan
+        samples[k] = i
+        if draw and sampling == PERMUTATION:  # order[start:start + k + 1], uniformly shuffled
+            state, j = uniform_below(state, k + 1)
+            order[start + k] = order[start + j]
+            order[start + j] = i
+        elif draw and sampling == CYCLIC:
+            order[start + k] = i
+        k += 1
+    if draw and sampling == IID:
+        for p in range(k):
+            state, j = uniform_below(state, k)
+            order[start + p] = samples[j]
+    return k, state
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def shrunk_epoch(rows, sweep, params, active, t_start, seed, eps_stop):
+    """One epoch of SDCA with shrinking: passes over the active set, each shrinking it.
+
+    Each pass sweeps the active set in the order :class:`ActiveSet` ``sampling`` asks for (drawn
+    here from ``seed``, :func:`sdca_pegasos.solvers._sampling.splitmix64`), records every sample's
+    gradient after its step (``sweep.grad``) and the pass's projected-gradient range
+    (``sweep.pg_range``); then the samples that range shows held at a bound leave, and the next
+    pass is drawn over the survivors in the same loop (:func:`_next_pass`). The epoch ends after
+    the first pass whose range is at most ``eps_stop`` (the active problem is solved: the caller
+    restores every sample), when no sample is left, or when the next pass might take the epoch past
+    n steps (the last shrink is still made). Costs O(steps · nnz per row + passes · |A|), nothing
+    of order n unless |A| is. Returns the number of steps; ``active.order[:steps]`` holds them,
+    ``active.size`` the active set's new size. Other arguments as in :func:`sdca_epoch`; ``seed`` :
+    int."""
+    budget = active.samples.shape[0]
+    m = active.size[0]
+    _, state = _next_pass(rows, sweep, params.loss, active, m, 0, False, True, np.uint64(seed))
+    done = 0
+    while True:
+        sdca_sweep(rows, sweep, params, active.order[done : done + m], t_start + done)
+        done += m
+        if sweep.pg_range[0] - sweep.pg_range[1] <= eps_stop:
+            break
+        fits = done + m <= budget
+        m, state = _next_pass(rows, sweep, params.loss, active, m, done, True, fits, state)
+        if m == 0 or not fits:
+            break
+    active.size[0] = m
+    return done
+
+
+def new_active_set(n: int, sampling: int, base: np.ndarray | None = None) -> ActiveSet:
+    """Every one of ``n`` samples active, in ``base`` order (a copy; None: 0..n-1)."""
+    samples = np.arange(n) if base is None else base.copy()
+    return ActiveSet(samples, np.empty(n, dtype=np.int64), np.array([n]), sampling)
+
+
+def shrinking_epoch(rows, sweep, params, active, t_start, seed, eps, base=None):
+    """One epoch of SDCA with shrinking and the active set's bookkeeping after it, as
+    ``SDCAClassifier(shrinking=True)`` makes each epoch and ``DaskSVMClassifier(shrinking=
+    True)`` each local pass (:mod:`sdca_pegasos.solvers.sdca`, "shrinking").
+
+    An epoch from a full active set is a full pass first (its projected-gradient range sets
+    ``eps``, a tenth of it, the precision of the shrunk phase that follows); a shrunk epoch
+    stops once the active set's range is at most ``eps``. When that happens, or no sample is
+    left, every sample is restored (in ``base`` order, as :func:`new_active_set`) and the
+    gradients forgotten: a full pass comes next. ``sweep.grad`` must be an array (NaN:
+    unknown). Returns ``(steps, eps)``: the steps made, the threshold for the next epoch.
+    """
+    n = active.samples.shape[0]
+    full = active.size[0] == n
+    steps = shrunk_epoch(rows, sweep, params, active, t_start, seed, -np.inf if full else eps)
+    pg_max, pg_min = sweep.pg_range
+    if full:  # a full pass sets the precision of the next shrunk phase
+        eps = UNSHRINK_RATIO * (pg_max - pg_min)
+    if active.size[0] == 0 or (not full and pg_max - pg_min <= eps):
+        # every sample at a bound, or the active problem solved: a full pass next
+        active.samples[:] = np.arange(n) if base is None else base
+        active.size[0] = n
+        sweep.grad[:] = np.nan  # gradients from before the full pass are stale
+    return steps, eps

@@ -1,0 +1,609 @@
+r"""One linear SVM trained across a dask cluster: CoCoA+ with SDCA as the local solver,
+stopped and certified on the duality gap summed over the blocks.
+
+:class:`DaskSVMClassifier` minimises the objective of :mod:`sdca_pegasos.solvers.objectives`,
+:math:`P(\tilde w) = \frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i c_i\phi(y_i\tilde x_i^\top \tilde
+w)`, over data given as dask arrays whose row chunks are the blocks (dense or scipy.sparse CSR
+chunks; :func:`sdca_pegasos.solvers.shards.read_shards` reads a folder of files into such arrays on
+the workers). Each round (Ma et al., ICML 2015; Smith et al., JMLR 2018):
+
+1. every block k runs ``local_epochs`` SDCA passes over its rows on its local subproblem
+   (``"auto"``: about as much local work as the round's fixed cost),
+   which is SDCA with :math:`\lambda n` replaced by :math:`\lambda n/\sigma'` started from
+   :math:`v = \tilde w` (:mod:`sdca_pegasos.solvers._cocoa` derives it), and returns :math:`v_k`;
+2. the driver adds: :math:`\tilde w \leftarrow \tilde w + \frac{1}{\sigma'}\sum_k (v_k -
+   \tilde w)` (γ = 1, σ' = K, the safe value for adding: Ma et al.'s Lemma 4 with
+   :math:`\sigma' = \gamma K` bounds the blocks' joint step by the sum of their local
+   models for every data set).
+
+The blocks, their dual variables and their random streams stay on the workers that made
+them: a block's state is a chain of dask futures, one per round, and only d-sized vectors
+travel (w to each block, :math:`v_k` back: ``bytes_per_round_``). The driver holds
+:math:`O(d)`, never an n-sized array.
+
+Certificate. Every ``check_every`` rounds each block computes its compensated partial sums of
+:math:`P(\tilde w)` and :math:`D(\alpha)`
+(:func:`sdca_pegasos.solvers.objectives.certificate_sums`), which the driver adds without rounding
+and bounds outward (:func:`sdca_pegasos.solvers.objectives.combine_certificate`): the same
+certified bounds as :func:`sdca_pegasos.solvers.objectives.certificate` on the whole data. The same
+pass returns :math:`\tilde w(\alpha)` summed over the blocks, which replaces the driver's w (the
+rounding drift of the additions is gone). A fit stops when the relative gap is at most ``tol``; it
+is declared ``certified_`` only after one more pass certifies the returned pair itself,
+:math:`(\tilde w(\alpha), \alpha)`.
+
+Faults. A block lost with its worker is recomputed by dask from its chain: from the last
+checkpoint when ``checkpoint_dir`` is set (each block's α and stream are written there
+every ``checkpoint_every`` rounds and its chain restarts from the file), else from the
+fit's first round. Each round is a deterministic function of the block's state and of w,
+so the replayed rounds give the same α bit for bit, the driver's w stays w(α), and the fit
+ends where it would have without the fault. Ctrl-C on the driver leaves the checkpoint
+(and says how to resume: ``warm_start=True`` with the same ``checkpoint_dir``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from . import _cocoa, _cocoa_layout, _cocoa_rounds, losses
+from ._problem import caller_stacklevel
+from ._scales import resolve_lmbd
+
+__all__ = ["DaskSVMClassifier", "RoundInfo"]
+
+
+@dataclass(frozen=True)
+class RoundInfo:
+    """What ``callback`` receives after each round of a binary problem.
+
+    ``w`` is the driver's weight vector (full, last entry the bias weight), ``rel_gap``
+    the relative gap certified this round (None when no certificate was due), ``cpu`` the
+    CPU seconds of the blocks' local passes summed over the blocks, ``wall`` the round's
+    wall seconds (local passes, transfers, certificate), ``data_passes`` the local passes'
+    coordinate steps so far, all blocks and rounds, over n (``data_passes_`` at the end),
+    ``finish`` whether the round was a finish (``finish``) instead of CoCoA+'s passes,
+    ``block_cpu`` each block's CPU seconds of its local passes this round (a finish: the
+    driver's solve alone), ``check_wall`` the wall seconds of the round spent on its
+    certificate (0.0 when none was due)."""
+
+    round: int
+    w: np.ndarray
+    rel_gap: float | None
+    cpu: float
+    wall: float
+    positive_class: object
+    data_passes: float
+    finish: bool
+    block_cpu: tuple
+    check_wall: float
+
+
+class _Setup(NamedTuple):
+    """What every binary problem of one ``fit`` shares: the client, the blocks' data
+    futures and layout (``groups`` of chunks, rows per chunk ``sizes``), d, the class
+    weights, whether there are two classes, λ, the loss, the finish's row cap, and the
+    blocks whose rows hold one class (block: that class)."""
+
+    client: object
+    data: list
+    groups: list
+    sizes: list
+    d: int
+    class_weights: dict | None
+    two: bool
+    lmbd: float
+    loss: losses.Loss
+    finish_rows: int
+    one_class: dict
+
+
+class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
+    r"""Linear SVM by CoCoA+ over a dask cluster, certified by the duality gap.
+
+    Parameters
+    ----------
+    lmbd : float or "auto", default="auto"
+        :math:`\lambda > 0`; ``"auto"``: :math:`1/n`, n the total number of rows.
+    loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
+    gamma : float, default=1.0
+        Smoothing of ``smooth_hinge``.
+    n_blocks : "auto", int or None, default="auto"
+        K, the blocks of CoCoA+ (σ' = K). ``"auto"``: one block per worker thread of the
+        client's cluster (at most one per row chunk). When all the rows take at most a
+        third of the workers' total ``memory_limit``, X's rows are dealt to the blocks in
+        turn, row g to block g mod K, and each block's rows merged into one array
+        on its worker (its rows permuted together, one task a round): every
+        block then holds a sample of the whole file, whatever its order (rows sorted by
+        label or by source otherwise leave the blocks' subproblems apart and CoCoA+
+        stalled, docs/distributed.md), for one move of the rows between workers. Else the
+        row chunks are grouped in order into K consecutive blocks, each visiting its
+        chunks one at a time as with an int. CoCoA+ needs more rounds the more blocks
+        it adds, and blocks on one worker thread run one after the other anyway
+        (docs/distributed.md measures a chunk per block against one block per worker).
+        The same seed gives the same bits on clusters of as many threads. None: every row
+        chunk of X is a block. An int: the row chunks, in order, are grouped into K
+        consecutive blocks of as equal a number of chunks as can be, each block's chunks
+        placed on one worker when there are enough; a block's local pass visits its chunks
+        one at a time (their order drawn from the block's stream each pass, each chunk's
+        rows in a permutation of its own stream), so a block needs only one chunk in memory
+        at a time and the rest may be spilled to disk: data larger than the workers'
+        memory, with few blocks.
+    local_epochs : int or "auto", default="auto"
+        SDCA passes of each block over its rows per round. ``"auto"``: as many as make the
+        largest block's passes visit about 2**23 stored entries (and rows), between 1 and
+        64 (``local_epochs_``; it depends on the data's sizes only, so the same
+        seed still gives the same bits). A round has fixed
+        costs — the tasks' latency, the certificate, w's trip — of tens of milliseconds
+        even on one machine, which one pass over a small block does not outweigh; "auto"
+        spends about as much on local passes (docs/distributed.md measures both). Blocks
+        of several chunks (``n_blocks``) make one pass per round under ``"auto"``: each of
+        their passes is already a chain of tasks, one per chunk, whose latency more passes
+        would multiply, not amortise.
+    shrinking : bool, default=True
+        Each local pass an epoch of SDCA with shrinking (as ``SDCAClassifier(shrinking=
+        True)`` makes it: passes over the rows not held at a bound, at most the chunk's
+        rows' worth of steps), the active set carried from round to round on the worker
+        (every row active again after a finish; the other blocks' updates move v, and a
+        row shrunk out wrongly is back at the next full pass). The certificate is over
+        every row whatever was shrunk. False: each pass a plain permutation of the
+        rows. docs/distributed.md measures both.
+    finish : bool, default=True
+        When CoCoA+ stalls (a checked gap above half the one two checks before), the next round is
+        a finish instead: the rows nearest the margin at w, at most about
+        :data:`sdca_pegasos.solvers._cocoa_rounds.FINISH_ROWS` of them in proportion to each
+        chunk's rows, are gathered on the driver and solved together by epochs of SDCA with
+        shrinking on the whole problem's dual, the other α fixed (σ' = 1: the dual cannot
+        decrease), and their new α go back to their blocks; a finish that cut the gap by more than
+        CoCoA+ did per check when the finishes began is followed by another, and after one that did
+        not, CoCoA+ makes 4 checked rounds before the next can be due, then 8, …
+        (:class:`sdca_pegasos.solvers._cocoa_rounds.FinishSchedule`). CoCoA+ adds K blocks' steps
+        with σ' = K, and on the hinge with an intercept it can crawl for hundreds of rounds a
+        factor or two above 1e-6 (docs/distributed.md). The driver then holds those rows.
+        ``n_finishes_`` counts the finish rounds.
+    max_rounds : int, default=200
+    tol : float, default=1e-6
+        Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
+    check_every : int, default=1
+        Rounds between two certificates (each costs one pass over the data; for a smooth
+        loss three, four with an intercept: ``certificate_passes_``).
+    bias_multiplier : float, default=1.0
+    random_state : int, numpy Generator or None, default=None
+        ``numpy.random.default_rng(random_state).spawn(K)``: block k's stream.
+    class_weight : dict, "balanced" or None, default=None
+    warm_start : bool, default=False
+        Start from the last fit's α (``dual_coef_``, same rows and classes), or, with
+        ``checkpoint_dir`` holding a checkpoint of the same data, from that checkpoint.
+    checkpoint_dir : str or None, default=None
+        A folder every worker can write and read (shared storage): each block's α and
+        random stream are saved there every ``checkpoint_every`` rounds.
+    checkpoint_every : int, default=5
+    callback : callable or None, default=None
+        ``callback(info)`` with a :class:`RoundInfo` after every round; ``True`` stops.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, lmbd_ :
+        As :class:`sdca_pegasos.solvers.SDCAClassifier`.
+    dual_coef_ : dask array of shape (n_samples,) or (n_classes, n_samples)
+        The signed α, kept on the workers, the rows in X's order and chunked as X's rows
+        (with blocks of dealt rows: interleaved back from them).
+    certified_ : bool or ndarray of bool
+        Whether the returned pair's certified relative gap is at most ``tol``.
+    rel_gap_, primal_, dual_ : float or ndarray
+        The certificate of the returned coefficients (bounds of P* with rounding
+        included): ``primal_`` their P; ``dual_`` the larger of D(α) and, for a smooth
+        loss, D(α̃(w')) (:func:`sdca_pegasos.solvers._cocoa_rounds.certify`). The coefficients are
+        w(α) or, for a smooth loss, w(α) with its bias weight moved by one Newton step
+        where that lowers P.
+    n_rounds_ : int or ndarray
+    n_finishes_ : int or ndarray
+        Rounds that were a finish (``finish``), among ``n_rounds_``.
+    data_passes_ : float or ndarray
+        The local solvers' coordinate steps over the rows, divided by n: passes' worth of
+        steps (``n_rounds_ * local_epochs_`` without shrinking, at most that with it).
+    local_epochs_ : int
+        The local passes per round this fit made (``local_epochs`` resolved).
+    certificate_passes_ : int or ndarray
+        Passes over the data by the certificates, as
+        :func:`sdca_pegasos.solvers._cocoa_rounds.certify` counts them: one per check (P(w), D(α));
+        for a smooth loss three, or four with an intercept (the bias weight's Newton step to w',
+        the margins and P(w'), D(α̃(w')) of the dual point w' implies).
+    round_times_, round_cpu_times_ : ndarray or list of them
+        Wall seconds of each round, and CPU seconds of its local passes (all blocks).
+    n_blocks_ : int
+        K.
+    bytes_per_round_ : int
+        Bytes of the vectors a round moves between the driver and the blocks, at most:
+        w to each block, v from each chunk to the next of its block and v_k back,
+        (n_chunks + K)·(d + 1)·8 (2·K·(d + 1)·8 when every chunk is a block).
+    """
+
+    _parameter_constraints: dict = {
+        "lmbd": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
+        "loss": [StrOptions({"hinge", "smooth_hinge", "squared_hinge"})],
+        "gamma": [Interval(Real, 0, None, closed="left")],
+        "n_blocks": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"}), None],
+        "local_epochs": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "shrinking": ["boolean"],
+        "finish": ["boolean"],
+        "max_rounds": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "check_every": [Interval(Integral, 1, None, closed="left")],
+        "bias_multiplier": [Interval(Real, 0, None, closed="left")],
+        "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "warm_start": ["boolean"],
+        "checkpoint_dir": [str, os.PathLike, None],
+        "checkpoint_every": [Interval(Integral, 1, None, closed="left")],
+        "callback": [callable, None],
+    }
+
+    #: For a smooth loss, certify with D(α̃(w)) too, the dual point that w implies
+    # (:func:`sdca_pegasos.solvers.objectives.implied_dual`): one more pass over the rows at each
+    # check.
+    #: False (tests, benchmarks) certifies with D(α) alone.
+    _IMPLIED_DUAL = True
+    #: With it and an intercept, the candidate w' takes one Newton step on its bias weight.
+    _BIAS_STEP = True
+
+    def __init__(
+        self,
+        lmbd="auto",
+        *,
+        loss="hinge",
+        gamma=1.0,
+        n_blocks="auto",
+        local_epochs="auto",
+        shrinking=True,
+        finish=True,
+        max_rounds=200,
+        tol=1e-6,
+        check_every=1,
+        bias_multiplier=1.0,
+        random_state=None,
+        class_weight=None,
+        warm_start=False,
+        checkpoint_dir=None,
+        checkpoint_every=5,
+        callback=None,
+    ):
+        self.lmbd = lmbd
+        self.loss = loss
+        self.gamma = gamma
+        self.n_blocks = n_blocks
+        self.local_epochs = local_epochs
+        self.shrinking = shrinking
+        self.finish = finish
+        self.max_rounds = max_rounds
+        self.tol = tol
+        self.check_every = check_every
+        self.bias_multiplier = bias_multiplier
+        self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.checkpoint_dir = checkpoint_dir
+        self.checkpoint_every = checkpoint_every
+        self.callback = callback
+
+    @property
+    def loss_function(self) -> losses.Loss:
+        return losses.make_loss(self.loss, self.gamma)
+
+    # ---------------------------------------------------------------- fit
+    def fit(self, X, y, sample_weight=None):
+        """Fit on dask arrays: X (n_samples, n_features), row chunks = blocks, one chunk
+        across the features (dense or scipy.sparse CSR chunks); y (n_samples,) and
+        ``sample_weight`` chunked like X's rows (rechunked to them otherwise)."""
+        self._validate_params()
+        client = _cocoa_layout.client()
+        X, y, sample_weight = _cocoa_layout.as_rows(X, y, sample_weight)
+        sizes = [int(c) for c in X.chunks[0]]
+        n, d = int(X.shape[0]), int(X.shape[1])
+        groups = _cocoa_layout.chunk_groups(client, len(sizes), self.n_blocks)
+        data = _cocoa_layout.persist_blocks(client, X, y, sample_weight, groups)
+        layout = _cocoa_layout.RowLayout(sizes)
+        if self.n_blocks == "auto":
+            data, sizes, groups, layout = _cocoa_layout.deal(client, data, sizes, groups)
+        self.n_features_in_ = d
+        previous = getattr(self, "classes_", None)
+        weighted = sample_weight is not None
+        classes, counts, chunk_classes = _cocoa_layout.class_counts(client, data, weighted)
+        works = client.gather([client.submit(_cocoa.block_work, b) for b in data])
+        self.local_epochs_ = _cocoa_layout.resolve_local_epochs(self.local_epochs, works, groups)
+        finish_rows = _cocoa_layout.max_finish_rows(works, n)
+        two = classes.shape[0] == 2
+        class_weights = _cocoa_layout.class_weight_map(self.class_weight, classes, counts)
+        self.classes_ = classes
+        positives = [classes[1]] if two else list(classes)
+        lmbd = resolve_lmbd(self.lmbd, n)
+        loss = self.loss_function
+        inits = self._warm_inits(client, previous, sizes, layout, d, len(positives))
+        one_class = {  # block: its one class, for the blocks whose rows hold one class
+            k: labels[0].item() if hasattr(labels[0], "item") else labels[0]
+            for k, group in enumerate(groups)
+            if (labels := np.unique(np.concatenate([chunk_classes[c] for c in group]))).size == 1
+        }
+        setup = _Setup(
+            client, data, groups, sizes, d, class_weights, two, lmbd, loss, finish_rows, one_class
+        )
+        fits = [
+            self._fit_problem(setup, j, positive, None if inits is None else inits[j])
+            for j, positive in enumerate(positives)
+        ]
+        self._store(client, fits, sizes, layout)
+        self.lmbd_ = lmbd
+        self.n_blocks_ = len(groups)
+        self.bytes_per_round_ = (len(sizes) + len(groups)) * (d + 1) * 8
+        return self
+
+    def _warm_inits(self, client, previous, sizes, layout, d, n_problems) -> list | None:
+        """Per problem, per block, the α to start from (futures or arrays), or None."""
+        if not self.warm_start:
+            return None
+        from_checkpoint = _cocoa_rounds.checkpoint_inits(self.checkpoint_dir, sizes, d, n_problems)
+        if from_checkpoint is not None:
+            return from_checkpoint
+        if not hasattr(self, "coef_"):
+            return None
+        if previous is None or not np.array_equal(previous, self.classes_):
+            raise ValueError(
+                f"warm_start=True starts from the last fit, of classes "
+                f"{None if previous is None else previous.tolist()}, and y has classes "
+                f"{self.classes_.tolist()}: fit the same classes or set warm_start=False."
+            )
+        duals = self.dual_coef_.reshape(n_problems, -1)
+        if duals.shape[1] != sum(sizes):
+            raise ValueError(
+                f"warm_start=True starts from the last fit's dual point, of {duals.shape[1]} "
+                f"samples, but X has {sum(sizes)}: fit the same samples or set "
+                "warm_start=False."
+            )
+        return [client.compute(layout.from_rows(duals[j])) for j in range(n_problems)]
+
+    # ---------------------------------------------------------------- one binary problem
+    def _fit_problem(self, setup: _Setup, j: int, positive, init) -> dict:
+        """CoCoA+ rounds on binary problem ``j`` (``positive`` against the rest) until
+        certified or ``max_rounds``, from α = ``init`` (or 0)."""
+        client, data, groups, sizes, d, class_weights, two, lmbd, loss, finish_rows, _ = setup
+        n, k_blocks, n_chunks = sum(sizes), len(groups), len(sizes)
+        sigma = float(k_blocks)
+        # block k's stream, and the finish's (one more child: the blocks' are those of
+        # spawn(k_blocks) whatever follows)
+        *block_rngs, finish_rng = np.random.default_rng(self.random_state).spawn(k_blocks + 1)
+        rngs = [None] * n_chunks  # a chunk's stream: its block's, or one of its children
+        for group, block_rng in zip(groups, block_rngs, strict=True):
+            streams = [block_rng] if len(group) == 1 else block_rng.spawn(len(group))
+            for c, stream in zip(group, streams, strict=True):
+                rngs[c] = stream
+        bias = float(self.bias_multiplier)
+        alphas = [None] * n_chunks if init is None else init
+        if init is not None and isinstance(init[0], str):
+            alphas = [client.submit(_cocoa.read_alpha, p, pure=False) for p in init]
+        templates = [
+            client.submit(
+                _cocoa.init_block,
+                data[k],
+                k,
+                positive,
+                class_weights,
+                two,
+                bias,
+                loss,
+                lmbd,
+                lmbd * n / sigma,
+                rngs[k],
+                alphas[k],
+                pure=False,
+            )
+            for k in range(n_chunks)
+        ]
+        states = list(templates)
+        ck_dir = None if self.checkpoint_dir is None else os.fspath(self.checkpoint_dir)
+        n_problems = 1 if two else len(self.classes_)
+        w = np.zeros(d + 1)
+
+        def certify_args(w):  # the blocks' states as they are now
+            flags = self._IMPLIED_DUAL, self._BIAS_STEP
+            return client, states, data, groups, w, lmbd, loss, bias, n, *flags
+
+        if init is not None:  # w = w(α) of the starting point
+            start = _cocoa_rounds.certify(*certify_args(w))
+            w, certificates = start.w_alpha, start.passes
+        else:
+            certificates = 0  # passes over the rows by the certificates
+        round_times, cpu_times = [], []
+        steps = 0  # the local passes' coordinate steps, all blocks
+        gaps, finish_next, finishes = [], False, 0  # the checks' gaps; the finish's rounds
+        schedule = _cocoa_rounds.FinishSchedule()
+        bounds = None
+        certified = stopped = False
+        rounds = 0
+        last_checkpoint = None
+        try:
+            for rounds in range(1, self.max_rounds + 1):
+                t_wall = time.perf_counter()
+                finishing = finish_next
+                if finishing:  # the rows nearest the margin, solved together on the driver
+                    problem = positive, class_weights, two, bias, loss, lmbd
+                    w, finish_rng, made, cpu = _cocoa_rounds.finish(
+                        client, states, data, sizes, w, problem, finish_rng, finish_rows
+                    )
+                    steps += made
+                    finishes += 1
+                    block_cpu = (cpu,)
+                else:
+                    ends = _cocoa_rounds.local_passes(
+                        client, states, data, groups, block_rngs, w, self.local_epochs_,
+                        self.shrinking,
+                    )  # fmt: skip
+                    results = client.gather(ends)
+                    if k_blocks == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
+                        w = np.array(results[0][0])
+                    else:
+                        w = w + sum((v - w for v, _, _ in results), np.zeros(d + 1)) / sigma
+                    block_cpu = tuple(float(c) for _, c, _ in results)
+                    cpu = float(sum(block_cpu))
+                    steps += sum(s for _, _, s in results)
+                rel_gap = None
+                t_check = time.perf_counter()
+                if self.tol > 0.0 and rounds % self.check_every == 0:
+                    bounds, w_alpha, point, passes = _cocoa_rounds.certify(*certify_args(w))
+                    certificates += passes
+                    rel_gap = bounds["rel_gap"]
+                    w = w_alpha  # the same point, without the additions' drift
+                    gaps.append(rel_gap)
+                    if rel_gap <= self.tol:
+                        bounds, _, point, passes = _cocoa_rounds.certify(*certify_args(w))
+                        certificates += passes
+                        certified = bounds["rel_gap"] <= self.tol
+                check_wall = time.perf_counter() - t_check if rel_gap is not None else 0.0
+                finish_next = self.finish and schedule.finish_next(finishing, gaps, rel_gap)
+                if ck_dir is not None and (
+                    rounds % self.checkpoint_every == 0 or certified or rounds == self.max_rounds
+                ):
+                    states = _cocoa_rounds.checkpoint(
+                        client, states, templates, ck_dir, j, rounds, sizes, d, n_problems
+                    )
+                    last_checkpoint = rounds
+                round_times.append(time.perf_counter() - t_wall)
+                cpu_times.append(cpu)
+                if self.callback is not None:
+                    wall = round_times[-1]
+                    info = RoundInfo(
+                        rounds, w, rel_gap, cpu, wall, positive, steps / n, finishing,
+                        block_cpu, check_wall,
+                    )  # fmt: skip
+                    if self.callback(info) is True:
+                        stopped = True
+                        break
+                if certified:
+                    break
+        except KeyboardInterrupt as err:
+            where = "no checkpoint (checkpoint_dir=None)"
+            if ck_dir is not None and last_checkpoint is not None:
+                where = (
+                    f"the checkpoint in {ck_dir} (round {last_checkpoint}); resume with "
+                    f"DaskSVMClassifier(..., checkpoint_dir={ck_dir!r}, "
+                    "warm_start=True).fit(X, y) on the same data and chunks"
+                )
+            err.add_note(f"DaskSVMClassifier.fit interrupted at round {rounds}: {where}.")
+            raise
+        if bounds is None or not certified:  # the returned pair, certified once
+            first = _cocoa_rounds.certify(*certify_args(w))
+            bounds, _, point, passes = _cocoa_rounds.certify(*certify_args(first.w_alpha))
+            certificates += first.passes + passes
+            certified = self.tol > 0.0 and bounds["rel_gap"] <= self.tol
+        if not certified and not stopped and self.tol > 0.0:
+            which = "" if two else f" (class {positive!r})"
+            slow = ""
+            if self.bias_multiplier > 0 and (k_blocks > 1 or n_chunks > 1):
+                slow = (
+                    " With an intercept (bias_multiplier > 0), CoCoA+ over several blocks and "
+                    "passes chunk by chunk can converge far more slowly than SDCA (measured "
+                    "in docs/distributed.md); there, one block of one chunk, or "
+                    "bias_multiplier=0, certified sooner."
+                )
+            if setup.one_class:
+                shown = ", ".join(f"{k} ({c!r})" for k, c in list(setup.one_class.items())[:5])
+                many = len(setup.one_class) > 1
+                slow += (
+                    f" Block{'s' * many} {shown} hold{'' if many else 's'} one class"
+                    f"{' each' * many}: CoCoA+ over blocks that each see "
+                    "one class can stall far from the optimum; shuffle the rows before "
+                    "cutting them into chunks or shards (is the file sorted by label?)."
+                )
+            warnings.warn(
+                f"DaskSVMClassifier did not converge{which}: relative duality gap "
+                f"{bounds['rel_gap']:.3g} > tol={self.tol:g} after max_rounds="
+                f"{self.max_rounds}. Increase max_rounds or local_epochs, or tol.{slow}",
+                ConvergenceWarning,
+                stacklevel=caller_stacklevel(),
+            )
+        return {
+            "w": point,  # the certified primal point: w(α), its bias weight perhaps improved
+            "states": states,
+            "bounds": bounds,
+            "certified": certified,
+            "rounds": rounds,
+            "finishes": finishes,
+            "passes": steps / n,
+            "certificates": certificates,
+            "round_times": np.array(round_times),
+            "cpu_times": np.array(cpu_times),
+        }
+
+    def _store(self, client, fits, sizes, layout) -> None:
+        import dask.array as da
+
+        one = len(fits) == 1
+        bias = float(self.bias_multiplier)
+        self.coef_ = np.stack([f["w"][:-1] for f in fits])
+        self.intercept_ = np.array([bias * f["w"][-1] for f in fits])
+
+        def per_class(values, dtype=None):
+            return values[0] if one else np.array(values, dtype=dtype)
+
+        duals = []
+        for f in fits:
+            parts = [client.submit(_cocoa.block_alpha, s) for s in f["states"]]
+            duals.append(layout.to_rows(client, parts, sizes))
+        self.dual_coef_ = duals[0] if one else da.stack(duals)
+        self.certified_ = per_class([f["certified"] for f in fits], dtype=bool)
+        self.rel_gap_ = per_class([f["bounds"]["rel_gap"] for f in fits], dtype=float)
+        self.primal_ = per_class([f["bounds"]["primal"] for f in fits], dtype=float)
+        self.dual_ = per_class([f["bounds"]["dual"] for f in fits], dtype=float)
+        self.n_rounds_ = per_class([f["rounds"] for f in fits], dtype=int)
+        self.n_finishes_ = per_class([f["finishes"] for f in fits], dtype=int)
+        self.n_iter_ = max(f["rounds"] for f in fits)
+        self.data_passes_ = per_class([f["passes"] for f in fits], dtype=float)
+        self.certificate_passes_ = per_class([f["certificates"] for f in fits], dtype=int)
+        self.round_times_ = fits[0]["round_times"] if one else [f["round_times"] for f in fits]
+        self.round_cpu_times_ = fits[0]["cpu_times"] if one else [f["cpu_times"] for f in fits]
+
+    # ---------------------------------------------------------------- predict
+    def decision_function(self, X):
+        """Scores; a dask array for dask input (computed block by block on the workers)."""
+        import dask.array as da
+
+        if isinstance(X, da.Array):
+            check_is_fitted(self)
+            coef, intercept = self.coef_, self.intercept_
+            scores = X.map_blocks(
+                lambda b: np.asarray(b @ coef.T) + intercept,
+                chunks=(X.chunks[0], (coef.shape[0],)),
+                dtype=np.float64,
+            )
+            return scores[:, 0] if coef.shape[0] == 1 else scores
+        return super().decision_function(X)
+
+    def predict(self, X):
+        import dask.array as da
+
+        if isinstance(X, da.Array):
+            scores = self.decision_function(X)
+            classes = self.classes_
+            if scores.ndim == 1:
+                return scores.map_blocks(
+                    lambda s: classes[(s > 0).astype(int)], dtype=classes.dtype
+                )
+            return scores.map_blocks(
+                lambda s: classes[s.argmax(axis=1)], drop_axis=1, dtype=classes.dtype
+            )
+        return super().predict(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = True
+        tags.input_tags.sparse = True
+        return tags

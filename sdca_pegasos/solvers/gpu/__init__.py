@@ -1,0 +1,60 @@
+r"""SDCA and Pegasos on one CUDA GPU (``device="cuda"`` on
+:class:`sdca_pegasos.solvers.SDCAClassifier` and :class:`sdca_pegasos.solvers.PegasosClassifier`),
+written in numba-cuda, with the same certificate.
+
+Everything here runs unchanged in Numba's CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, set
+before Numba is first imported): that is how the tests run it on machines without a GPU.
+
+- :mod:`sdca_pegasos.solvers.gpu._kernels`: the kernels (one sweep per idea, dense and CSR rows
+- chosen when a kernel is built).
+- :mod:`sdca_pegasos.solvers.gpu.data`: the data on the device (NumPy / SciPy copied once; its
+  ``to_device`` also takes device arrays in place, but the estimators' ``fit`` validates X to
+  NumPy first: CuPy input is not accepted yet).
+- :mod:`sdca_pegasos.solvers.gpu.certificate`: P(w(α)) and D(α) in float64 on the device, with an
+  outward-rounded allowance, as :func:`sdca_pegasos.solvers.objectives.certificate` on the CPU.
+- :mod:`sdca_pegasos.solvers.gpu.sdca`, :mod:`sdca_pegasos.solvers.gpu.pegasos`: the fits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# numba-cuda 0.30 registers an overload of np.row_stack, which NumPy 2.5 removed: on such a
+# machine (the H200 image of 2026-11) its CUDA target fails at its first compile with an
+# AttributeError unless the alias NumPy had until then exists. setattr, not an assignment:
+# ruff's NPY201 fix rewrites `np.row_stack` into `np.vstack`, which undid this once.
+if not hasattr(np, "row_stack"):
+    setattr(np, "row_stack", np.vstack)  # noqa: B010
+
+__all__ = ["available", "require"]
+
+
+def _cuda():
+    try:
+        from numba import cuda
+    except ImportError as exc:  # numba without its CUDA target
+        raise ImportError(
+            "device='cuda' needs the numba-cuda package: pip install 'sdca-pegasos[gpu]' "
+            "(or pip install numba-cuda), or use device='cpu'"
+        ) from exc
+    return cuda
+
+
+def available() -> bool:
+    """Whether ``device="cuda"`` can run here: numba-cuda installed and a GPU (or the
+    simulator) present."""
+    try:
+        return bool(_cuda().is_available())
+    except ImportError:
+        return False
+
+
+def require() -> None:
+    """Raise a clear error when ``device="cuda"`` cannot run here."""
+    cuda = _cuda()
+    if not cuda.is_available():
+        raise RuntimeError(
+            "device='cuda' found no CUDA GPU (numba.cuda.is_available() is False): use "
+            "device='cpu', or set NUMBA_ENABLE_CUDASIM=1 before importing numba to run the "
+            "kernels in Numba's CUDA simulator (slow: for tests only)"
+        )

@@ -1,0 +1,497 @@
+r"""Stochastic Dual Coordinate Ascent (Shalev-Shwartz & Zhang, JMLR 2013) for the linear SVM.
+
+Maximises the dual :math:`D(\alpha)` of :mod:`sdca_pegasos.solvers.objectives` one coordinate at a
+time, keeping :math:`\tilde w = \tilde w(\alpha)` up to date. With :math:`a_i = y_i\alpha_i` and
+:math:`z_i = y_i\tilde x_i^\top\tilde w`, the exact coordinate maximiser is
+
+.. math::
+
+    a_i \leftarrow \operatorname{clip}_{[0,1]}\left(a_i +
+        \frac{1 - z_i - \gamma a_i}{\|\tilde x_i\|^2/(\lambda n) + \gamma}\right),
+    \qquad \tilde w \leftarrow \tilde w + \frac{y_i\,\Delta a_i}{\lambda n}\tilde x_i,
+
+the hinge closed form of seeds/000 §2.1.1 for :math:`\gamma = 0` and the smoothed-hinge form
+of REFERENCE.md for :math:`\gamma > 0`. A row with :math:`\tilde x_i = 0` and the plain hinge
+has no quadratic term: its coordinate is maximised at :math:`a_i = 1` (no division by zero).
+
+The optional first epoch is the modified SGD of seeds/000 §2.1.2: at step :math:`t` the
+:math:`t`-th sample of a permutation gets
+
+.. math::
+
+    a_t = \operatorname{clip}_{[0,1]}\left(\frac{1 - y_t x_t^\top w^{(t-1)}}
+        {\|\tilde x_t\|^2/(\lambda t) + \gamma}\right), \qquad
+    w^{(t)} = \frac{1}{\lambda t}\sum_{i \le t}\alpha_i\tilde x_i,
+
+after which :math:`w^{(n)} = \tilde w(\alpha)` and SDCA continues from that dual point.
+
+Shrinking (``shrinking=True``) is liblinear's (Hsieh et al. 2008 §3; Fan et al. 2008, appendix),
+with the active set kept between epochs. With :math:`G_i = z_i - 1 + \gamma a_i`, the derivative of
+:math:`-nD` along :math:`a_i`, and its projection :math:`PG_i` (:math:`\min(G_i, 0)` at :math:`a_i
+= 0`, :math:`\max(G_i, 0)` at :math:`a_i = 1`, :math:`G_i` inside), the kernel records every
+sample's :math:`G_i` right after its step and each pass the range :math:`[\underline m, \overline
+M]` of the :math:`PG_i` before the steps. After each pass sample :math:`i` leaves the active set
+when :math:`a_i = 0` and :math:`G_i > \overline M`, or :math:`a_i = 1` and :math:`G_i < \underline
+m` (:math:`\overline M \le 10^{-12}`: :math:`+\infty`; :math:`\underline m \ge -10^{-12}`:
+:math:`-\infty`): it sits at a bound with a margin larger than any violation of the pass. An epoch
+(one call of :func:`sdca_pegasos.solvers._sdca_shrinking.shrunk_epoch`) makes passes over the
+active set :math:`A`, each over the survivors of the one before — a fresh permutation of them,
+:math:`|A|` i.i.d. draws among them, or them in the cyclic order — while the next pass fits in
+:math:`n` steps (so the driver's per-epoch work — gap, callback — stays once per about :math:`n`
+steps); it ends after the first pass whose range :math:`\overline M - \underline m` is at most a
+tenth of the last full pass's, and then every sample is restored for a full pass, after which
+shrinking starts afresh. The kernel draws the passes itself, from a seed the driver draws each
+epoch (SplitMix64 and Lemire's exact bounded draws, :mod:`sdca_pegasos.solvers._sampling`), and the
+shrink test and the next pass's shuffle are one loop over :math:`A`: an epoch costs
+:math:`O(\text{steps} \cdot \text{nnz per row})`, with no term of order :math:`n` besides a full
+pass. Deviations from liblinear, which decides *during* a pass: the gradient is the one after the
+sample's own step (the test liblinear makes at the next visit), the thresholds are those of the
+same pass (known at its end), and the restoring criterion is relative to the last full pass
+(liblinear's absolute ε is its stopping tolerance; the stop here is the gap). The ``tol`` stop is
+unchanged: the gap is computed over all samples after the epochs that call for it
+(:meth:`SDCAClassifier._kkt_statistic`), so it certifies the returned pair whatever the active set
+(liblinear needs a final full pass because its stopping test only sees the active set).
+
+Sparse input
+------------
+For a CSR matrix the kernels (:mod:`sdca_pegasos.solvers._sdca_kernels`, written once over the
+row-access layer) compile for ``(data, indices, indptr)``: the same steps on the same index
+arrays, one sample at a time (no blocks of four: rows share few columns, so there is no Gram
+correction to amortise), each reading and updating only the row's stored entries, so a step costs
+:math:`O(\mathrm{nnz}(x_i))` for every option — averaging updates its running sums on the
+same entries, shrinking needs no row. The :math:`O(d)` work is once per fit: the random
+iterate's snapshot and the SGD epoch's final scaling. Same iterates as the dense kernels up
+to the order of the additions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
+
+from . import objectives
+from ._base import BaseLinearSVM
+from ._device import DEVICE_CONSTRAINT, DeviceMixin
+from ._problem import Problem
+from ._sampling import DEPRECATED_SAMPLINGS, SAMPLINGS, epoch_indices, resolve_sampling
+from ._sdca_finish import BlockFinish
+from ._sdca_kernels import (
+    AVERAGE,
+    LAST,
+    RANDOM,
+    Params,
+    Sweep,
+    kernel_inputs,
+    sdca_epoch,
+    sgd_init_epoch,
+    sweep_blocks,
+    sweep_samples,
+)
+from ._sdca_shrinking import (
+    CYCLIC,
+    IID,
+    PERMUTATION,
+    ActiveSet,
+    new_active_set,
+    shrinking_epoch,
+)
+
+#: The kernels, public for benchmarks that time their arithmetic alone
+#: (``benchmarks/epoch_cost.py``, with :func:`kernel_inputs`): one epoch, and the two sweeps
+#: it chooses between (dense rows four at a time, any rows one at a time).
+sdca_epoch_kernel = sdca_epoch
+KERNEL_SWEEPS = {"blocks": sweep_blocks, "one by one": sweep_samples}
+__all__ = ["KERNEL_SWEEPS", "SDCAClassifier", "kernel_inputs", "sdca_epoch_kernel"]
+
+
+@dataclass
+class _State:
+    problem: Problem
+    rows: object  # DenseRows / CSRRows (sq_norms filled by the timed set-up)
+    sweep: Sweep
+    params: Params
+    cyclic_order: np.ndarray | None
+    active: ActiveSet | None  # shrinking: the active set (None without shrinking)
+    eps: float = np.inf  # shrinking: restore every sample once the PG range is below it
+    steps: int = 0  # samples processed (steps taken) so far
+    swept: int = 0  # size of the set the last epoch swept (its first pass: passes only shrink)
+    sgd_first: bool = False  # epoch 1 is the modified-SGD epoch (sgd_init, cold start)
+    finish: BlockFinish | None = None  # finish=True: the exact finish of small active sets
+
+
+class SDCAClassifier(DeviceMixin, BaseLinearSVM):
+    r"""Linear SVM by Stochastic Dual Coordinate Ascent (SDCA, SDCA-Perm, cyclic).
+
+    Minimises :math:`P(w) = \frac{\lambda}{2}\|w\|^2 + \frac1n\sum_i\phi(y_i x_i^\top w)`
+    (hinge or :math:`\gamma`-smoothed hinge) by exact coordinate ascent on its dual
+    (Shalev-Shwartz & Zhang, JMLR 2013); see :mod:`sdca_pegasos.solvers.sdca` for the updates.
+
+    Parameters
+    ----------
+    lmbd : float or "auto", default="auto"
+        Regularisation :math:`\lambda > 0` (liblinear's ``C = 1/(λ n)``, see
+        :func:`sdca_pegasos.solvers.objectives.lmbd_to_C`). ``"auto"`` (the default):
+        :math:`\lambda = 1/n`, n the number of rows of X, resolved at ``fit`` (``lmbd_``):
+        ``LinearSVC``'s default ``C = 1`` (with sample weights n still counts the rows: each weight
+        multiplies its sample's loss, as in ``LinearSVC(C=1)``).
+    loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
+        :mod:`sdca_pegasos.solvers.losses`: the hinge, the :math:`\gamma`-smoothed hinge, or the
+        squared hinge :math:`\max(0, 1 - z)^2` (``LinearSVC``'s default, the L2-SVM: its dual box
+        has no upper bound and gains the diagonal term :math:`a_i^2/4`; the gap stays exact).
+    gamma : float, default=1.0
+        Smoothing :math:`\gamma \ge 0` of ``smooth_hinge`` (ignored by the other losses;
+        ``gamma=0`` is the hinge).
+    sampling : {"permutation", "iid", "cyclic"}, default="permutation"
+        ``permutation``: a new permutation each epoch (SDCA-Perm); ``iid``: n i.i.d.
+        uniform draws per epoch (the analysed SDCA); ``cyclic``: one permutation drawn once,
+        repeated (the vocabulary of every solver: :mod:`sdca_pegasos.solvers._sampling`). The old
+        spellings ``"perm"`` and ``"random"`` still work for one release, with a
+        ``FutureWarning``, and give the same results.
+    sgd_init : bool, default=False
+        Run the modified-SGD first epoch (over a permutation, whatever ``sampling``), then SDCA.
+    average : {False, True, "random"}, default=False
+        Output: the last iterate; the mean of the iterates :math:`t_0 \dots T` (α and w
+        averaged alike); or the iterate at a uniformly drawn :math:`t \in [t_0, T]`. If the
+        run stops on ``tol`` before :math:`t_0` (or before the drawn step), the last iterate
+        is returned.
+    avg_start : int or None, default=None
+        :math:`t_0`, in steps; None is half of all steps, ``max_epochs * n // 2``
+        (seeds/001 §2.2). With ``sgd_init`` it is at least ``n`` (the SGD epoch's
+        intermediate iterates are not SDCA iterates).
+    shrinking : bool, default=False
+        Sweep only an *active set* of samples: those not held at a dual bound by their gradient
+        (liblinear's rule; see :mod:`sdca_pegasos.solvers.sdca`). A shrunk epoch makes passes over
+        the active set A, shrinking it after each, for at most n steps — fresh permutations of it
+        (``permutation``), |A| i.i.d. draws among it each (``iid``; only samples drawn since the
+        last shrink can leave), or A in the fixed cyclic order (``cyclic``) — and ends early once
+        A's problem is solved, after which every sample gets a full pass. The first epoch is full.
+        With ``tol``, the exact gap (over all samples) is computed only when the last pass's
+        projected-gradient range predicts it below ``tol`` (at least every 8 epochs, and for the
+        returned pair): the certificate stays exact, paid for rarely. Needs ``average=False`` (the
+        averaged and random-iterate outputs are defined over the uniform sweeps of SDCA's analysis,
+        which shrinking replaces). Off by default, decided by measurement (``make bench-peers``,
+        one thread, CPU time of a whole ``fit``, 2026-11-25; without → with): shrinking is not
+        faster to every ε — blood PCA-40 at λ = 1.6, 0.87 → 1.2 ms (one epoch solves it, the
+        bookkeeping is extra), skin at 1/n to 1e-2, 0.13 → 0.14 s — but far faster to 1e-4 and 1e-6
+        at small λ (skin 0.94 s → 0.28 s, and 1e-6 unreached in 12 s → 0.96 s; PCA-40 at 1/n 0.37 s
+        → 0.045 s, 1e-6 unreached → 0.097 s; measured before a shrunk epoch became one kernel on
+        2026-11-26, not remeasured since). And every experiment, figure and averaged output of the
+        studies is defined on epochs that sweep all n samples. Turn it on to solve to 1e-4 or
+        better.
+    finish : bool, default=False
+        With ``shrinking``: once per shrinking phase, when the active set has at most 64 samples,
+        solve the box QP of their dual coordinates exactly, the others fixed (an active-set method
+        on the block's Gram matrix that also takes the degenerate faces coordinate ascent crawls
+        along; :mod:`sdca_pegasos.solvers._sdca_finish`), before the sweeps go on; timed with the
+        epoch. Same certificate; pays where the last active samples are coupled near-duplicates
+        (``benchmarks/shrinking.py`` measures it). Off by default: the studies' configurations and
+        their run keys are unchanged.
+    max_epochs : int, default=1000
+        At most this many epochs (``LinearSVC``'s ``max_iter=1000``; at λ = 1/n plain SDCA
+        needs a few hundred to reach ``tol=1e-5`` on standardised data).
+    tol : float or None, default=1e-5
+        Stop when the exact duality gap :math:`P(w(\alpha)) - D(\alpha) \le` ``tol``, checked
+        outside the timer after each epoch (with ``shrinking``, after those whose
+        projected-gradient range predicts it, at least every
+        :data:`sdca_pegasos.solvers._problem.GAP_CHECK_EVERY`-th:
+        :func:`sdca_pegasos.solvers._problem.gap_due`), and always for the returned pair. ``0`` or
+        ``None``: run all epochs and compute no gap at all (``duality_gap_`` is then NaN; see
+        :meth:`duality_gap`).
+    bias_multiplier : float, default=1.0
+        :math:`B \ge 0`: learn an intercept through a constant feature of value :math:`B`
+        (regularised like the other weights, as in VLFeat): the default 1.0 is
+        ``LinearSVC``'s intercept (``intercept_scaling=1``, regularised too). 0: no
+        intercept (the studies' setting).
+    random_state : int, numpy Generator or None, default=None
+        Seed of ``numpy.random.default_rng``, the only source of randomness (each binary
+        problem of a one-vs-rest fit starts from it).
+    class_weight : dict, "balanced" or None, default=None
+        scikit-learn's meaning: class ``c``'s samples weigh ``class_weight[c]`` (``"balanced"``:
+        ``n_samples / (n_classes * count(c))``, counts weighted by ``sample_weight``), times
+        ``sample_weight``. In one-vs-rest the
+        positive class of each problem gets its weight and the rest 1, as in ``LinearSVC``.
+    warm_start : bool, default=False
+        Start the next ``fit`` from this fit's dual point (same samples, same classes):
+        α is kept (clipped to the new box if the weights or the loss changed) and
+        :math:`\tilde w(\alpha)` recomputed for the new ``lmbd``. On the hinge the box does
+        not depend on λ, so a decreasing λ sequence starts each fit close to its optimum
+        (:func:`sdca_pegasos.solvers.lambda_path`). ``sgd_init`` applies to cold starts only.
+    callback : callable or None, default=None
+        Called as ``callback(info)`` with an :class:`sdca_pegasos.solvers.EpochInfo` after every
+        epoch, after the epoch's clock has stopped; returning ``True`` stops the fit.
+    device : {"cpu", "cuda"}, default="cpu"
+        ``"cuda"``: the epochs run on the GPU (:mod:`sdca_pegasos.solvers.gpu.sdca`: block-local
+        SDCA rounds combined by an exact line search, the certificate computed on the device),
+        needs numba-cuda (``pip install 'sdca-pegasos[gpu]'``) and a GPU. X is copied to the device
+        once per fit. The blocks of a round share one buffer of updates through atomics, so a fit
+        on a GPU is not bit-deterministic (its certificate is exact all the same; dense fits are
+        with ``sdca_pegasos.solvers.gpu.sdca.DENSE_PRIVATE``, which is slower). On large dense
+        problems at small λ the GPU rounds converge slowly (a known limit,
+        :mod:`sdca_pegasos.solvers.gpu.sdca`); CSR is where the GPU pays (README, "On a GPU").
+        ``epoch_times_`` are then GPU seconds of the update kernels (CUDA events). Supports every
+        loss, sample and class weights, the bias, warm starts and ``sampling`` "permutation" /
+        "cyclic"; not ``"iid"``, ``sgd_init``, ``average``, ``shrinking`` (a ValueError says so).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Weights (scikit-learn's shapes: one row for two classes, one per class otherwise).
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        :math:`B w_b`; zero when ``bias_multiplier=0``.
+    dual_coef_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
+        Signed dual variables :math:`\alpha_i`, with :math:`y_i\alpha_i \in [0, c_iU]`
+        (``y`` in ±1, +1 for ``classes_[1]`` or the row's class; :math:`c_i` the sample
+        weights, :math:`U = 1`, or :math:`\infty` for the squared
+        hinge), matching ``coef_``.
+    classes_ : ndarray of shape (n_classes,)
+    lmbd_ : float
+        The :math:`\lambda` of the fit (``1/n_samples`` when ``lmbd="auto"``).
+    n_epochs_ : int or ndarray of shape (n_classes,)
+        Epochs run (``n_iter_``: the largest).
+    duality_gap_ : float or ndarray of shape (n_classes,)
+        Gap of the returned pair when ``tol > 0``, else NaN.
+    converged_ : bool or ndarray of shape (n_classes,)
+    epoch_times_ : ndarray of shape (n_epochs_,), or a list of them (one per class)
+        CPU seconds (``time.process_time``) of the update loop of each epoch.
+    epoch_wall_times_ : ndarray of shape (n_epochs_,), or a list of them
+    setup_time_, setup_wall_time_ : float or ndarray of shape (n_classes,)
+        CPU and wall seconds of the per-fit precomputation (squared norms; w(α) of a warm
+        start), before epoch 1.
+    n_finishes_, finish_iterations_ : int or ndarray of shape (n_classes,)
+        ``finish=True`` only: the finishes made, and their active-set iterations in all.
+    """
+
+    _parameter_constraints: dict = {
+        **BaseLinearSVM._parameter_constraints,
+        "loss": [StrOptions({"hinge", "smooth_hinge", "squared_hinge"})],
+        "gamma": [Interval(Real, 0, None, closed="left")],
+        "sampling": [
+            StrOptions(
+                set(SAMPLINGS) | set(DEPRECATED_SAMPLINGS["SDCAClassifier"]),
+                deprecated=set(DEPRECATED_SAMPLINGS["SDCAClassifier"]),
+            )
+        ],
+        "sgd_init": ["boolean"],
+        "average": ["boolean", StrOptions({"random"})],
+        "avg_start": [Interval(Integral, 0, None, closed="left"), None],
+        "shrinking": ["boolean"],
+        "finish": ["boolean"],
+        **DEVICE_CONSTRAINT,
+    }
+
+    _supports_sparse = True
+    _gpu_driver = "sdca"
+
+    def __init__(
+        self,
+        lmbd="auto",
+        *,
+        loss="hinge",
+        gamma=1.0,
+        sampling="permutation",
+        sgd_init=False,
+        average=False,
+        avg_start=None,
+        shrinking=False,
+        finish=False,
+        max_epochs=1000,
+        tol=1e-5,
+        bias_multiplier=1.0,
+        random_state=None,
+        class_weight=None,
+        warm_start=False,
+        callback=None,
+        device="cpu",
+    ):
+        self.lmbd = lmbd
+        self.loss = loss
+        self.gamma = gamma
+        self.sampling = sampling
+        self.sgd_init = sgd_init
+        self.average = average
+        self.avg_start = avg_start
+        self.shrinking = shrinking
+        self.finish = finish
+        self.max_epochs = max_epochs
+        self.tol = tol
+        self.bias_multiplier = bias_multiplier
+        self.random_state = random_state
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.callback = callback
+        self.device = device
+
+    def _gpu_unsupported(self) -> list[str]:
+        bad = {
+            "sampling='iid'": self._sampling() == "iid",
+            "sgd_init=True": bool(self.sgd_init),
+            f"average={self.average!r}": self.average is not False,
+            "shrinking=True": bool(self.shrinking),
+            "finish=True": bool(self.finish),
+        }
+        return [name for name, refused in bad.items() if refused]
+
+    def _sampling(self) -> str:
+        """``sampling`` in the current vocabulary (a deprecated spelling translated)."""
+        return resolve_sampling("SDCAClassifier", self.sampling)
+
+    def _mode(self) -> int:
+        if self.average == "random":
+            return RANDOM
+        return AVERAGE if self.average else LAST
+
+    def _kernel_key(self) -> tuple:
+        return (bool(self.sgd_init), bool(self.shrinking), self.device)
+
+    def _check_params(self) -> None:
+        resolve_sampling("SDCAClassifier", self.sampling, warn=True)
+
+    def _check_problem(self, problem: Problem) -> None:
+        if self.finish and not self.shrinking:
+            raise ValueError(
+                "finish=True needs shrinking=True: the exact finish runs when a shrunk phase "
+                "has solved its active set. Pass shrinking=True as well, or finish=False."
+            )
+        if self.shrinking and self.average is not False:
+            raise ValueError(
+                f"shrinking=True needs average=False (got average={self.average!r}): the "
+                "averaged and random-iterate outputs are defined over SDCA's uniform sweeps, "
+                "which shrinking replaces. Pass shrinking=False to average."
+            )
+        if self.shrinking and problem.n_samples >= 2**32:
+            raise ValueError(
+                f"shrinking=True draws its passes with 32-bit bounded draws "
+                f"(solvers._sampling.uniform_below): at most 2**32 - 1 samples, got "
+                f"{problem.n_samples}. Pass shrinking=False."
+            )
+
+    def _warm_up_overrides(self) -> dict:
+        return {"avg_start": None}
+
+    def _init_state(self, problem: Problem, rng: np.random.Generator) -> _State:
+        n, d = problem.n_samples, problem.n_features
+        mode = self._mode()
+        total = problem.epochs * n
+        t0 = total // 2 if self.avg_start is None else min(int(self.avg_start), total)
+        sgd_first = bool(self.sgd_init) and problem.init is None
+        if sgd_first:
+            t0 = max(t0, n)
+        snap = -1
+        if mode == RANDOM:  # a child stream: the index stream is the same for every output
+            snap = int(rng.spawn(1)[0].integers(t0, total, endpoint=True))
+        cyclic_order = rng.permutation(n) if self._sampling() == "cyclic" else None
+        sweep = Sweep(
+            w=np.zeros(d + 1),
+            dual_coef=np.zeros(n),
+            acc_w=np.zeros(d + 1 if mode else 1),
+            acc_a=np.zeros(n if mode else 1),
+            grad=np.full(n, np.nan) if self.shrinking else None,
+            pg_range=np.array([-np.inf, np.inf]),
+        )
+        params = Params(problem.lmbd, problem.lmbd * n, self.loss_function, mode, t0, snap)
+        active = None
+        if self.shrinking:
+            sampling = {"permutation": PERMUTATION, "iid": IID, "cyclic": CYCLIC}
+            active = new_active_set(n, sampling[self._sampling()], cyclic_order)
+        rows = problem.rows(np.empty(n))
+        finish = BlockFinish(problem, params.loss) if self.finish else None
+        return _State(
+            problem,
+            rows,
+            sweep,
+            params,
+            cyclic_order,
+            active,
+            swept=n,
+            sgd_first=sgd_first,
+            finish=finish,
+        )
+
+    def _setup(self, state: _State) -> None:
+        p = state.problem
+        objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms)
+        if p.init is not None:  # warm start: the last α, in the new box; w(α) for this λ
+            box = state.params.loss.box(state.rows.weights, p.n_samples)
+            a = np.clip(p.y * p.init.dual_coef, 0.0, box)
+            state.sweep.dual_coef[:] = p.y * a
+            state.sweep.w[:] = objectives.dual_weights(p.X, state.sweep.dual_coef, p.lmbd, p.bias)
+
+    def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
+        """The epoch's index array; with shrinking (after an SGD first epoch), the seed of the
+        passes that :func:`~sdca_pegasos.solvers._sdca_shrinking.shrunk_epoch` draws (one
+        int64)."""
+        n = state.problem.n_samples
+        if epoch == 1 and state.sgd_first:
+            return state.cyclic_order if self._sampling() == "cyclic" else rng.permutation(n)
+        if state.active is not None:
+            return rng.integers(2**63, size=1)
+        return epoch_indices(rng, n, self._sampling(), state.cyclic_order)
+
+    def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
+        if epoch == 1 and state.sgd_first:
+            sgd_init_epoch(state.rows, state.sweep, state.params, indices)
+            state.steps += indices.shape[0]
+            snap = state.params.snap
+            if state.params.mode == RANDOM and snap == state.steps:
+                state.sweep.acc_w[:] = state.sweep.w  # the SGD kernel keeps no snapshot: its
+                state.sweep.acc_a[:] = state.sweep.dual_coef  # last step is the snapshot
+        elif state.active is None:
+            kernel = sdca_epoch
+            m = indices.shape[0]
+            state.steps += kernel(
+                state.rows, state.sweep, state.params, indices, state.steps, m, -np.inf
+            )
+        else:
+            self._shrunk_epoch(state, int(indices[0]))
+
+    @staticmethod
+    def _shrunk_epoch(state: _State, seed: int) -> None:
+        """An epoch of :func:`~sdca_pegasos.solvers._sdca_shrinking.shrunk_epoch`, then the active
+        set's bookkeeping (see ``shrinking``); timed."""
+        active = state.active
+        if state.finish is not None:  # the exact finish of a small active set, if due
+            state.steps += state.finish(state)
+        state.swept = int(active.size[0])
+        steps, state.eps = shrinking_epoch(
+            state.rows,
+            state.sweep,
+            state.params,
+            active,
+            state.steps,
+            seed,
+            state.eps,
+            state.cyclic_order,
+        )
+        state.steps += steps
+
+    def _kkt_statistic(self, state: _State) -> float | None:
+        """Shrinking: the last pass's projected-gradient range (liblinear's stopping
+        statistic, free with the sweep); without shrinking: None (a gap every epoch)."""
+        if not self.shrinking:
+            return None
+        pg_max, pg_min = state.sweep.pg_range
+        return float(pg_max - pg_min) if pg_max >= pg_min else 0.0
+
+    def _finish(self, problem: Problem, state: _State, w_out: np.ndarray) -> dict:
+        if state.finish is None:
+            return {}
+        f = state.finish
+        return {"n_finishes_": f.finishes, "finish_iterations_": f.iterations}
+
+    def _epoch_record(self, state: _State) -> dict:
+        return {"n_active": state.swept, "n_samples_seen": state.steps}
+
+    def _current(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
+        return state.sweep.w, state.sweep.dual_coef
+
+    def _output(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
+        sweep, params = state.sweep, state.params
+        if params.mode == AVERAGE and state.steps >= params.t0:
+            count = state.steps - params.t0 + 1
+            return sweep.w - sweep.acc_w / count, sweep.dual_coef - sweep.acc_a / count
+        if params.mode == RANDOM and state.steps >= params.snap:
+            return sweep.acc_w, sweep.acc_a
+        return sweep.w, sweep.dual_coef

@@ -128,7 +128,7 @@ def test_the_graph_sees_lazy_and_relative_imports():
     )  # inside a function
     assert (
         "sdca_pegasos.data.blood" in graph["sdca_pegasos.figures.images"]
-    )  # `from data import blood`, lazy
+    )  # `from sdca_pegasos.data import blood`, lazy
     assert (
         "sdca_pegasos.data.blood.loader" in graph["sdca_pegasos.data.registry"]
     )  # the registry's named loaders

@@ -1,5 +1,5 @@
 """Command line: ``python -m sdca_pegasos.experiments {list,run,optima} ...`` (your own data:
-``python -m compare``)."""
+``python -m sdca_pegasos.compare``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Blood-cell images (study 000): reading, the crop pipeline, its cache, PCA, the loader.
 
 One module per concern; this package re-exports their public names
-(``from data import blood; blood.crops()``):
+(``from sdca_pegasos.data import blood; blood.crops()``):
 
 ========================  ===============================================================
 :mod:`.images`            reading: the file list of each split (from the checksums), one

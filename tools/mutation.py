@@ -249,6 +249,7 @@ def copy_tree() -> None:
             shutil.copy2(src, dst)
     raw = REPO / "data" / "raw"  # datasets: linked, never copied
     if raw.is_dir() and not (TREE / "data" / "raw").exists():
+        (TREE / "data").mkdir(parents=True, exist_ok=True)  # a plain folder, not a package
         (TREE / "data" / "raw").symlink_to(raw)
 
 

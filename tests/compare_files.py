@@ -1,8 +1,13 @@
 """Files nobody here wrote, as a new user brings them to ``python -m sdca_pegasos.compare``.
 
 Each builder writes one file with the tool a user would have used (scikit-learn's
-``dump_svmlight_file``, pandas' ``to_csv``, ``numpy.savez``) and returns its path; ``small``
-versions keep the test suite fast, the full ones are for trying by hand::
+``dump_svmlight_file``, pandas' ``to_csv`` and ``to_parquet``, ``numpy.savez``) and returns
+its path; ``small`` versions keep the test suite fast, the full ones are for trying by hand.
+The tables (issue: "compare reads what users have") are shaped like the statsmodels, ISLP and
+pydataset tables a user tried: anes96 (the labels, ``vote``, in the middle; the last column a
+logarithm), penguins (two rows of empty measurements, text columns, a blank ``sex``), flchain
+(empty cells in three columns, a text column blank in most rows); pure noise, whose optimum
+predicts the majority class::
 
     .venv/bin/python -m tests.compare_files DIR     # writes every file, full size, into DIR
 """
@@ -79,6 +84,100 @@ def dense_npz(folder: Path, n: int = 6000, d: int = 2000, seed: int = 0) -> Path
     return path
 
 
+def anes_frame(n: int = 240, seed: int = 0) -> pd.DataFrame:
+    """anes96-like: integer survey answers (many-valued ``popul``, ``age`` and ``income``,
+    7-point scales), ``vote`` (0/1, driven by ``selfLR``) in the middle, and last
+    ``logpopul``, a logarithm: many values, with fractions."""
+    rng = np.random.default_rng(seed)
+    popul = rng.integers(0, 7300, n)
+    self_lr = rng.integers(1, 8, n)
+    frame = pd.DataFrame({
+        "popul": popul, "TVnews": rng.integers(0, 8, n), "selfLR": self_lr,
+        "age": rng.integers(19, 92, n), "educ": rng.integers(1, 8, n),
+        "income": rng.integers(1, 25, n),
+        "vote": (self_lr + rng.normal(0.0, 1.0, n) > 4).astype(int),
+        "logpopul": np.log(popul + 0.1),
+    })  # fmt: skip
+    return frame
+
+
+def penguins_frame(n: int = 120, seed: int = 0) -> pd.DataFrame:
+    """penguins-like: ``species`` and ``island`` (text), four measurements empty in the same
+    two rows, ``sex`` (text, blank in some rows), ``year`` (three values) last."""
+    rng = np.random.default_rng(seed)
+    species = np.array(["Adelie", "Chinstrap", "Gentoo"])[np.arange(n) % 3]
+    big = species == "Gentoo"
+    frame = pd.DataFrame({
+        "species": species,
+        "island": np.array(["Biscoe", "Dream", "Torgersen"])[rng.integers(0, 3, n)],
+        "bill_length_mm": np.round(rng.normal(44, 3, n) + 4 * big, 1),
+        "bill_depth_mm": np.round(rng.normal(17, 1, n) - 2 * big, 1),
+        "flipper_length_mm": rng.normal(200, 8, n).round() + 15 * big,
+        "body_mass_g": rng.normal(4000, 300, n).round() + 1000 * big,
+        "sex": np.array(["female", "male"], dtype=object)[rng.integers(0, 2, n)],
+        "year": 2007 + np.arange(n) % 3,
+    })  # fmt: skip
+    measurements = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]
+    frame.loc[[3, 71], measurements] = np.nan
+    frame.loc[[3, 8, 71, 90, 101], "sex"] = None
+    return frame
+
+
+def flchain_frame(n: int = 200, seed: int = 0) -> pd.DataFrame:
+    """flchain-like: ``kappa``, ``lambda`` and ``creatinine`` with empty cells (3, 2 and 11
+    rows), ``sex`` text, ``death`` (0/1) and last ``chapter``, the cause of death: text, 12
+    values, blank for the living."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(50, 100, n)
+    death = (age + rng.normal(0, 10, n) > 80).astype(int)
+    causes = np.array([f"cause {c}" for c in "ABCDEFGHIJKL"], dtype=object)
+    frame = pd.DataFrame({
+        "age": age, "sex": np.array(["F", "M"])[rng.integers(0, 2, n)],
+        "sample.yr": rng.integers(1995, 2004, n), "kappa": rng.gamma(2.0, 0.7, n).round(2),
+        "lambda": rng.gamma(2.5, 0.6, n).round(2), "flc.grp": rng.integers(1, 11, n),
+        "creatinine": rng.normal(1.1, 0.3, n).round(1), "mgus": rng.integers(0, 2, n),
+        "futime": rng.integers(0, 5000, n), "death": death,
+        "chapter": np.where(death == 1, causes[np.arange(n) % 12], None),
+    })  # fmt: skip
+    frame.loc[[5, 50, 150], "kappa"] = np.nan
+    frame.loc[[50, 77], "lambda"] = np.nan
+    frame.loc[[2, 11, 23, 50, 64, 99, 120, 133, 160, 181, 199], "creatinine"] = np.nan
+    return frame
+
+
+def noise_csv(folder: Path, n: int = 80, seed: int = 0) -> Path:
+    """Three features of pure noise and labels 'common' (90 %) and 'rare' (10 %): at a large
+    λ the optimum predicts 'common' for every sample."""
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame(rng.standard_normal((n, 3)), columns=["a", "b", "c"])
+    frame["label"] = np.where(np.arange(n) % 10 == 0, "rare", "common")
+    path = folder / "noise.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def tables(folder: Path) -> dict[str, Path]:
+    """The tables a user brings, written as users write them (pandas, default index and
+    all): ``anes96.csv``, ``anes96.tsv``, ``anes96_semicolon.csv`` (``sep=";"``,
+    ``decimal=","``: Excel's CSV in much of Europe), ``anes96.parquet``, ``penguins.csv``,
+    ``penguins.parquet``, ``flchain.csv``, ``noise.csv``."""
+    anes, penguins, flchain = anes_frame(), penguins_frame(), flchain_frame()
+    files = {}
+    for name, frame, write in [
+        ("anes96.csv", anes, lambda f, p: f.to_csv(p)),
+        ("anes96.tsv", anes, lambda f, p: f.to_csv(p, sep="\t")),
+        ("anes96_semicolon.csv", anes, lambda f, p: f.to_csv(p, sep=";", decimal=",")),
+        ("anes96.parquet", anes, lambda f, p: f.to_parquet(p)),
+        ("penguins.csv", penguins, lambda f, p: f.to_csv(p)),
+        ("penguins.parquet", penguins, lambda f, p: f.to_parquet(p)),
+        ("flchain.csv", flchain, lambda f, p: f.to_csv(p)),
+    ]:
+        write(frame, folder / name)
+        files[name] = folder / name
+    files["noise.csv"] = noise_csv(folder)
+    return files
+
+
 def broken(folder: Path) -> dict[str, Path]:
     """Files a user gets wrong, by name: what each should be refused for is in the tests."""
     rng = np.random.default_rng(0)
@@ -135,6 +234,7 @@ def write_all(folder: Path) -> list[Path]:
         wine_csv(folder, index=False),
         hashed_text(folder),
         dense_npz(folder),
+        *tables(folder).values(),
         *broken(folder).values(),
     ]
 

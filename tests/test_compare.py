@@ -218,7 +218,7 @@ def test_csv_errors_name_the_files_own_line(tmp_path):
     line = int(re.search(r"line (\d+)", str(exc.value)).group(1))
     assert "oops" in path.read_text().splitlines()[line - 1]  # the file's line, 1-based
     path = files["missing_value.csv"]
-    with pytest.raises(inputs.BadInput, match=r"line 4, column 3 is empty") as exc:
+    with pytest.raises(inputs.BadInput, match=r"column 3 in 1 row \(line 4\)") as exc:
         inputs.read(path)
     assert ",," in path.read_text().splitlines()[3]
 
@@ -248,7 +248,7 @@ BAD_FILES = {
     "objects.npz": "never unpickled",
     "word_in_numbers.csv": "is 'oops': every feature must be a finite number",
     "inf_in_numbers.csv": "line 5, column 3 ('c') is inf: every feature must be a finite number",
-    "missing_value.csv": "line 4, column 3 is empty",
+    "missing_value.csv": "empty cells in 1 column: column 3 in 1 row (line 4)",
     "three_labels.csv": "not two-valued: 3 distinct labels",
     "one_class.csv": "one class only",
     "one_column.csv": "one column only",
@@ -283,7 +283,7 @@ BAD_OPTIONS = [
     (["--solvers", "nope"], "argument --solvers"),
     (["--scale", "log"], "argument --scale"),
     (["--lmbd", "1e-300"], "--lmbd 1e-300 is too small for these data"),
-    (["--label-col", "0"], "--label-col applies to CSV files"),
+    (["--label-col", "0"], "--label-col applies to CSV and parquet files"),
     (["--scale", "standard"], "--scale standard centres every feature"),
     (["--test-size", "0.99"], "too few samples for a test split"),
 ]
@@ -373,6 +373,7 @@ def test_wine_with_the_defaults_matches_linearsvc(tmp_path, capsys, figures_seen
     text = (out / "SUMMARY.md").read_text()
     assert "with an intercept" in text and "standardised" in text
     assert "dropped (not a feature)" in text  # pandas' index column
+    assert "**One class.**" not in text
     for stem, seen in figures_seen.items():
         assert "with an intercept" in seen["text"], stem  # stated in every caption
         assert "standardised" in seen["text"], stem
@@ -564,6 +565,10 @@ def test_the_smallest_lmbd_compare_suggests_is_the_estimators_own():
             "latin-1",
         ],
         ["--positive", "3", "--encode", "0"],
+        ["--sep", "tab", "--decimal", ",", "--dropna"],
+        ["--sep", ";", "--label-col", "vote"],
+        ["--sep", "space", "--decimal", "."],
+        ["--sep", "|"],
     ],
 )
 def test_the_command_summary_quotes_makes_the_same_settings(options, tmp_path):
@@ -862,10 +867,12 @@ def test_a_file_that_is_not_utf8_suggests_its_encoding(tmp_path, capsys):
         inputs.read(path, encoding="klingon")
     svm = tmp_path / "a.svm"
     svm.write_text("1 1:2\n-1 1:3\n")
-    for kwargs, option in [(dict(encoding="latin-1"), "--encoding"),
-                           (dict(drop_cols=("1",)), "--drop-cols"),
-                           (dict(encode=("1",)), "--encode")]:  # fmt: skip
-        with pytest.raises(inputs.BadInput, match=f"{option} applies to CSV files"):
+    for kwargs, message in [
+        (dict(encoding="latin-1"), "--encoding applies to CSV files;"),
+        (dict(drop_cols=("1",)), "--drop-cols applies to CSV and parquet"),
+        (dict(encode=("1",)), "--encode applies to CSV and parquet"),
+    ]:
+        with pytest.raises(inputs.BadInput, match=message):
             inputs.read(svm, **kwargs)
 
 

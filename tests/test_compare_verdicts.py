@@ -164,6 +164,34 @@ def test_best_error_leaves_out_epoch_0(tmp_path, after2, expected, best_epoch):
     assert "epoch 1 on" in claim.criterion
 
 
+def test_claims_about_errors_are_not_judged_where_errors_are_moot(tmp_path):
+    """``compare`` passes why errors cannot judge a claim (its optimum does no better than
+    one class for every sample): a claim that reads errors is then "not tested" with that
+    reason, our values still given; a claim that reads none is judged as before. Without a
+    reason nothing changes (the scorecard passes none)."""
+    curve = np.array([0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1])[None, :]
+    write(tmp_path, {"sdca-perm": {"test_error": curve}, "pegasos": {"primal": 2.0},
+                     "pegasos-batch": {"primal": 3.0}}, 6)  # fmt: skip
+    best = next(c for c in any_data.ANY_DATA if c.id == "any.2")
+    best = dataclasses.replace(best, reports=(NAME,))
+    plain = claims.evaluate(common.Query(tmp_path), best)
+    assert plain.verdict == "holds"
+    moot = claims.evaluate(common.Query(tmp_path), best, "ERRORS SAY NOTHING")
+    assert (moot.verdict, moot.reason, moot.ours) == ("not tested", "ERRORS SAY NOTHING",
+                                                      plain.ours)  # fmt: skip
+    minibatch = next(c for c in any_data.ANY_DATA if c.id == "any.4")
+    minibatch = dataclasses.replace(minibatch, reports=(NAME,))
+    assert claims.evaluate(common.Query(tmp_path), minibatch, "moot").verdict == "holds"
+
+
+def test_claims_declare_whether_they_read_errors():
+    """Exactly the claims that read test or training errors declare it, and say in their
+    criterion that they are not judged on an optimum of one class."""
+    assert {c.id for c in any_data.ANY_DATA if c.reads_errors} == {"any.2"}
+    for claim in any_data.ANY_DATA:
+        assert claim.reads_errors == ("one class for every sample" in claim.criterion)
+
+
 def test_best_error_is_not_tested_without_a_test_set(tmp_path):
     write(tmp_path, {"sdca-perm": {"test_error": np.nan}}, 4)
     assert verdict(tmp_path, "any.2") == "not tested"

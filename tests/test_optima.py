@@ -63,6 +63,11 @@ def test_record_errors_are_the_estimators_own(tiny_dataset, bias):
     assert 0.0 < train < 0.25  # a flipped record would say about 1 - train
     assert rec["train_error"] == pytest.approx(train, abs=1e-12)
     assert rec["test_error"] == pytest.approx(test, abs=1e-12)
+    # and the samples it predicts +1, which compare reads to tell a one-class optimum
+    positive = est.classes_[1]
+    assert rec["train_predicted_positive"] == int(np.sum(est.predict(split.X_train) == positive))
+    assert rec["test_predicted_positive"] == int(np.sum(est.predict(split.X_test) == positive))
+    assert 0 < rec["test_predicted_positive"] < split.y_test.shape[0]
 
 
 def test_worker_does_not_keep_the_dataset_it_certified(tiny_dataset):

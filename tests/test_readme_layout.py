@@ -53,7 +53,9 @@ def test_the_layout_names_every_module_and_only_those():
 
 
 def test_the_layout_check_sees_an_omission():
-    layout = "## Layout\n\n**`s/solvers/`** `a.py` one; `b.py` two.\n\n**`s/data/`** `c.py` three.\n"
+    layout = (
+        "## Layout\n\n**`s/solvers/`** `a.py` one; `b.py` two.\n\n**`s/data/`** `c.py` three.\n"
+    )
     assert _named(layout) == {
         "s/solvers/a.py",
         "s/solvers/b.py",

@@ -3,19 +3,20 @@ data?
 
 An application above the engine (:mod:`sdca_pegasos.experiments`) and the figures
 (:mod:`sdca_pegasos.figures`): nothing below imports it. It reads a binary classification file as
-the user means it (:mod:`sdca_pegasos.compare.inputs`: svmlight/libsvm, ``.npz`` or CSV, every
-guess stated), builds the problem the user means (:mod:`sdca_pegasos.compare.problem`: stratified
-split, features scaled on the training rows, an intercept), checks everything before writing
-anything, then, in DIR (passed down to the engine as its reports folder,
-:mod:`sdca_pegasos.compare.app`):
+the user means it (:mod:`sdca_pegasos.compare.inputs`: a table (CSV, TSV or other delimited
+text; parquet), ``.npz`` or svmlight/libsvm, every guess stated), builds the problem the user
+means (:mod:`sdca_pegasos.compare.problem`: stratified split, features scaled on the training
+rows, an intercept), checks everything before writing anything, then, in DIR (passed down to the
+engine as its reports folder, :mod:`sdca_pegasos.compare.app`):
 
-1. P* at each λ from the exact engine (:mod:`sdca_pegasos.experiments.optima`), certified or said
-1. not to be;
+1. P* at each λ from the exact engine (:mod:`sdca_pegasos.experiments.optima`), certified or
+   said not to be;
 2. the studies' main solvers (:data:`sdca_pegasos.experiments.catalogue.MAIN_VARIANTS`), seeded
-2. runs with every epoch stored, resumable;
+   runs with every epoch stored, resumable;
 3. the figures and SUMMARY.md (:mod:`sdca_pegasos.compare.outputs`): the claims rows of the
-3. scorecard (:data:`sdca_pegasos.figures.any_data.ANY_DATA`), judged by its evaluator, with the
-3. runs' spread.
+   scorecard (:data:`sdca_pegasos.figures.any_data.ANY_DATA`), judged by its evaluator, with the
+   runs' spread (the claims about errors not judged where the optimum does no better than
+   predicting one class).
 
 Every problem is one line naming the fix and exit status 2, before anything is written
 (:mod:`sdca_pegasos.compare.folder`: DIR holds one input, recorded in its manifest); Ctrl-C says

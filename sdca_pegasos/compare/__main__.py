@@ -26,7 +26,7 @@ try:
     from sdca_pegasos.experiments.catalogue import MAIN_VARIANTS
 
     from .app import Settings, execute, interrupted, prepare
-    from .inputs import BadInput
+    from .inputs import MAX_LABELS, BadInput
     from .problem import SCALES
     from .progress import Console
 except ModuleNotFoundError as exc:
@@ -38,12 +38,28 @@ except ModuleNotFoundError as exc:
     raise SystemExit(1) from None
 
 DESCRIPTION = (
-    "Run the studies' main solvers on FILE (a binary classification problem: svmlight/libsvm, "
-    ".npz or CSV) and write to DIR the optimum P* (certified, or said not to be), every run's "
-    "every epoch, the standard figures and SUMMARY.md: which of the studies' claims hold on "
-    "this data. Everything is checked before DIR is written; running the same command again "
-    "resumes."
+    "Run the studies' main solvers on FILE (a binary classification problem: a table (CSV, TSV "
+    "or other delimited text; parquet), .npz or svmlight/libsvm) and write to DIR the optimum "
+    "P* (certified, or said not to be), every run's every epoch, the standard figures and "
+    "SUMMARY.md: which of the studies' claims hold on this data. Everything is checked before "
+    "DIR is written; running the same command again resumes."
 )
+
+
+#: ``--sep`` by name.
+SEPARATOR_WORDS = {"tab": "\t", "\\t": "\t", "space": " ", "comma": ",", "semicolon": ";",
+                   "pipe": "|"}  # fmt: skip
+
+
+def separator(text: str) -> str:
+    """``--sep``: one character that may separate fields (not a letter, digit, quote, point,
+    sign or line end), or a name of :data:`SEPARATOR_WORDS`."""
+    value = SEPARATOR_WORDS.get(text.lower(), text)
+    if len(value) != 1 or value.isalnum() or value in "\"'.+-\r\n":
+        raise argparse.ArgumentTypeError(
+            f"expected one character that separates fields (, ; | ...), tab or space, got {text!r}"
+        )
+    return value
 
 
 class _Parser(argparse.ArgumentParser):
@@ -56,7 +72,11 @@ class _Parser(argparse.ArgumentParser):
 
 def parser() -> argparse.ArgumentParser:
     p = _Parser(prog="python -m sdca_pegasos.compare", description=DESCRIPTION)
-    p.add_argument("file", type=Path, metavar="FILE", help="svmlight/libsvm, .npz (X, y) or .csv")
+    p.add_argument(
+        "file", type=Path, metavar="FILE",
+        help=".csv, .tsv or other delimited text, .parquet, .npz (X, y) or svmlight/libsvm; "
+        "another suffix (.txt) is read by its content, and said",
+    )  # fmt: skip
     p.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="output folder (created)"
     )
@@ -84,8 +104,9 @@ def parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument(
         "--label-col", default=None, metavar="NAME|INDEX",
-        help="CSV: the label column, by header name or index (0 the first column of the "
-        "file, -1 the last; default: the last)",
+        help="tables: the label column, by header name or index (0 the first column of the "
+        f"file, -1 the last; default: the last, refused when it holds more than {MAX_LABELS} "
+        "distinct values, or more than two with fractions, unless --classes or --positive)",
     )  # fmt: skip
     labels = p.add_mutually_exclusive_group()
     labels.add_argument(
@@ -99,13 +120,32 @@ def parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     p.add_argument(
         "--drop-cols", nargs="+", default=(), metavar="NAME|INDEX",
-        help="CSV: columns to leave out (by header name or index, as --label-col), e.g. an id "
-        "or a text column",
+        help="tables: columns to leave out (by header name or index, as --label-col), e.g. an "
+        "id, a text column or a column of many empty cells",
     )  # fmt: skip
     p.add_argument(
         "--encode", nargs="+", default=(), metavar="NAME|INDEX",
-        help="CSV: columns of categories (text) to one-hot encode: one 0/1 feature per value, "
-        "the values those of every row (the encoding reads no label, so the split cannot leak)",
+        help="tables: columns of categories (text) to one-hot encode: one 0/1 feature per "
+        "value, a blank cell a value of its own, the values those of every row (the encoding "
+        "reads no label, so the split cannot leak)",
+    )  # fmt: skip
+    p.add_argument(
+        "--dropna", action="store_true",
+        help="tables: leave out the rows with an empty cell (blank, NA, NaN, null) in a feature "
+        "or the label (not in an --encode column); the summary says how many, and where "
+        "(default: such a file is refused, naming every column with empty cells)",
+    )  # fmt: skip
+    p.add_argument(
+        "--sep", type=separator, default=None, metavar="CHAR",
+        help="CSV: the field separator, one character (, ; | ...), tab or space (runs of "
+        "spaces); default: the one of , ; tab | that splits every one of the first lines "
+        "alike, said when it is not the suffix's (.csv: comma, .tsv: tab); makes a file of "
+        "another suffix (.txt) a table",
+    )  # fmt: skip
+    p.add_argument(
+        "--decimal", choices=(".", ","), default=None,
+        help="CSV: the decimal mark of its numbers (default: a comma where the file is not "
+        "separated by commas and writes its numbers 1,5, said; otherwise a point)",
     )  # fmt: skip
     p.add_argument(
         "--encoding", default=None, metavar="NAME",
@@ -164,6 +204,9 @@ def settings_of(args: argparse.Namespace) -> Settings:
         drop_cols=tuple(dict.fromkeys(args.drop_cols)),
         encode=tuple(dict.fromkeys(args.encode)),
         encoding=args.encoding,
+        sep=args.sep,
+        decimal=args.decimal,
+        dropna=args.dropna,
     )
 
 

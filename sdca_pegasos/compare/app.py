@@ -31,6 +31,10 @@ from . import problem as problems
 from .inputs import BadInput
 from .progress import Console
 
+#: Settings added after the first manifests were written (:meth:`Settings.identity`).
+LATER = ("sep", "decimal", "dropna")
+#: ``--sep`` as the command line spells these separators (:meth:`Settings.command`).
+SEP_NAMES = {"\t": "tab", " ": "space"}
 #: Name of the combined report (every λ) in the output folder.
 REPORT = "compare.parquet"
 SUMMARY = "SUMMARY.md"
@@ -57,6 +61,9 @@ class Settings:
     drop_cols: tuple[str, ...] = ()
     encode: tuple[str, ...] = ()
     encoding: str | None = None
+    sep: str | None = None  # None: sniffed
+    decimal: str | None = None  # None: guessed
+    dropna: bool = False
 
     def command(self) -> str:
         """The command line that makes these settings: FILE, --out DIR and every option
@@ -81,9 +88,13 @@ class Settings:
             ("--certify-budget", "certify_budget"),
             ("--positive", "positive"),
             ("--encoding", "encoding"),
+            ("--sep", "sep"),
+            ("--decimal", "decimal"),
         ):
             value = getattr(self, field_name)
             if value != getattr(default, field_name):
+                if field_name == "sep":
+                    value = SEP_NAMES.get(value, value)
                 words += [
                     flag,
                     shlex.quote(f"{value:g}" if isinstance(value, float) else str(value)),
@@ -97,6 +108,8 @@ class Settings:
         ):
             if values:
                 words += [flag, *(shlex.quote(v) for v in values)]
+        if self.dropna:
+            words.append("--dropna")
         if not self.intercept:
             words.append("--no-intercept")
         return " ".join(words)
@@ -105,11 +118,15 @@ class Settings:
         """Every setting that changes what DIR holds: all but FILE's path (its content is
         identified by its SHA-256), --out and --certify-budget (a larger budget re-solves P*
         in the same folder). A folder made with other values is refused
-        (:func:`sdca_pegasos.compare.folder.check`)."""
+        (:func:`sdca_pegasos.compare.folder.check`). The settings of :data:`LATER` are left
+        out at their defaults: a manifest written before they existed lacks them, and its
+        folder, made with their defaults, still resumes."""
+        default = Settings(self.file, self.out)
         return {
             f.name: getattr(self, f.name)
             for f in dataclasses.fields(self)
             if f.name not in ("file", "out", "certify_budget")
+            and not (f.name in LATER and getattr(self, f.name) == getattr(default, f.name))
         }
 
 
@@ -204,7 +221,11 @@ def prepare(settings: Settings, console: Console, overwrite: bool = False) -> Pl
     check_out(s.out)
     path = s.file
     with console.stage(f"reading {path}"):
-        table = inputs.read(path, s.label_col, s.zero_based, s.drop_cols, s.encode, s.encoding)
+        named = s.classes is not None or s.positive is not None
+        table = inputs.read(
+            path, s.label_col, s.zero_based, s.drop_cols, s.encode, s.encoding, s.sep,
+            s.decimal, s.dropna, labels_named=named,
+        )  # fmt: skip
         X, y, classes = inputs.binary(path, table, s.classes, s.positive)
     meta = {"title": f"{path.name} (your data)", "file": str(path), "sparse": sp.issparse(X)}
     batches = {name: int(c.params.get("batch_size", 1)) for name, c in MAIN_VARIANTS.items()}
@@ -328,6 +349,9 @@ def certify(exp: Experiment, out: Path, budget: float, console: Console) -> dict
             f"P* at {where}: {sentence}; the suboptimality curves are upper bounds "
             "(raise --certify-budget to try longer)"
         )
+    one, _ = outputs.one_class(record, datasets.load(exp.dataset, exp.dataset_options))
+    if one:
+        console.warn(f"at {where}: {one[:1].lower()}{one[1:]}")
     return record
 
 

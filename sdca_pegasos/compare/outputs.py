@@ -8,7 +8,9 @@ D, and no claim that needs P* is judged on it.
 
 The claims are the rows :data:`sdca_pegasos.figures.any_data.ANY_DATA` of the scorecard's claim
 table, judged by its one evaluator (:func:`sdca_pegasos.figures.claims.evaluate`) on this folder's
-reports."""
+reports. Where the optimum's test error (training error without a test set) is exactly that of
+predicting one class for every sample (:func:`one_class`), the summary says so, and the claims
+that read errors are *not tested*: errors do not show what a solver learnt on such data."""
 
 from __future__ import annotations
 
@@ -62,6 +64,65 @@ def gap_text(rel_gap: float) -> str:
     """A relative gap as reached: below 1e-15 (or negative, by rounding) it is float64
     rounding, said so."""
     return f"{rel_gap:.1e}" if rel_gap >= 1e-15 else "below 1e-15 (float64 rounding)"
+
+
+def one_class(rec: dict, dataset) -> tuple[str, str]:
+    """Whether the optimum classifies no better than one class for every sample: its error on
+    the test split (the training split without one) is exactly that of predicting +1, or −1,
+    for every sample. Returns the summary's sentence and the reason a claim about errors is
+    not judged, or ``("", "")``.
+
+    Read from the record's count of the split's samples the optimum predicts +1
+    (``test_predicted_positive``, ``train_predicted_positive``: :func:`sdca_pegasos.experiments.
+    optima.certify`): one class when it is 0 or n. A record without it (written before the
+    count was) is read from its error and the split's labels: k errors among n samples of which
+    p are +1 is the error of predicting +1 for all when k = n − p, −1 for all when k = p. (It is
+    also the error of any prediction whose +1 side holds as many −1 samples as +1 samples:
+    the sentences say "no better than" and "the error of", which hold either way.)"""
+    test = dataset.X_test is not None
+    y = np.asarray(dataset.y_test if test else dataset.y_train)
+    error = rec.get("test_error" if test else "train_error")
+    if error is None or not math.isfinite(float(error)) or y.size == 0:
+        return "", ""
+    n, positive = int(y.size), int(np.sum(y > 0))
+    predicted = rec.get("test_predicted_positive" if test else "train_predicted_positive")
+    if predicted is not None and math.isfinite(float(predicted)):
+        if int(predicted) not in (0, n):
+            return "", ""
+        signs = ["+1" if int(predicted) == n else "−1"]
+        wrong = n - positive if signs == ["+1"] else positive
+    else:
+        wrong = round(float(error) * n)
+        signs = [sign for sign, k in (("+1", n - positive), ("−1", positive)) if wrong == k]
+    if not signs:
+        return "", ""
+    base = min(positive, n - positive)
+    split = "test" if test else "training"
+    who = "the optimum" if rec["certified"] else "the exact engine's best point (not certified)"
+    if len(signs) == 2:
+        which = "either class for every sample"
+        rate = "the base rate: the classes are balanced"
+    elif 2 * positive == n:  # balanced, and the prediction's class known
+        which = f"{signs[0]} for every sample"
+        rate = "the base rate: the classes are balanced"
+    elif wrong == base:
+        which = f"{signs[0]}, the majority class, for every sample"
+        rate = "the base rate"
+    else:
+        which = f"{signs[0]}, the minority class, for every sample"
+        rate = f"above the base rate of {_pct(base / n)}"
+    error_text = f"{_pct(wrong / n)} ({wrong} of {n})"
+    sentence = (
+        f"{who} does no better on the {split} samples than predicting one class: its {split} "
+        f"error, {error_text}, is exactly that of predicting {which} ({rate}). The features "
+        "may not separate the classes at this λ (a smaller --lmbd, or other features, may); "
+        "the claims about errors are not judged."
+    )
+    reason = (
+        f"the {split} error of {who}, {error_text}, is that of predicting {which}: here "
+        "errors do not show what a solver learnt"
+    )
+    return sentence[:1].upper() + sentence[1:], reason
 
 
 def _record(opt: pd.DataFrame, lmbd: float) -> dict:
@@ -177,15 +238,16 @@ def claims_of(configs: set[str]) -> tuple[list, list]:
     return kept, [c for c in any_data.ANY_DATA if c not in kept]
 
 
-def claims_section(root: Path, name: str, configs: set[str]) -> list[str]:
-    """The claims table of report ``name`` (one sentence instead, when none applies)."""
+def claims_section(root: Path, name: str, configs: set[str], errors_moot: str = "") -> list[str]:
+    """The claims table of report ``name`` (one sentence instead, when none applies);
+    ``errors_moot``: why the claims about errors are not judged (:func:`one_class`)."""
     kept, left_out = claims_of(configs)
     q = fc.Query(root)
     lines = []
     if kept:
         lines += ["| claim | study | ours | verdict | why |", "|---|---|---|---|---|"]
         for claim in kept:
-            res = claims.evaluate(q, dataclasses.replace(claim, reports=(name,)))
+            res = claims.evaluate(q, dataclasses.replace(claim, reports=(name,)), errors_moot)
             verdict = f"{res.verdict}<br><sub>{claim.criterion}</sub>"
             cells = [claim.claim, claim.theirs, res.ours, verdict, res.reason or "—"]
             lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
@@ -272,13 +334,17 @@ def summary(frame: pd.DataFrame, opt: pd.DataFrame, plan, pngs: list[Path]) -> s
             "",
             f"**P\\***: {optimum_sentence(rec)}.",
         ]
+        one, errors_moot = one_class(rec, ds)
+        if one:
+            lines += ["", f"**One class.** {one}"]
         if not rec["certified"]:
             lines += [
                 "",
                 "Every suboptimality below and in the figures is P(w) − D: an upper bound of "
                 "P(w) − P*, not its value.",
             ]
-        lines += ["", "### Claims", "", *claims_section(s.out, name, set(configs)), ""]
+        claims_lines = claims_section(s.out, name, set(configs), errors_moot)
+        lines += ["", "### Claims", "", *claims_lines, ""]
         lines += ["### At the last epoch (means over seeds)", "", *values_table(sub, rec), ""]
         shown = [p.name for p in pngs if p.stem.endswith(stem)]
         if shown:

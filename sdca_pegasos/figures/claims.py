@@ -37,16 +37,20 @@ class Claim:
     configs: tuple[str, ...] = ()  # the configurations it reads (``compare``: runs or not)
     # measured against P* (suboptimality): "not tested" unless the optimum is certified
     needs_p_star: bool = False
+    # reads test or training errors: "not tested" where the caller says errors cannot judge it
+    # (``compare``: an optimum that classifies like one class for every sample)
+    reads_errors: bool = False
 
 
-def evaluate(q: Query, claim: Claim) -> SimpleNamespace:
+def evaluate(q: Query, claim: Claim, errors_moot: str = "") -> SimpleNamespace:
     """Our value, the verdict and its reason for one claim.
 
     Verdicts: *level* when the difference the claim is about is within the spread over seeds
     (``claim.level``, checked first), else *holds* or *differs* by ``claim.holds``; *not run* when
     an input is missing, *not tested* when the reports cannot decide (the reason says why:
     :class:`sdca_pegasos.figures.common.NotTested`), as is a claim that ``needs_p_star`` on reports
-    whose optimum is not certified."""
+    whose optimum is not certified, and a claim that ``reads_errors`` when ``errors_moot`` gives
+    the reason errors cannot judge it (our values are still given)."""
     try:
         q = q.on(claim.reports[0])
         if claim.needs_p_star and not q.certified():
@@ -55,6 +59,8 @@ def evaluate(q: Query, claim: Claim) -> SimpleNamespace:
                 "claim is measured against P*"
             )
         v = SimpleNamespace(**claim.read(q))
+        if claim.reads_errors and errors_moot:
+            return SimpleNamespace(ours=claim.ours(v), verdict="not tested", reason=errors_moot)
         verdict = "level" if claim.level(v) else "holds" if claim.holds(v) else "differs"
         reason = claim.note(v) if verdict == "holds" else claim.why(v)
         return SimpleNamespace(ours=claim.ours(v), verdict=verdict, reason=reason)

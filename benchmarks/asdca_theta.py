@@ -168,7 +168,9 @@ def _asdca(lmbd, gamma, m, theta, seed):
 
 
 def _sdca(lmbd, gamma, seed):
-    return _every_epoch(SDCAClassifier, seed, lmbd=lmbd, loss="smooth_hinge", gamma=gamma)
+    return _every_epoch(
+        SDCAClassifier, seed, lmbd=lmbd, loss="smooth_hinge", gamma=gamma, shrinking=False
+    )
 
 
 if __name__ == "__main__":

@@ -125,10 +125,16 @@ def our_solvers() -> list[Solver]:
     common = {"family": "ours", "package": "sdca-pegasos", "version": ours, "float64_only": False}
     return [
         # tol > 0 would add a gap pass per epoch and stops nothing earlier: iterations only
-        Solver("SDCA-Perm (ours)", fit=sdca(), knobs=("iter",), iter_name="max_epochs", **common),
+        Solver(
+            "SDCA-Perm (ours)",
+            fit=sdca(shrinking=False),
+            knobs=("iter",),
+            iter_name="max_epochs",
+            **common,
+        ),
         Solver(
             "SDCA-Perm + shrinking (ours)",
-            fit=sdca(shrinking=True),
+            fit=sdca(shrinking=True, finish=False),
             iter_name="max_epochs",
             **common,
         ),

@@ -142,7 +142,7 @@ def rows_for(X, y, lmbd, args) -> list[Row]:
     n = X.shape[0]
     k_big, m = min(100, n), min(8, n)
     sdca = own_rows(X, y, lmbd, args.epochs, [
-        ("SDCA-Perm, hinge", SDCAClassifier, {}, 1.25, ""),
+        ("SDCA-Perm, hinge", SDCAClassifier, {"shrinking": False}, 1.25, ""),
         ("SDCA-Perm, hinge, averaged output", SDCAClassifier, AVERAGED, None,
          "averages every step"),
     ])  # fmt: skip
@@ -208,7 +208,7 @@ def peak_fit_bytes(make: Callable[[], solvers.BaseLinearSVM], X, y) -> int:
 def sparse_rows(X, y, lmbd, args) -> list[Row]:
     m = min(8, X.shape[0])
     return own_rows(X, y, lmbd, args.epochs, [
-        ("CSR SDCA-Perm, hinge", SDCAClassifier, {}, SPARSE_TARGET, ""),
+        ("CSR SDCA-Perm, hinge", SDCAClassifier, {"shrinking": False}, SPARSE_TARGET, ""),
         ("CSR SDCA-Perm, averaged output", SDCAClassifier, AVERAGED, None,
          "averages every step"),
         ("CSR Pegasos k=1 (iid)", PegasosClassifier, {}, None, ""),
@@ -229,7 +229,12 @@ def sparse_section(args) -> tuple[float, list[Row]]:
         rows = sparse_rows(X, y, lmbd, args)
         peak = peak_fit_bytes(
             lambda: SDCAClassifier(
-                lmbd=lmbd, max_epochs=2, tol=0, bias_multiplier=0.0, random_state=0
+                lmbd=lmbd,
+                shrinking=False,
+                max_epochs=2,
+                tol=0,
+                bias_multiplier=0.0,
+                random_state=0,
             ),
             X,
             y,

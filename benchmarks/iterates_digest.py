@@ -85,8 +85,8 @@ def _configs():
             "loss": "squared_hinge",
         },
     ]
-    for opts in sdca:
-        yield "sdca", SDCAClassifier, {**base, **opts}
+    for opts in sdca:  # shrinking and the finish only where named (their default is "auto")
+        yield "sdca", SDCAClassifier, {**base, "shrinking": False, "finish": False, **opts}
     pegasos = [
         {"batch_size": 1},
         {"batch_size": 1, "projection": True, "average": True},

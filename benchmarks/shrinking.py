@@ -120,12 +120,12 @@ def whole_fit_cpu(p: Problem, params: dict, seed: int, epochs: int) -> float:
 
 
 CONFIGS = {
-    "perm": {},
-    "perm+shrinking": {"shrinking": True},
+    "perm": {"shrinking": False},
+    "perm+shrinking": {"shrinking": True, "finish": False},
     "perm+shrinking+finish": {"shrinking": True, "finish": True},
-    "cyclic": {"sampling": "cyclic"},
-    "cyclic+shrinking": {"sampling": "cyclic", "shrinking": True},
-    "random+shrinking": {"sampling": "iid", "shrinking": True},
+    "cyclic": {"sampling": "cyclic", "shrinking": False},
+    "cyclic+shrinking": {"sampling": "cyclic", "shrinking": True, "finish": False},
+    "random+shrinking": {"sampling": "iid", "shrinking": True, "finish": False},
 }
 DEFAULT_CONFIGS = "perm,perm+shrinking,cyclic+shrinking"
 

@@ -12,7 +12,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import ASDCAClassifier, SDCAClassifier, objectives
 from sdca_pegasos.solvers import asdca as asdca_module
-from tests.conftest import gaussian_problem, stochastic_expected_failures
+from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
+from tests.conftest import gaussian_problem
 from tests.reference import asdca_reference, augment, dual_reference, primal_reference
 
 LMBD, GAMMA = 0.05, 0.7
@@ -281,12 +282,36 @@ def test_golden_index_sequence_for_seed_0(record_fit):
         ({"theta": 1.5}, "'theta' parameter"),
         ({"batch_size": 0}, "'batch_size' parameter"),
         ({"tol": -1.0}, "'tol' parameter"),
-        ({"batch_size": 61}, "batch_size=61 exceeds n_samples=60"),
     ],
 )
 def test_bad_parameters_raise_a_clear_error(small, params, match):
     with pytest.raises(ValueError, match=match):
         ASDCAClassifier(**params).fit(*small)
+
+
+@pytest.mark.parametrize("n", [5, 7])
+def test_fewer_samples_than_the_batch_size_take_them_all(n, record_fit):
+    """A batch larger than n is every sample (the default batch_size=8 on 5 or 7 rows was
+    refused: "batch_size=8 exceeds n_samples=5", scikit-learn's checks fit 5): the fit is,
+    bit for bit, that of batch_size=n, one iteration per epoch over a permutation, with the
+    paper's θ for m = n, and ``batch_size_`` says so."""
+    X, y = gaussian_problem(n=n, d=3, seed=1)
+    y[:2] = [-1.0, 1.0]  # both classes
+    params = dict(lmbd=0.1, gamma=GAMMA, max_epochs=4, tol=0, random_state=3)
+    record = record_fit(ASDCAClassifier)
+    est = ASDCAClassifier(**params).fit(X, y)
+    assert est.batch_size_ == n and est.get_params()["batch_size"] == 8
+    assert [sorted(i) for i in record.indices] == [list(range(n))] * 4
+    ref = ASDCAClassifier(batch_size=n, **params).fit(X, y)
+    assert (
+        ref.batch_size_ == n and ASDCAClassifier(batch_size=3, **params).fit(X, y).batch_size_ == 3
+    )
+    assert_array_equal(est.coef_, ref.coef_)
+    assert_array_equal(est.dual_coef_, ref.dual_coef_)
+    r2 = np.max(np.sum(X * X, axis=1) + 1.0)
+    q = GAMMA / r2 * 0.1 * n
+    expected = 0.25 * min(1, np.sqrt(q / n), q, q ** (2 / 3) / n ** (1 / 3))
+    assert est.theta_ == ref.theta_ == pytest.approx(expected, rel=1e-14)
 
 
 def test_bad_data_raises_a_clear_error():
@@ -320,7 +345,7 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
 # tol=0: 50 epochs, no stopping test (sklearn's random data is never solved to a tol in 50)
 @parametrize_with_checks(
     [ASDCAClassifier(max_epochs=50, tol=0, random_state=0)],
-    expected_failed_checks=stochastic_expected_failures,
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -15,7 +15,7 @@ from numpy.testing import assert_allclose
 from sklearn.exceptions import ConvergenceWarning
 
 from sdca_pegasos import solvers
-from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier
+from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, gpu
 from sdca_pegasos.solvers import _base as base_module
 from sdca_pegasos.solvers import _targets as targets_module
 from tests.conftest import gaussian_problem
@@ -68,7 +68,7 @@ def test_max_epochs_before_tol_warns_with_the_gap_reached(small, cls):
 def test_one_convergence_warning_for_every_fit(device, classes, detail):
     """The CPU fits and the GPU's say the same sentence (one ``warn_unconverged``): the
     gap against tol, max_epochs, what the fit adds, the fix, at the caller's line."""
-    if device == "cuda" and not solvers.gpu.available():
+    if device == "cuda" and not gpu.available():
         pytest.skip("no GPU and no simulator")
     X, y = gaussian_problem(n=60, d=4, seed=2)
     y = np.arange(60) % classes if classes > 2 else y

@@ -32,38 +32,13 @@ from sdca_pegasos.solvers import (
 )
 from sdca_pegasos.solvers.exact import solve_exact
 from sdca_pegasos.solvers.losses import HINGE
+from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 
 from .conftest import gaussian_problem, real_problem
 
-#: scikit-learn's checks that fail by design, and why (measured: each fails for the
-#: estimators it is listed for, and passes for the others)
-BY_DESIGN = {
-    # the objective averages the loss over the n rows, (1/n) Σ c_i φ_i, so an integer weight
-    # equals repetition at a fixed C = 1/(λn) (lmbd scaled by n/n'), not at the fixed lmbd
-    # these checks compare (test_exact.py::test_weight_zero_is_a_dropped_sample and
-    # tests/test_weights.py check the identity); at lmbd = 1e-3 the check's problem has the
-    # same optimum either way, at 1e-2 it does not; lmbd="auto" (λ = 1/n: C = 1 whatever n)
-    # passes them, as LinearSVC
-    "check_sample_weight_equivalence_on_dense_data": "weights equal repetition at a fixed "
-    "C = 1/(lmbd n), not a fixed lmbd",
-    "check_sample_weight_equivalence_on_sparse_data": "weights equal repetition at a fixed "
-    "C = 1/(lmbd n), not a fixed lmbd",
-    # without a bias feature the check's blobs are not separated as it expects
-    "check_class_weight_classifiers": "needs an intercept (bias_multiplier > 0); "
-    "test_class_weight_is_sample_weight_per_class checks class_weight",
-}
 
-
-def expected_failures(estimator) -> dict:
-    """The checks of ``BY_DESIGN`` that ``estimator`` fails (measured)."""
-    names = set()
-    if estimator.lmbd not in (1e-3, "auto"):
-        names |= {n for n in BY_DESIGN if n.startswith("check_sample_weight_equivalence")}
-    if estimator.bias_multiplier == 0.0:
-        names.add("check_class_weight_classifiers")
-    return {name: BY_DESIGN[name] for name in names}
-
-
+# the checks that fail by design, and why: sdca_pegasos.solvers.sklearn_checks (measured:
+# each fails for the estimators it lists it for, and passes for the others)
 @parametrize_with_checks(
     [
         ExactSVMClassifier(),  # LinearSVC's defaults: λ = 1/n (C = 1) and an intercept
@@ -73,7 +48,7 @@ def expected_failures(estimator) -> dict:
         ),
         ExactSVMClassifier(loss="smooth_hinge", gamma=0.5, lmbd=1e-2),
     ],
-    expected_failed_checks=expected_failures,
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -144,8 +144,8 @@ def test_shrinking_runs_record_the_active_set_they_swept(reports_dir):
     for seed, run in report.groupby("seed"):
         seen = []
         solvers.SDCAClassifier(
-            lmbd=lmbd, sampling="permutation", shrinking=True, tol=0, max_epochs=30,
-            bias_multiplier=0.0, random_state=int(seed),
+            lmbd=lmbd, sampling="permutation", shrinking=True, finish=False, tol=0,
+            max_epochs=30, bias_multiplier=0.0, random_state=int(seed),
             callback=lambda info, seen=seen: seen.append((
                 info.n_active, info.n_samples_seen,
                 objectives.primal(split.X_train, split.y_train, info.w, lmbd),
@@ -408,12 +408,12 @@ def test_bad_command_line_exits_2_with_one_clear_line(package, argv, message, ca
     error line, status 2, before anything runs."""
     import importlib
 
-    main = importlib.import_module(f"{package}.__main__").main
+    main = importlib.import_module(f"sdca_pegasos.{package}.__main__").main
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith(f"python -m {package}") and message in err[-1], err
+    assert err[-1].startswith(f"python -m sdca_pegasos.{package}") and message in err[-1], err
     assert not any("Traceback" in line for line in err)
 
 

@@ -331,8 +331,8 @@ def test_list_traces_every_output_to_its_estimator_classes():
     # every setting the run passes, the studies' no-intercept included (the estimators'
     # own default is an intercept)
     assert (
-        "sdca_pegasos.solvers.SDCAClassifier(lmbd=1.6, bias_multiplier=0.0, "
-        "sampling='permutation')" in fig6
+        "sdca_pegasos.solvers.SDCAClassifier(lmbd=1.6, bias_multiplier=0.0, shrinking=False, "
+        "finish=False, sampling='permutation')" in fig6
     )
     assert "PegasosClassifier" not in fig6  # fig. 6 draws the SDCA configs only
 

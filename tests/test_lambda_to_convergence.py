@@ -91,7 +91,7 @@ def test_the_cpu_budget_is_honoured_within_one_epoch():
     first epoch whose cumulative CPU reaches it, on the estimator's own clock."""
     budget = 3e-3
     ds = datasets.load("simulated", {})
-    est = solvers.SDCAClassifier(1e-6, max_epochs=100_000, tol=0, random_state=0)
+    est = solvers.SDCAClassifier(1e-6, shrinking=False, max_epochs=100_000, tol=0, random_state=0)
     recorder = Recorder(ds, 1e-6, est.loss_function, 0.0, True)
     recorder.initial(ds.X_train.shape[1])
     rule = stopping.StopRule(recorder, rel_gap=1e-7, cpu_budget=budget)
@@ -157,7 +157,7 @@ def test_fixed_epoch_rows_are_those_of_the_plain_recorder():
     ds = datasets.load("simulated", {})
     lmbd = 1.0 / ds.n_train
     est = solvers.SDCAClassifier(
-        lmbd, max_epochs=4, tol=0, random_state=task.seed, bias_multiplier=0.0
+        lmbd, shrinking=False, max_epochs=4, tol=0, random_state=task.seed, bias_multiplier=0.0
     )
     recorder = Recorder(ds, lmbd, est.loss_function, 0.0, True)
     recorder.initial(ds.X_train.shape[1])
@@ -401,7 +401,13 @@ def test_a_thinned_run_counts_every_epochs_time_and_records_its_last():
     lmbd = 1e-4
     for cap, budget in ((37, None), (100_000, 3e-3)):
         est = solvers.SDCAClassifier(
-            lmbd, shrinking=True, max_epochs=cap, tol=0, random_state=0, bias_multiplier=0.0
+            lmbd,
+            shrinking=True,
+            finish=False,
+            max_epochs=cap,
+            tol=0,
+            random_state=0,
+            bias_multiplier=0.0,
         )
         recorder = Recorder(ds, lmbd, est.loss_function, 0.0, True)
         recorder.initial(ds.X_train.shape[1])

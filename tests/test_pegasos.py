@@ -23,7 +23,8 @@ from sdca_pegasos.solvers import _pegasos_kernels as peg_kernels
 from sdca_pegasos.solvers import pegasos as pegasos_module
 from sdca_pegasos.solvers._kernels import kernel_rows
 from sdca_pegasos.solvers.losses import HINGE, make_loss
-from tests.conftest import gaussian_problem, stochastic_expected_failures
+from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
+from tests.conftest import gaussian_problem
 from tests.reference import augment, pegasos_reference
 
 AVERAGES = [False, True, "weighted"]
@@ -623,7 +624,8 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
 @parametrize_with_checks(
     [
         PegasosClassifier(max_epochs=20, random_state=0),
-        # partial_fit refuses averaging, class_weight="balanced" and lmbd="auto" (tested apart)
+        # a fixed lmbd, batches and the projection (partial_fit refuses averaging and
+        # class_weight="balanced": tested apart)
         PegasosClassifier(
             lmbd=1e-3,
             max_epochs=5,
@@ -633,7 +635,7 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
             random_state=0,
         ),
     ],
-    expected_failed_checks=stochastic_expected_failures,
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -113,8 +113,9 @@ def stochastic_solvers(lmbd, loss, gamma, bias, epochs, seed):
     """The stochastic estimators that solve the problem with ``loss`` (γ for smooth_hinge)."""
     common = {"lmbd": lmbd, "bias_multiplier": bias, "max_epochs": epochs, "random_state": seed}
     out = [
-        SDCAClassifier(loss=loss, gamma=gamma, tol=0.0, **common),
-        SDCAClassifier(loss=loss, gamma=gamma, tol=0.0, shrinking=True, **common),
+        SDCAClassifier(loss=loss, gamma=gamma, tol=0.0, shrinking=False, **common),
+        SDCAClassifier(loss=loss, gamma=gamma, tol=0.0, shrinking=True, finish=False, **common),
+        SDCAClassifier(loss=loss, gamma=gamma, tol=0.0, **common),  # default: shrinking, finish
     ]
     if loss == "hinge":
         out.append(PegasosClassifier(batch_size=2, projection=True, average=True, **common))
@@ -204,6 +205,7 @@ def test_sdca_dual_never_decreases(
         sampling=sampling,
         sgd_init=sgd_init,
         shrinking=shrinking,
+        finish=False,
         bias_multiplier=bias,
         max_epochs=8,
         tol=0.0,

@@ -22,7 +22,8 @@ from sdca_pegasos.solvers import SDCAClassifier, objectives
 from sdca_pegasos.solvers import _sdca_kernels as sdca_kernels
 from sdca_pegasos.solvers._kernels import kernel_rows
 from sdca_pegasos.solvers.losses import HINGE
-from tests.conftest import gaussian_problem, real_problem, stochastic_expected_failures
+from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
+from tests.conftest import gaussian_problem, real_problem
 from tests.reference import augment, dual_reference, primal_reference, sdca_reference
 
 SAMPLINGS = ["permutation", "iid", "cyclic"]
@@ -48,7 +49,13 @@ def liblinear(X, y, lmbd):
 def certified_fit(X, y, lmbd, **params):
     """SDCA to a gap of 1e-10 on liblinear's problem without an intercept."""
     est = SDCAClassifier(
-        lmbd=lmbd, tol=1e-10, max_epochs=200_000, bias_multiplier=0.0, random_state=0, **params
+        lmbd=lmbd,
+        shrinking=False,
+        tol=1e-10,
+        max_epochs=200_000,
+        bias_multiplier=0.0,
+        random_state=0,
+        **params,
     )
     est.fit(X, y)
     assert est.converged_ and est.duality_gap_ <= 1e-10
@@ -127,6 +134,7 @@ def test_smoothed_hinge_agrees_with_lbfgs():
         lmbd=lmbd,
         loss="smooth_hinge",
         gamma=gamma,
+        shrinking=False,
         tol=1e-13,
         max_epochs=100_000,
         random_state=0,
@@ -176,6 +184,7 @@ def test_weak_duality_and_monotone_dual(small, loss, gamma, sampling, sgd_init):
         gamma=gamma,
         sampling=sampling,
         sgd_init=sgd_init,
+        shrinking=False,
         max_epochs=30,
         tol=0,
         random_state=3,
@@ -202,6 +211,7 @@ def test_reported_gap_is_an_independent_recomputation(small):
 
     est = SDCAClassifier(
         lmbd=lmbd,
+        shrinking=False,
         tol=1e-9,
         max_epochs=10_000,
         random_state=0,
@@ -222,6 +232,7 @@ def test_gap_goes_to_zero(small, loss, gamma):
         lmbd=0.01,
         loss=loss,
         gamma=gamma,
+        shrinking=False,
         tol=1e-10,
         max_epochs=50_000,
         random_state=0,
@@ -244,6 +255,7 @@ def test_zero_rows_take_their_exact_dual_optimum(loss, gamma, a_zero):
             lmbd=0.05,
             loss=loss,
             gamma=gamma,
+            shrinking=False,
             tol=1e-10,
             max_epochs=50_000,
             random_state=0,
@@ -308,6 +320,7 @@ def test_kernel_equals_numpy_twin(
         sgd_init=sgd_init,
         average=average,
         avg_start=70,
+        shrinking=False,
         max_epochs=3,
         tol=0,
         bias_multiplier=bias,
@@ -350,6 +363,7 @@ def test_wide_rows_equal_numpy_twin(record_fit, dtype, d, average, bias):
         sampling="iid",  # repeated samples inside and across blocks
         average=average,
         avg_start=37,
+        shrinking=False,
         max_epochs=3,
         tol=0,
         bias_multiplier=bias,
@@ -395,9 +409,9 @@ def test_float32_data_gives_the_float64_iterates(small, record_fit):
     X, y = small
     X32 = X.astype(np.float32)
     record = record_fit(SDCAClassifier)
-    est = SDCAClassifier(lmbd=0.03, max_epochs=3, tol=0, random_state=2, bias_multiplier=0.0).fit(
-        X32, y
-    )
+    est = SDCAClassifier(
+        lmbd=0.03, shrinking=False, max_epochs=3, tol=0, random_state=2, bias_multiplier=0.0
+    ).fit(X32, y)
     w_ref, a_ref, _, _ = sdca_reference(X32.astype(np.float64), y, 0.03, record.indices)
     assert est.coef_.dtype == np.float64
     assert_allclose(est.coef_.ravel(), w_ref[:-1], rtol=0, atol=1e-10)
@@ -412,7 +426,13 @@ def test_same_seed_same_bits(small, sampling, average):
 
     def fit(seed):
         return SDCAClassifier(
-            lmbd=0.03, sampling=sampling, average=average, max_epochs=4, tol=0, random_state=seed
+            lmbd=0.03,
+            sampling=sampling,
+            average=average,
+            shrinking=False,
+            max_epochs=4,
+            tol=0,
+            random_state=seed,
         ).fit(X, y)
 
     a, b, c = fit(5), fit(5), fit(6)
@@ -443,12 +463,12 @@ _FIT_IN_A_FRESH_PROCESS = textwrap.dedent(
         "average": (X, {"loss": "smooth_hinge", "average": True}),
         "random": (X, {"loss": "smooth_hinge", "average": "random"}),
         "wide": (wide, {"loss": "smooth_hinge"}),
-        "shrinking": (X, {"loss": "smooth_hinge", "shrinking": True}),
+        "shrinking": (X, {"loss": "smooth_hinge", "shrinking": True, "finish": False}),
         "csr": (sp.csr_matrix(np.where(np.abs(X) < 0.7, 0.0, X)), {"loss": "smooth_hinge"}),
     }
     for name, (data, params) in fits.items():
         est = SDCAClassifier(lmbd=0.01, gamma=0.5, max_epochs=6, tol=0, random_state=3,
-                             **params).fit(data, y, sample_weight=weights)
+                             **{"shrinking": False, **params}).fit(data, y, sample_weight=weights)
         bits = np.concatenate([est.coef_.ravel(), est.intercept_, est.dual_coef_])
         print(name, bits.tobytes().hex())
     stats = [kernel.stats for kernel in (sdca_epoch, shrunk_epoch)]
@@ -502,7 +522,9 @@ def test_golden_index_sequence_for_seed_0(record_fit):
     }
     for sampling, indices in expected.items():
         record = record_fit(SDCAClassifier)
-        SDCAClassifier(sampling=sampling, max_epochs=2, tol=0, random_state=0).fit(X, y)
+        SDCAClassifier(
+            sampling=sampling, shrinking=False, max_epochs=2, tol=0, random_state=0
+        ).fit(X, y)
         assert [list(i) for i in record.indices] == indices, sampling
 
 
@@ -623,7 +645,9 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
             Xd = X.astype(dtype)
             Xd.setflags(write=writeable)
             for params in ({}, {"sgd_init": True}, {"average": True}, {"average": "random"}):
-                SDCAClassifier(max_epochs=2, tol=0, random_state=0, **params).fit(Xd, y)
+                SDCAClassifier(shrinking=False, max_epochs=2, tol=0, random_state=0, **params).fit(
+                    Xd, y
+                )
     assert [len(k.signatures) for k in kernels] == before
 
 
@@ -631,8 +655,9 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
 # tol=0: 50 epochs, no stopping test (sklearn's random data is never solved to a tol in 50)
 @parametrize_with_checks(
     [
-        SDCAClassifier(tol=0, max_epochs=50, random_state=0),
+        SDCAClassifier(shrinking=False, tol=0, max_epochs=50, random_state=0),
         SDCAClassifier(
+            shrinking=False,
             loss="squared_hinge",
             class_weight="balanced",
             bias_multiplier=1.0,
@@ -641,7 +666,7 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
             random_state=0,
         ),
     ],
-    expected_failed_checks=stochastic_expected_failures,
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -654,7 +679,8 @@ def test_a_callback_sees_the_samples_seen_so_far(small, cls):
     mutation survivor _base.py:703 gave ``e & n``)."""
     X, y = small
     seen = []
-    tol = {"tol": 0} if cls == "SDCAClassifier" else {}  # Pegasos has no gap, no tol
+    # Pegasos has no gap, no tol; SDCA's shrinking would sweep fewer than n
+    tol = {"tol": 0, "shrinking": False} if cls == "SDCAClassifier" else {}
     est = getattr(solvers, cls)(lmbd=0.05, max_epochs=5, random_state=0, **tol)
     est.set_params(callback=lambda info: seen.append((info.epoch, info.n_samples_seen)))
     est.fit(X, y)
@@ -722,7 +748,9 @@ def test_a_callback_returning_a_numpy_true_stops_the_fit(small):
         answers.append(np.float64(info.gap) <= 1e-2 * info.primal)  # a NumPy bool
         return answers[-1]
 
-    est = SDCAClassifier(lmbd=0.05, max_epochs=200, tol=1e-14, random_state=0, callback=relative)
+    est = SDCAClassifier(
+        lmbd=0.05, shrinking=False, max_epochs=200, tol=1e-14, random_state=0, callback=relative
+    )
     est.fit(*small)  # no ConvergenceWarning: the caller stopped it
     assert all(isinstance(a, np.bool_) for a in answers)
     assert 1 < est.n_epochs_ == len(answers) < 200 and answers[-1] and not any(answers[:-1])

@@ -14,7 +14,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sdca_pegasos.solvers import SDCAClassifier, objectives
 from sdca_pegasos.solvers import _sdca_finish as finish_module
 from sdca_pegasos.solvers.exact import solve_exact
-from tests.conftest import gaussian_problem, stochastic_expected_failures
+from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
+from tests.conftest import gaussian_problem
 
 TOL = 1e-10
 
@@ -182,12 +183,12 @@ def test_one_vs_rest_counts_finishes_per_class():
 def test_finish_without_shrinking_is_refused():
     X, y = gaussian_problem()
     with pytest.raises(ValueError, match="finish=True needs shrinking=True"):
-        SDCAClassifier(finish=True).fit(X, y)
+        SDCAClassifier(shrinking=False, finish=True).fit(X, y)
 
 
 @parametrize_with_checks(
     [SDCAClassifier(shrinking=True, finish=True, tol=0, max_epochs=50, random_state=0)],
-    expected_failed_checks=stochastic_expected_failures,
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -14,7 +14,8 @@ from sdca_pegasos.solvers import SDCAClassifier, objectives
 from sdca_pegasos.solvers import _sdca_kernels as sdca_kernels
 from sdca_pegasos.solvers import _sdca_shrinking as sdca_shrinking
 from sdca_pegasos.solvers import sdca as sdca_module
-from tests.conftest import gaussian_problem, real_problem, stochastic_expected_failures
+from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
+from tests.conftest import gaussian_problem, real_problem
 from tests.reference import sdca_shrinking_reference
 from tests.test_sdca import AGREE, SAMPLINGS, _lmbd, liblinear
 
@@ -22,8 +23,9 @@ TOL = 1e-10
 
 
 def certified(X, y, lmbd, **params):
-    """SDCA to a gap of TOL; no intercept unless ``params`` set one (liblinear's problem)."""
-    params = {"bias_multiplier": 0.0, **params}
+    """SDCA to a gap of TOL; no intercept unless ``params`` set one (liblinear's problem);
+    plain SDCA unless ``params`` set shrinking, and no exact finish."""
+    params = {"bias_multiplier": 0.0, "shrinking": False, "finish": False, **params}
     est = SDCAClassifier(lmbd=lmbd, tol=TOL, max_epochs=100_000, random_state=0, **params)
     est.fit(X, y)
     assert est.converged_ and est.duality_gap_ <= TOL
@@ -91,8 +93,8 @@ def test_set_aside_samples_do_not_move_in_a_final_full_pass(record_fit, name, lm
     # the stop may fall on a full pass, which has none)
     for seed in range(10):
         est = SDCAClassifier(
-            lmbd, loss=loss, gamma=gamma, shrinking=True, tol=TOL, max_epochs=100_000,
-            random_state=seed,
+            lmbd, loss=loss, gamma=gamma, shrinking=True, finish=False, tol=TOL,
+            max_epochs=100_000, random_state=seed,
         ).fit(X, y)  # fmt: skip
         assert est.converged_ and est.duality_gap_ <= TOL
         dropped = np.setdiff1d(np.arange(n), record.visited[-1])  # not in the last epoch's set
@@ -131,6 +133,7 @@ def test_kernel_and_driver_equal_numpy_twin(record_fit, loss, gamma, sampling, b
         sampling=sampling,
         sgd_init=sgd_init,
         shrinking=True,
+        finish=False,
         max_epochs=25,
         tol=0,
         bias_multiplier=bias,
@@ -176,6 +179,7 @@ def test_epochs_are_at_most_n_steps(record_fit):
     SDCAClassifier(
         lmbd=1.0 / n,
         shrinking=True,
+        finish=False,
         max_epochs=40,
         tol=0,
         random_state=0,
@@ -315,9 +319,9 @@ def test_a_shrunk_epoch_works_on_the_active_samples_only(record_fit):
     assert np.all(active.samples[60:] == -7)
     # the driver's draw for a shrunk epoch is one seed
     record = record_fit(SDCAClassifier)
-    SDCAClassifier(1.0 / 300, shrinking=True, max_epochs=5, tol=0, random_state=0).fit(
-        *gaussian_problem(n=300, d=5)
-    )
+    SDCAClassifier(
+        1.0 / 300, shrinking=True, finish=False, max_epochs=5, tol=0, random_state=0
+    ).fit(*gaussian_problem(n=300, d=5))
     assert len(record.indices) == 5 and all(i.shape == (1,) for i in record.indices)
 
 
@@ -328,7 +332,13 @@ def test_same_seed_same_bits(sampling):
 
     def fit(seed):
         return SDCAClassifier(
-            lmbd=1e-3, sampling=sampling, shrinking=True, max_epochs=30, tol=0, random_state=seed
+            lmbd=1e-3,
+            sampling=sampling,
+            shrinking=True,
+            finish=False,
+            max_epochs=30,
+            tol=0,
+            random_state=seed,
         ).fit(X, y)
 
     a, b, c = fit(5), fit(5), fit(6)
@@ -345,6 +355,7 @@ def test_epoch_info_reports_the_active_set_and_true_sample_counts():
     SDCAClassifier(
         lmbd=1.0 / n,
         shrinking=True,
+        finish=False,
         max_epochs=30,
         tol=0,
         random_state=0,
@@ -356,7 +367,12 @@ def test_epoch_info_reports_the_active_set_and_true_sample_counts():
     assert seen[-1] <= epochs[-1] * n  # never more than n steps per epoch
     plain = []
     SDCAClassifier(
-        lmbd=1.0 / n, max_epochs=3, tol=0, random_state=0, callback=lambda i: plain.append(i)
+        lmbd=1.0 / n,
+        shrinking=False,
+        max_epochs=3,
+        tol=0,
+        random_state=0,
+        callback=lambda i: plain.append(i),
     ).fit(X, y)
     assert [(i.n_active, i.n_samples_seen) for i in plain] == [(n, n), (n, 2 * n), (n, 3 * n)]
 
@@ -392,8 +408,8 @@ def test_callback_parameter_is_restored_after_fit():
 
 # tol=0: 50 epochs, no stopping test (sklearn's random data is never solved to a tol in 50)
 @parametrize_with_checks(
-    [SDCAClassifier(shrinking=True, tol=0, max_epochs=50, random_state=0)],
-    expected_failed_checks=stochastic_expected_failures,
+    [SDCAClassifier(shrinking=True, finish=False, tol=0, max_epochs=50, random_state=0)],
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
@@ -430,6 +446,7 @@ def test_shrinking_fit_pays_the_exact_gap_rarely_and_certifies_what_it_returns(l
         lmbd,
         loss=loss,
         shrinking=True,
+        finish=False,
         tol=1e-8,
         max_epochs=5000,
         random_state=0,
@@ -447,6 +464,7 @@ def test_shrinking_fit_pays_the_exact_gap_rarely_and_certifies_what_it_returns(l
     gaps.clear()
     est2 = SDCAClassifier(
         lmbd,
+        shrinking=False,
         tol=1e-6,
         max_epochs=20,
         random_state=0,
@@ -462,7 +480,13 @@ def test_a_shrinking_fit_ending_at_max_epochs_reports_the_exact_final_gap():
     X, y = real_problem("cancer")
     lmbd = 1.0 / X.shape[0]
     est = SDCAClassifier(
-        lmbd, shrinking=True, tol=1e-14, max_epochs=7, random_state=0, bias_multiplier=0.0
+        lmbd,
+        shrinking=True,
+        finish=False,
+        tol=1e-14,
+        max_epochs=7,
+        random_state=0,
+        bias_multiplier=0.0,
     )
     with pytest.warns(ConvergenceWarning, match="did not converge"):
         est.fit(X, y)

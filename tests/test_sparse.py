@@ -125,6 +125,7 @@ def test_sdca_csr_equals_dense(dtype, sampling, sgd_init, average, loss, bias, s
             average=average,
             avg_start=None if average is False else 5 * X.shape[0],
             shrinking=shrinking,
+            finish=False,
             bias_multiplier=bias,
             max_epochs=12,
             tol=1e-9,  # a certificate every epoch, never met in 12: the fit says so
@@ -156,7 +157,13 @@ def test_sdca_csr_certificate():
         duals.append(objectives.dual(Xs, y, info.dual_coef, lmbd))
 
     est = SDCAClassifier(
-        lmbd=lmbd, tol=1e-10, max_epochs=5000, random_state=0, callback=record, bias_multiplier=0.0
+        lmbd=lmbd,
+        shrinking=False,
+        tol=1e-10,
+        max_epochs=5000,
+        random_state=0,
+        callback=record,
+        bias_multiplier=0.0,
     )
     est.fit(Xs, y)
     assert est.converged_
@@ -314,6 +321,7 @@ def test_no_compilation_inside_a_csr_fit_after_warm_up():
     for dtype in (np.float64, np.float32):
         Xs = sp.csr_matrix(X.astype(dtype))
         for params in ({}, {"sgd_init": True}, {"average": "random"}, {"shrinking": True}):
+            params = {"shrinking": False, **params}
             SDCAClassifier(max_epochs=2, tol=0, random_state=0, **params).fit(Xs, y)
     assert [len(k.signatures) for k in kernels] == before
 
@@ -378,8 +386,8 @@ def test_sdca_csr_reaches_liblinear_optimum(shrinking, bias):
     p_lib = objectives.primal(Xs, y, w_lib_full, lmbd, 0.0, bias)
 
     est = SDCAClassifier(
-        lmbd=lmbd, shrinking=shrinking, bias_multiplier=bias, tol=1e-10, max_epochs=100_000,
-        random_state=0,
+        lmbd=lmbd, shrinking=shrinking, finish=False, bias_multiplier=bias, tol=1e-10,
+        max_epochs=100_000, random_state=0,
     )  # fmt: skip
     est.fit(Xs, y)
     assert est.converged_

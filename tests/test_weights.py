@@ -63,7 +63,9 @@ def liblinear(X, y, lmbd, sample_weight=None, **params):
 
 
 def tight(**params):
-    """SDCA to a gap of 1e-13 on liblinear's problem without an intercept."""
+    """SDCA to a gap of 1e-13 on liblinear's problem without an intercept (plain SDCA unless
+    ``params`` set shrinking; no exact finish)."""
+    params = {"shrinking": False, "finish": False, **params}
     return SDCAClassifier(
         tol=1e-13, max_epochs=200_000, bias_multiplier=0.0, random_state=0, **params
     )
@@ -114,8 +116,8 @@ def test_weight_zero_is_dropping_and_integer_weight_is_repeating(binary, weights
 def test_weights_of_one_are_no_weights_bit_for_bit(binary):
     X, y = binary
     for est in (
-        SDCAClassifier(0.05, tol=1e-6, random_state=0),
-        SDCAClassifier(0.05, shrinking=True, tol=1e-6, random_state=0),
+        SDCAClassifier(0.05, shrinking=False, tol=1e-6, random_state=0),
+        SDCAClassifier(0.05, shrinking=True, finish=False, tol=1e-6, random_state=0),
         PegasosClassifier(max_epochs=5, random_state=0),
         ASDCAClassifier(max_epochs=5, tol=0, random_state=0),
     ):
@@ -137,7 +139,14 @@ def test_sdca_kernel_equals_twin_with_weights_and_every_loss(
     record = record_fit(SDCAClassifier)
     Xf = sp.csr_matrix(X) if sparse else X
     est = SDCAClassifier(
-        lmbd, loss=loss, gamma=0.7, tol=0, max_epochs=3, random_state=5, bias_multiplier=1.0
+        lmbd,
+        loss=loss,
+        gamma=0.7,
+        shrinking=False,
+        tol=0,
+        max_epochs=3,
+        random_state=5,
+        bias_multiplier=1.0,
     ).fit(Xf, y, sample_weight=weights)
     y_pm = np.where(y == 1, 1.0, -1.0)
     w_ref, a_ref = sdca_loss_reference(
@@ -310,7 +319,9 @@ def test_squared_hinge_is_certified_and_agrees_with_liblinear(binary, shrinking)
 # ------------------------------------------------------------------ 5. warm start
 def test_warm_start_at_the_same_lmbd_starts_at_the_optimum(binary):
     X, y = binary
-    est = SDCAClassifier(0.05, tol=1e-10, max_epochs=10_000, random_state=0, warm_start=True)
+    est = SDCAClassifier(
+        0.05, shrinking=False, tol=1e-10, max_epochs=10_000, random_state=0, warm_start=True
+    )
     cold_epochs = est.fit(X, y).n_epochs_
     first_gap = []
     est.set_params(callback=lambda info: first_gap.append(info.gap)).fit(X, y)
@@ -397,7 +408,7 @@ def test_lambda_path_with_shrinking_pays_for_few_exact_gaps(binary, monkeypatch)
 
     monkeypatch.setattr(base.objectives, "duality_gap", counted)
     lmbds = [1.0, 0.1, 0.01, 1 / 120]
-    est = SDCAClassifier(max_epochs=50_000, random_state=0, shrinking=True)
+    est = SDCAClassifier(max_epochs=50_000, random_state=0, shrinking=True, finish=False)
     points = lambda_path(est, X, y, lmbds, rel_gap=1e-6)
     epochs = sum(p.n_epochs for p in points)
     assert all(p.reached for p in points)
@@ -437,8 +448,6 @@ def test_partial_fit_rules(binary, iris):
     X, y = binary
     with pytest.raises(ValueError, match="classes must be passed on the first call"):
         PegasosClassifier().partial_fit(X, y)
-    with pytest.raises(ValueError, match="partial_fit needs a number for lmbd, not 'auto'"):
-        PegasosClassifier().partial_fit(X, y, classes=[0, 1])  # 1/n of a stream: unknown
     est = PegasosClassifier(lmbd=1e-3, random_state=0)
     est.partial_fit(X[:10], y[:10], classes=[0, 1])
     with pytest.raises(ValueError, match="differs from the first call"):
@@ -454,6 +463,30 @@ def test_partial_fit_rules(binary, iris):
     for start in range(0, 150, 30):
         est.partial_fit(Xi[start : start + 30], yi[start : start + 30], classes=[0, 1, 2])
     assert est.coef_.shape == (3, 4) and est.t_.tolist() == [150, 150, 150]
+
+
+def test_partial_fit_with_lmbd_auto_keeps_the_lmbd_its_stream_started_with(binary):
+    """lmbd="auto" (the default) in a stream: λ = 1/n of the first call's rows, kept by every
+    later call whatever their size (the steps 1/(λt) of one run need one λ): the same bits as
+    that λ passed as a number, and ``lmbd_`` says it. After a ``fit``, the stream goes on
+    with the fit's λ. (It was refused: scikit-learn's partial_fit checks failed on the
+    defaults.)"""
+    X, y = binary
+    auto = PegasosClassifier(random_state=0)
+    number = PegasosClassifier(lmbd=1 / 40, random_state=0)
+    for chunk in (slice(0, 40), slice(40, 70), slice(70, 120)):  # 40, then 30 and 50 rows
+        auto.partial_fit(X[chunk], y[chunk], classes=[0, 1])
+        number.partial_fit(X[chunk], y[chunk], classes=[0, 1])
+        assert auto.lmbd_ == number.lmbd_ == 1 / 40
+        assert_array_equal(auto.coef_, number.coef_)
+        assert_array_equal(auto.intercept_, number.intercept_)
+    assert auto.t_ == 120 and auto.get_params()["lmbd"] == "auto"
+    fitted = PegasosClassifier(max_epochs=2, random_state=0).fit(X, y)  # λ = 1/120
+    fixed = PegasosClassifier(lmbd=1 / 120, max_epochs=2, random_state=0).fit(X, y)
+    fitted.partial_fit(X[:30], y[:30])
+    fixed.partial_fit(X[:30], y[:30])
+    assert fitted.lmbd_ == 1 / 120 and fitted.t_ == fixed.t_ == 270
+    assert_array_equal(fitted.coef_, fixed.coef_)
 
 
 def test_weights_that_empty_a_class_are_refused_by_name(binary):

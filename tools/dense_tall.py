@@ -52,7 +52,10 @@ def main(argv=None) -> None:
         flush=True,
     )
     SDCAClassifier(lmbd, bias_multiplier=0.0, tol=0, max_epochs=2).fit(X[:1000], y[:1000])
-    for name, options in (("plain", {}), ("shrinking=True", {"shrinking": True})):
+    for name, options in (
+        ("plain", {"shrinking": False, "finish": False}),
+        ("shrinking=True", {"shrinking": True, "finish": False}),
+    ):
         epochs = [0.0]
 
         def count(info, epochs=epochs):

@@ -46,8 +46,8 @@ SKIN_REPORT = "beyond_features_skin"
 PATH_DATASETS = {"blood PCA-40": ("blood", {"pca": 40}), "blood raw crops": ("blood", {})}
 #: The solvers of the path: each an estimator a user calls (the finish: issue 32 item 2).
 PATH_CONFIGS = {
-    "SDCA": {},
-    "SDCA + shrinking": {"shrinking": True},
+    "SDCA": {"shrinking": False, "finish": False},
+    "SDCA + shrinking": {"shrinking": True, "finish": False},
     "SDCA + shrinking + finish": {"shrinking": True, "finish": True},
 }
 #: The relative duality gap every λ of a path is fitted to.

@@ -38,11 +38,20 @@ SOLVER_CLASSES = {
 #: always passed: the experiment's ``lmbd`` or the configuration's).
 RUN_DEFAULTS = {"bias_multiplier": 0.0}
 
+#: Per solver, the estimator parameters every run of that solver passes unless its
+#: configuration's ``params`` set them, after :data:`RUN_DEFAULTS`: SDCA's epochs sweep all n
+#: samples in both studies, so no shrinking and no exact finish, whatever the estimator's
+#: default (``"auto"``: both on, on the CPU). Pegasos, ASDCA and the exact solver have no such
+#: parameters.
+SOLVER_RUN_DEFAULTS = {"sdca": {"shrinking": False, "finish": False}}
+
 #: What a run key leaves out of the parameters when they hold this value: the keys made
 #: before ``RUN_DEFAULTS`` existed (when 0.0 was the estimators' own default and no
 #: configuration named it) stay valid, and a configuration that names the same value is the
-#: same run.
-_KEYS_IMPLY = {"bias_multiplier": 0.0}
+#: same run. So are the keys made before :data:`SOLVER_RUN_DEFAULTS` (when ``False`` was
+#: SDCA's default for both and no configuration named ``finish``; SDCA's configurations are
+#: the only ones with these parameters).
+_KEYS_IMPLY = {"bias_multiplier": 0.0, "shrinking": False, "finish": False}
 
 #: Source files whose content determines report rows: a change to any of them invalidates
 #: every stored run (a bug fix in a solver must never be hidden by reused runs).
@@ -108,8 +117,9 @@ class Config:
     params : dict
         Estimator parameters (``lmbd``, ``max_epochs``, ``tol``, ``random_state`` and
         ``callback`` are set by the engine; ``lmbd`` here overrides the experiment's). Those
-        left out of :data:`RUN_DEFAULTS` take its value, not the estimator's default
-        (``bias_multiplier=0.0``: no intercept, as both studies).
+        left out of :data:`RUN_DEFAULTS` and of the solver's :data:`SOLVER_RUN_DEFAULTS` take
+        their value, not the estimator's default (``bias_multiplier=0.0``: no intercept, as
+        both studies; SDCA: ``shrinking=False, finish=False``, epochs over all n samples).
     tags : tuple of str
         Groups the figures select on (e.g. ``"algorithms"``, ``"sampling"``).
     rel_gap : float, default=0
@@ -255,9 +265,15 @@ class Experiment:
     def config_params(self, config: Config) -> dict:
         """Every parameter the engine passes to ``config``'s estimator besides those it sets
         itself (``max_epochs``, ``tol``, ``random_state``, ``callback``, ``max_cpu``):
-        :data:`RUN_DEFAULTS`, then the configuration's ``params``, and ``lmbd`` (as declared:
-        ``"1/n"`` is resolved on the training set by the runner)."""
-        return {**RUN_DEFAULTS, **config.params, "lmbd": self.config_lmbd(config)}
+        :data:`RUN_DEFAULTS` and the solver's :data:`SOLVER_RUN_DEFAULTS`, then the
+        configuration's ``params``, and ``lmbd`` (as declared: ``"1/n"`` is resolved on the
+        training set by the runner)."""
+        return {
+            **RUN_DEFAULTS,
+            **SOLVER_RUN_DEFAULTS.get(config.solver, {}),
+            **config.params,
+            "lmbd": self.config_lmbd(config),
+        }
 
     def config_epochs(self, config: Config) -> int:
         """Epoch cap of ``config``'s runs: 1 (one solve) for the exact solver, its own

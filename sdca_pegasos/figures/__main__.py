@@ -61,7 +61,8 @@ def trace(spec) -> list[str]:
                     )
                     if c.rows_per_doubling is not None:
                         rule += f", rows: {c.rows_per_doubling} per doubling of the epochs"
-                lines.append(f"    {c.label:<32} solvers.{SOLVER_CLASSES[c.solver]}({args}){rule}")
+                estimator = f"sdca_pegasos.solvers.{SOLVER_CLASSES[c.solver]}({args})"
+                lines.append(f"    {c.label:<32} {estimator}{rule}")
     return lines
 
 

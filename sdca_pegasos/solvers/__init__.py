@@ -17,6 +17,10 @@ Every solver names its sampling orders in one vocabulary, ``"iid"`` / ``"permuta
   (interior point and crossover, or coordinate descent with Newton finishes:
   :mod:`sdca_pegasos.solvers.exact`).
 
+scikit-learn's estimator checks that an estimator fails by design, with the reasons, are
+:func:`sdca_pegasos.solvers.sklearn_checks.expected_failed_checks` (``check_estimator``'s
+``expected_failed_checks``; none for ``SDCAClassifier()`` and ``ExactSVMClassifier()``).
+
 Shared maths (objectives, dual, gap, λ ↔ C) lives in :mod:`sdca_pegasos.solvers.objectives`, the
 losses (hinge, smoothed hinge, squared hinge: value, conjugate, coordinate step, shrinking test) in
 :mod:`sdca_pegasos.solvers.losses`; ``FASTMATH`` is the kernels' compile flag set and ``dot4``

@@ -302,11 +302,15 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         return tags
 
     # ---------------------------------------------------------------- the binary problems
-    def _fit_targets(self, X, y, targets, sample_weight, epochs: int, inits) -> None:
+    def _fit_targets(
+        self, X, y, targets, sample_weight, epochs: int, inits, lmbd: float | None = None
+    ) -> None:
         """Fit one binary problem per target (labels ``y``, ``classes_`` set) and store the
-        fitted attributes."""
+        fitted attributes; ``lmbd``: the λ of the fit (None: ``self.lmbd``, ``"auto"``
+        resolved on X's rows)."""
         self._set_class_weight_map(y, sample_weight)
-        lmbd = resolve_lmbd(self.lmbd, X.shape[0])
+        if lmbd is None:
+            lmbd = resolve_lmbd(self.lmbd, X.shape[0])
         problems = [
             Problem(
                 X,
@@ -485,7 +489,9 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         ):
             returned = "" if duality_gap == gap else f"; returned pair {duality_gap:.3g}"
             which = "" if len(self.classes_) == 2 else f", class {problem.positive_class}"
-            warn_unconverged(self, gap, tol, problem.epochs, f" (last iterate{returned}{which})")
+            warn_unconverged(
+                self, gap, tol, problem.epochs, f" (last iterate{returned}{which})", X=problem.X
+            )
         return BinaryFit.of_epochs(
             cpu_times,
             wall_times,

@@ -28,9 +28,9 @@ class DeviceMixin:
         """Parameters set to what the GPU solver does not do (empty: all supported)."""
         return []
 
-    def _fit_targets(self, X, y, targets, sample_weight, epochs, inits):
+    def _fit_targets(self, X, y, targets, sample_weight, epochs, inits, **options):
         if self.device != "cuda":
-            return super()._fit_targets(X, y, targets, sample_weight, epochs, inits)
+            return super()._fit_targets(X, y, targets, sample_weight, epochs, inits, **options)
         from . import gpu
         from .gpu.data import to_device
 
@@ -43,7 +43,7 @@ class DeviceMixin:
             )
         self._gpu_data = to_device(X)
         try:
-            return super()._fit_targets(X, y, targets, sample_weight, epochs, inits)
+            return super()._fit_targets(X, y, targets, sample_weight, epochs, inits, **options)
         finally:
             del self._gpu_data
 

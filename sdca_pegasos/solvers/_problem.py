@@ -24,6 +24,7 @@ import sklearn
 from sklearn.exceptions import ConvergenceWarning
 
 from ._kernels import kernel_rows
+from ._scales import scaling_advice
 
 #: Source folders whose frames a warning skips to point at the caller's line.
 _INTERNAL = (os.path.dirname(__file__), os.path.dirname(sklearn.__file__))
@@ -246,13 +247,20 @@ def canonical(X):
     return X
 
 
-def warn_unconverged(est, gap: float, tol: float, max_epochs: int, detail: str = "") -> None:
+def warn_unconverged(
+    est, gap: float, tol: float, max_epochs: int, detail: str = "", X=None
+) -> None:
     """The ``ConvergenceWarning`` of a fit whose gap is above ``tol`` when ``max_epochs``
-    ran out; ``detail`` (e.g. which class, what was returned) follows the numbers."""
+    ran out; ``detail`` (e.g. which class, what was returned) follows the numbers. Given the
+    fit's ``X``, whose columns' scales differ by orders of magnitude, the advice names scaling
+    first (:func:`sdca_pegasos.solvers._scales.scaling_advice`): more epochs do not mend it."""
+    advice = "Increase max_epochs or tol (or pass tol=0 to run a fixed number of epochs)."
+    scaling = "" if X is None else scaling_advice(X, getattr(est, "feature_names_in_", None))
+    if scaling:
+        advice = f"{scaling} or tol (or passing tol=0 to run a fixed number of epochs)."
     warnings.warn(
         f"{type(est).__name__} did not converge: duality gap {gap:.3g} > tol={tol:g} after "
-        f"max_epochs={max_epochs}{detail}. Increase max_epochs or tol (or pass tol=0 to run "
-        "a fixed number of epochs).",
+        f"max_epochs={max_epochs}{detail}. {advice}",
         ConvergenceWarning,
         stacklevel=caller_stacklevel(),
     )

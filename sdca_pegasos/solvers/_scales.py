@@ -3,11 +3,14 @@
 :func:`resolve_lmbd` turns ``lmbd`` (a number or ``"auto"``) into the fit's λ; :func:`check_lmbd`
 refuses, with the smallest λ that passes, a λ too small for the scale of X (every estimator's
 ``fit`` calls it, and so does ``python -m sdca_pegasos.compare``); :func:`max_abs` is the max |X|
-it bounds the row norms with, found once per fit."""
+it bounds the row norms with, found once per fit; :func:`scaling_advice` is the advice to scale
+that an uncertified fit's warning gives first when the columns' scales differ by orders of
+magnitude."""
 
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import objectives
 
@@ -80,6 +83,56 @@ def check_lmbd(X, lmbd: float, *, bias: float = 0.0, sample_weight=None, big=Non
             f"and margins (~||x||^2/lmbd) would overflow float64. Use lmbd >= "
             f"{_rounded_up(r2 / _SCALE_LIMIT)} or scale the features down."
         )
+
+
+#: Columns whose largest |x_j| differ by more than this factor make an uncertified fit's
+#: ConvergenceWarning advise scaling before more epochs (:func:`scaling_advice`).
+SCALE_SPREAD = 1e3
+
+
+def column_scales(X) -> np.ndarray:
+    """max_i |x_ij| of every column j, float64 of shape (n_features,): dense or CSR, one pass
+    over X (the stored entries of a CSR matrix), no copy of it."""
+    if sp.issparse(X):
+        scales = np.zeros(X.shape[1])
+        np.maximum.at(scales, X.indices, np.abs(X.data))
+        return scales
+    with np.errstate(over="ignore"):
+        return np.maximum(X.max(axis=0), -X.min(axis=0)).astype(np.float64)
+
+
+def scaling_advice(X, feature_names=None) -> str:
+    """The sentence an uncertified fit's warning starts its advice with when the columns'
+    scales (their max |x_j|, all-zero columns left out) differ by more than
+    :data:`SCALE_SPREAD`: the factor, the two columns (by name when X had names) and the fix
+    (standardise, before raising ``max_epochs``); ``""`` otherwise. Computed only when the
+    warning is issued (one pass over X)."""
+    if X.shape[0] == 0 or X.shape[1] < 2:
+        return ""
+    scales = column_scales(X)
+    used = np.flatnonzero(scales > 0.0)
+    if used.size < 2:
+        return ""
+    hi = int(used[np.argmax(scales[used])])
+    lo = int(used[np.argmin(scales[used])])
+    with np.errstate(over="ignore"):
+        factor = scales[hi] / scales[lo]
+    if not factor > SCALE_SPREAD:
+        return ""
+
+    def column(j: int) -> str:
+        return f"column {j}" if feature_names is None else f"column {j} ({feature_names[j]!r})"
+
+    scaler = (
+        "sklearn.preprocessing.MaxAbsScaler (it keeps sparse X's zeros)"
+        if sp.issparse(X)
+        else "sklearn.preprocessing.StandardScaler"
+    )
+    return (
+        f"The features' scales differ by a factor of {factor:.3g} (max |x| = "
+        f"{scales[hi]:.3g} in {column(hi)}, {scales[lo]:.3g} in {column(lo)}): standardise "
+        f"them, e.g. with {scaler}, before raising max_epochs"
+    )
 
 
 def max_abs(X) -> float:

@@ -477,7 +477,8 @@ class ASDCAClassifier(BaseLinearSVM):
     gamma : float, default=1.0
         Smoothing :math:`\gamma > 0` of the hinge (the acceleration needs a smooth loss).
     batch_size : int, default=8
-        :math:`m`, at most ``n_samples``.
+        :math:`m`; a fit of fewer samples takes them all in each iteration, :math:`m = n`
+        (``batch_size_``).
     theta : float in (0, 1] or None, default=None
         Momentum/step :math:`\theta`. None: the paper's value with :math:`\gamma/R^2` in place
         of :math:`\gamma`, :math:`R^2 = \max_i\|\tilde x_i\|^2` (see module docstring).
@@ -518,8 +519,10 @@ class ASDCAClassifier(BaseLinearSVM):
     dual_coef_ : ndarray of shape (n_samples,) or (n_classes, n_samples)
         Signed :math:`a_i` (:math:`\alpha_i = a_i\tilde x_i`), :math:`y_i a_i \in [0, c_i]`
         (:math:`c_i` the sample weights).
+    batch_size_ : int
+        The :math:`m` of the fit: ``min(batch_size, n_samples)``.
     theta_ : float or ndarray of shape (n_classes,)
-        The :math:`\theta` used.
+        The :math:`\theta` used (the paper's for ``batch_size_``).
     objective_ : float or ndarray of shape (n_classes,)
         :math:`P_\gamma` (smoothed primal) of the returned weights.
     hinge_objective_ : float or ndarray of shape (n_classes,)
@@ -580,12 +583,19 @@ class ASDCAClassifier(BaseLinearSVM):
     def _warm_up_overrides(self) -> dict:
         return {"batch_size": min(self.batch_size, 3), "avg_start": None}
 
+    def _batch(self, n_samples: int) -> int:
+        """The batch size :math:`m` of a fit of ``n_samples``: ``batch_size``, or every sample
+        when there are fewer (``batch_size_``)."""
+        return min(int(self.batch_size), n_samples)
+
+    def _fit_targets(self, X, y, targets, sample_weight, epochs, inits, **options) -> None:
+        super()._fit_targets(X, y, targets, sample_weight, epochs, inits, **options)
+        self.batch_size_ = self._batch(X.shape[0])
+
     def _check_problem(self, problem: Problem) -> None:
-        if self.batch_size > problem.n_samples:
-            raise ValueError(f"batch_size={self.batch_size} exceeds n_samples={problem.n_samples}")
         theta, how = self.theta, "theta"
         if theta is None:  # the paper's θ grows with 1/R²: first from a bound on R² (no pass)
-            X, m = problem.X, int(self.batch_size)
+            X, m = problem.X, self._batch(problem.n_samples)
             big = max(abs(float(X.max())), abs(float(X.min())))
             r2 = big * big * X.shape[1] + problem.bias * problem.bias  # inf, never an error
             theta = self._paper_theta(r2, problem, m)
@@ -607,7 +617,7 @@ class ASDCAClassifier(BaseLinearSVM):
 
     def _init_state(self, problem: Problem, rng: np.random.Generator) -> _State:
         n, d = problem.n_samples, problem.n_features
-        m = int(self.batch_size)
+        m = self._batch(n)
         avg = bool(self.average)
         iters = -(-n // m)
         total = problem.epochs * iters
@@ -633,7 +643,7 @@ class ASDCAClassifier(BaseLinearSVM):
         p = state.problem
         if self.theta is None:
             r2 = float(objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms).max())
-            theta = self._paper_theta(r2, p, int(self.batch_size))
+            theta = self._paper_theta(r2, p, state.params.batch_size)
             state.params = state.params._replace(theta=theta)
         if p.init is not None:  # warm start: the last α, in the new box; w = z = w(α)
             box = state.params.loss.box(state.rows.weights, p.n_samples)
@@ -641,7 +651,7 @@ class ASDCAClassifier(BaseLinearSVM):
             state.it.z[:] = objectives.dual_weights(p.X, state.it.dual_coef, p.lmbd, p.bias)
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
-        return distinct_batches(rng, state.problem.n_samples, int(self.batch_size))
+        return distinct_batches(rng, state.problem.n_samples, state.params.batch_size)
 
     def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
         _asdca_epoch(state.rows, state.it, state.params, indices, state.t)

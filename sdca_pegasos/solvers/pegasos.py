@@ -115,8 +115,12 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         Regularisation :math:`\lambda > 0`. ``"auto"`` (the default): :math:`\lambda = 1/n`,
         n the number of rows of X, resolved at ``fit`` (``lmbd_``): ``LinearSVC``'s default
         ``C = 1`` (with sample weights n still counts the rows: each weight multiplies its
-        sample's loss, as in ``LinearSVC(C=1)``). ``partial_fit`` needs a number: it sees
-        one chunk at a time, not the n of the whole stream.
+        sample's loss, as in ``LinearSVC(C=1)``). In ``partial_fit``, which sees one chunk at
+        a time, not the n of the whole stream, ``"auto"`` is the λ already in use (``lmbd_`` of
+        the last ``fit`` or of the stream's first call), or :math:`1/n` of the first call's
+        rows: a stream's λ is fixed at its start, as its steps :math:`1/(\lambda t)` need. Pass
+        a number, e.g. 1/(the number of samples in the stream), for LinearSVC's ``C = 1`` on
+        the whole stream.
     loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
         :math:`\phi` (:mod:`sdca_pegasos.solvers.losses`), as in
         :class:`sdca_pegasos.solvers.SDCAClassifier`: the hinge, the :math:`\gamma`-smoothed hinge
@@ -184,7 +188,9 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         Always NaN.
     classes_ : ndarray of shape (n_classes,)
     lmbd_ : float
-        The :math:`\lambda` of the fit (``1/n_samples`` when ``lmbd="auto"``).
+        The :math:`\lambda` of the fit (``1/n_samples`` when ``lmbd="auto"``); after
+        ``partial_fit`` with ``lmbd="auto"``, the λ of the stream: ``1/n`` of its first call's
+        rows (or of the ``fit`` it continues), kept by every later call.
     n_epochs_ : int or ndarray of shape (n_classes,)
         Epochs run (always ``max_epochs``; 1 per ``partial_fit``); ``n_iter_`` the largest.
     t_ : int or ndarray of shape (n_classes,)
@@ -344,7 +350,9 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         r"""One pass over the given rows, from the current iterate, as ``SGDClassifier``.
 
         The step counter t carries across calls (the step :math:`1/(\lambda t)` goes on
-        decreasing), so a stream of calls over successive chunks is one Pegasos run.
+        decreasing), so a stream of calls over successive chunks is one Pegasos run. With
+        ``lmbd="auto"`` the stream's λ is :math:`1/n` of the first call's rows, kept by the
+        later calls (``lmbd_``); a number is used as given.
 
         Parameters
         ----------
@@ -373,12 +381,6 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
             )
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
-        if isinstance(self.lmbd, str):
-            raise ValueError(
-                f"partial_fit needs a number for lmbd, not {self.lmbd!r}: 'auto' is 1/n of the "
-                "whole training set, and partial_fit sees one chunk at a time. Pass lmbd, e.g. "
-                "1 / (the number of samples in the stream)."
-            )
         X, y = validate_data(
             self,
             X,
@@ -406,7 +408,9 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         targets = [np.where(y == positive, 1.0, -1.0) for positive in self._positive_classes()]
         inits = None if first else self._fitted_inits(X, self.classes_)
         weights = self._sample_weights(X, y, sample_weight)
-        self._fit_targets(canonical(X), y, targets, weights, 1, inits)
+        # "auto": the stream keeps the λ it started with (None: 1/n of this first call's rows)
+        lmbd = None if first or not isinstance(self.lmbd, str) else float(self.lmbd_)
+        self._fit_targets(canonical(X), y, targets, weights, 1, inits, lmbd=lmbd)
         return self
 
     def _output(self, state: _State) -> tuple[np.ndarray, None]:

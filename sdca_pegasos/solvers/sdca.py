@@ -99,6 +99,15 @@ from ._sdca_shrinking import (
     shrinking_epoch,
 )
 
+#: Shrinking draws its passes with 32-bit bounded draws: fewer samples than this.
+_SHRINKING_LIMIT = 2**32
+
+
+def _explicitly_on(option) -> bool:
+    """Whether ``shrinking`` or ``finish`` is set on by name (True, not ``"auto"``)."""
+    return not isinstance(option, str) and bool(option)
+
+
 #: The kernels, public for benchmarks that time their arithmetic alone
 #: (``benchmarks/epoch_cost.py``, with :func:`kernel_inputs`): one epoch, and the two sweeps
 #: it chooses between (dense rows four at a time, any rows one at a time).
@@ -161,7 +170,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         :math:`t_0`, in steps; None is half of all steps, ``max_epochs * n // 2``
         (seeds/001 §2.2). With ``sgd_init`` it is at least ``n`` (the SGD epoch's
         intermediate iterates are not SDCA iterates).
-    shrinking : bool, default=False
+    shrinking : bool or "auto", default="auto"
         Sweep only an *active set* of samples: those not held at a dual bound by their gradient
         (liblinear's rule; see :mod:`sdca_pegasos.solvers.sdca`). A shrunk epoch makes passes over
         the active set A, shrinking it after each, for at most n steps — fresh permutations of it
@@ -172,23 +181,27 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         projected-gradient range predicts it below ``tol`` (at least every 8 epochs, and for the
         returned pair): the certificate stays exact, paid for rarely. Needs ``average=False`` (the
         averaged and random-iterate outputs are defined over the uniform sweeps of SDCA's analysis,
-        which shrinking replaces). Off by default, decided by measurement (``make bench-peers``,
-        one thread, CPU time of a whole ``fit``, 2026-11-25; without → with): shrinking is not
-        faster to every ε — blood PCA-40 at λ = 1.6, 0.87 → 1.2 ms (one epoch solves it, the
-        bookkeeping is extra), skin at 1/n to 1e-2, 0.13 → 0.14 s — but far faster to 1e-4 and 1e-6
-        at small λ (skin 0.94 s → 0.28 s, and 1e-6 unreached in 12 s → 0.96 s; PCA-40 at 1/n 0.37 s
-        → 0.045 s, 1e-6 unreached → 0.097 s; measured before a shrunk epoch became one kernel on
-        2026-11-26, not remeasured since). And every experiment, figure and averaged output of the
-        studies is defined on epochs that sweep all n samples. Turn it on to solve to 1e-4 or
-        better.
-    finish : bool, default=False
-        With ``shrinking``: once per shrinking phase, when the active set has at most 64 samples,
+        which shrinking replaces). ``"auto"`` (the default): on wherever it can be, i.e. with
+        ``device="cpu"``, ``average=False`` and fewer than 2**32 samples, else off (the GPU has no
+        shrinking); ``shrinking_`` says which. On by default since measured (docs/scikit-learn.md,
+        "Defaults"; epochs to the default ``tol`` at λ = 1/n with an intercept, seed 0, without →
+        with): breast cancer standardised 413 → 29, simulated 670 × 10 916 → 46, 3350 × 50 1000
+        (uncertified) → 78, digits 1000 (uncertified) → 127, sparse-synthetic CSR 108 → 29, skin
+        269 → 50 (CPU 6.5 s → 0.80 s). The studies' experiments and figures pass
+        ``shrinking=False``: every epoch of theirs sweeps all n samples.
+    finish : bool or "auto", default="auto"
+        With shrinking: once per shrinking phase, when the active set has at most 64 samples,
         solve the box QP of their dual coordinates exactly, the others fixed (an active-set method
         on the block's Gram matrix that also takes the degenerate faces coordinate ascent crawls
         along; :mod:`sdca_pegasos.solvers._sdca_finish`), before the sweeps go on; timed with the
         epoch. Same certificate; pays where the last active samples are coupled near-duplicates
-        (``benchmarks/shrinking.py`` measures it). Off by default: the studies' configurations and
-        their run keys are unchanged.
+        (``benchmarks/shrinking.py`` measures it) or carry very unequal weights. ``"auto"`` (the
+        default): on whenever shrinking is (``finish_`` says which); ``True`` needs shrinking.
+        Measured with shrinking (seed 0, docs/scikit-learn.md): never more epochs (breast cancer
+        29 → 9, simulated 46 → 23, digits 127 → 65, skin 50 → 50), a few ms more CPU on the
+        small problems (4 → 13 ms on breast cancer), and scikit-learn's class-weight check
+        (weights 1000 and 1e-4) certified in 13 epochs where shrinking alone stops uncertified
+        after 1000. The studies' experiments pass ``finish=False``.
     max_epochs : int, default=1000
         At most this many epochs (``LinearSVC``'s ``max_iter=1000``; at λ = 1/n plain SDCA
         needs a few hundred to reach ``tol=1e-5`` on standardised data).
@@ -233,7 +246,8 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         :mod:`sdca_pegasos.solvers.gpu.sdca`); CSR is where the GPU pays (README, "On a GPU").
         ``epoch_times_`` are then GPU seconds of the update kernels (CUDA events). Supports every
         loss, sample and class weights, the bias, warm starts and ``sampling`` "permutation" /
-        "cyclic"; not ``"iid"``, ``sgd_init``, ``average``, ``shrinking`` (a ValueError says so).
+        "cyclic"; not ``"iid"``, ``sgd_init``, ``average``, ``shrinking=True`` or
+        ``finish=True`` (a ValueError says so; their default ``"auto"`` is off on the GPU).
 
     Attributes
     ----------
@@ -260,8 +274,12 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
     setup_time_, setup_wall_time_ : float or ndarray of shape (n_classes,)
         CPU and wall seconds of the per-fit precomputation (squared norms; w(α) of a warm
         start), before epoch 1.
+    shrinking_, finish_ : bool
+        Whether the fit shrank its active set and made exact finishes (what ``"auto"``
+        resolved to).
     n_finishes_, finish_iterations_ : int or ndarray of shape (n_classes,)
-        ``finish=True`` only: the finishes made, and their active-set iterations in all.
+        With the finish only (``finish_``): the finishes made, and their active-set iterations
+        in all.
     """
 
     _parameter_constraints: dict = {
@@ -277,8 +295,8 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         "sgd_init": ["boolean"],
         "average": ["boolean", StrOptions({"random"})],
         "avg_start": [Interval(Integral, 0, None, closed="left"), None],
-        "shrinking": ["boolean"],
-        "finish": ["boolean"],
+        "shrinking": ["boolean", StrOptions({"auto"})],
+        "finish": ["boolean", StrOptions({"auto"})],
         **DEVICE_CONSTRAINT,
     }
 
@@ -295,8 +313,8 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         sgd_init=False,
         average=False,
         avg_start=None,
-        shrinking=False,
-        finish=False,
+        shrinking="auto",
+        finish="auto",
         max_epochs=1000,
         tol=1e-5,
         bias_multiplier=1.0,
@@ -329,10 +347,25 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
             "sampling='iid'": self._sampling() == "iid",
             "sgd_init=True": bool(self.sgd_init),
             f"average={self.average!r}": self.average is not False,
-            "shrinking=True": bool(self.shrinking),
-            "finish=True": bool(self.finish),
+            "shrinking=True": _explicitly_on(self.shrinking),
+            "finish=True": _explicitly_on(self.finish),
         }
         return [name for name, refused in bad.items() if refused]
+
+    def _shrinks(self, n_samples: int) -> bool:
+        """Whether a fit of ``n_samples`` samples shrinks: ``shrinking`` itself, or, for
+        ``"auto"``, whether it can (``device="cpu"``, ``average=False``, fewer than 2**32
+        samples)."""
+        if not isinstance(self.shrinking, str):
+            return bool(self.shrinking)
+        return self.device == "cpu" and self.average is False and n_samples < _SHRINKING_LIMIT
+
+    def _finishes(self, n_samples: int) -> bool:
+        """Whether a fit of ``n_samples`` samples makes exact finishes: ``finish`` itself, or,
+        for ``"auto"``, whether it shrinks."""
+        if not isinstance(self.finish, str):
+            return bool(self.finish)
+        return self._shrinks(n_samples)
 
     def _sampling(self) -> str:
         """``sampling`` in the current vocabulary (a deprecated spelling translated)."""
@@ -344,28 +377,47 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         return AVERAGE if self.average else LAST
 
     def _kernel_key(self) -> tuple:
-        return (bool(self.sgd_init), bool(self.shrinking), self.device)
+        # "auto" resolved for a problem below 2**32 samples (beyond, the plain kernels would
+        # compile in the first timed epoch: no problem of that size fits in memory anyway)
+        return (bool(self.sgd_init), self._shrinks(1), self.device)
+
+    def _fit_targets(self, X, y, targets, sample_weight, epochs, inits, **options) -> None:
+        super()._fit_targets(X, y, targets, sample_weight, epochs, inits, **options)
+        self.shrinking_ = self._shrinks(X.shape[0])
+        self.finish_ = self._finishes(X.shape[0])
 
     def _check_params(self) -> None:
         resolve_sampling("SDCAClassifier", self.sampling, warn=True)
 
     def _check_problem(self, problem: Problem) -> None:
-        if self.finish and not self.shrinking:
+        n = problem.n_samples
+        if self._finishes(n) and not self._shrinks(n):  # finish=True, shrinking off
+            if isinstance(self.shrinking, str):
+                why = (
+                    f"average={self.average!r}"
+                    if self.average is not False
+                    else f"{n} samples, more than 2**32 - 1"
+                )
+                raise ValueError(
+                    f"finish=True needs shrinking=True, and shrinking='auto' is off here "
+                    f"({why}): the exact finish runs when a shrunk phase has solved its active "
+                    "set. Pass finish='auto' or finish=False."
+                )
             raise ValueError(
                 "finish=True needs shrinking=True: the exact finish runs when a shrunk phase "
                 "has solved its active set. Pass shrinking=True as well, or finish=False."
             )
-        if self.shrinking and self.average is not False:
+        if _explicitly_on(self.shrinking) and self.average is not False:
             raise ValueError(
                 f"shrinking=True needs average=False (got average={self.average!r}): the "
                 "averaged and random-iterate outputs are defined over SDCA's uniform sweeps, "
                 "which shrinking replaces. Pass shrinking=False to average."
             )
-        if self.shrinking and problem.n_samples >= 2**32:
+        if _explicitly_on(self.shrinking) and n >= _SHRINKING_LIMIT:
             raise ValueError(
-                f"shrinking=True draws its passes with 32-bit bounded draws "
-                f"(solvers._sampling.uniform_below): at most 2**32 - 1 samples, got "
-                f"{problem.n_samples}. Pass shrinking=False."
+                "shrinking=True draws its passes with 32-bit bounded draws "
+                "(sdca_pegasos.solvers._sampling.uniform_below): at most 2**32 - 1 samples, "
+                f"got {n}. Pass shrinking=False (or 'auto')."
             )
 
     def _warm_up_overrides(self) -> dict:
@@ -377,6 +429,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         total = problem.epochs * n
         t0 = total // 2 if self.avg_start is None else min(int(self.avg_start), total)
         sgd_first = bool(self.sgd_init) and problem.init is None
+        shrinks = self._shrinks(n)
         if sgd_first:
             t0 = max(t0, n)
         snap = -1
@@ -388,16 +441,16 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
             dual_coef=np.zeros(n),
             acc_w=np.zeros(d + 1 if mode else 1),
             acc_a=np.zeros(n if mode else 1),
-            grad=np.full(n, np.nan) if self.shrinking else None,
+            grad=np.full(n, np.nan) if shrinks else None,
             pg_range=np.array([-np.inf, np.inf]),
         )
         params = Params(problem.lmbd, problem.lmbd * n, self.loss_function, mode, t0, snap)
         active = None
-        if self.shrinking:
+        if shrinks:
             sampling = {"permutation": PERMUTATION, "iid": IID, "cyclic": CYCLIC}
             active = new_active_set(n, sampling[self._sampling()], cyclic_order)
         rows = problem.rows(np.empty(n))
-        finish = BlockFinish(problem, params.loss) if self.finish else None
+        finish = BlockFinish(problem, params.loss) if self._finishes(n) else None
         return _State(
             problem,
             rows,
@@ -470,7 +523,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
     def _kkt_statistic(self, state: _State) -> float | None:
         """Shrinking: the last pass's projected-gradient range (liblinear's stopping
         statistic, free with the sweep); without shrinking: None (a gap every epoch)."""
-        if not self.shrinking:
+        if state.active is None:
             return None
         pg_max, pg_min = state.sweep.pg_range
         return float(pg_max - pg_min) if pg_max >= pg_min else 0.0

@@ -222,7 +222,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
             "the features (e.g. StandardScaler) or increase lmbd; no model was stored."
         )
     if est._warn_unconverged and tol > 0.0 and not converged and not stopped:
-        warn_unconverged(est, result["gap"], tol, problem.epochs, " (device='cuda')")
+        warn_unconverged(est, result["gap"], tol, problem.epochs, " (device='cuda')", X=problem.X)
     return BinaryFit.of_epochs(
         gpu_times,
         wall_times,

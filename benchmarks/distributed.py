@@ -100,7 +100,12 @@ def sdca_reference(X, y, lmbd, targets, max_epochs, shrinking=False):
         return bool(rel is not None and rel <= min(targets))
 
     clf = SDCAClassifier(
-        lmbd=lmbd, tol=1e-300, max_epochs=max_epochs, random_state=0, shrinking=shrinking
+        lmbd=lmbd,
+        tol=1e-300,
+        max_epochs=max_epochs,
+        random_state=0,
+        shrinking=shrinking,
+        finish=False,
     )
     clf.set_params(callback=record)
     with warnings.catch_warnings():

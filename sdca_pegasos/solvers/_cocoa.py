@@ -10,6 +10,11 @@ so that dask can spill them to disk and read them back for each task that needs 
 block of several chunks (``n_blocks``) makes its local pass one chunk at a time, v going
 from one chunk's task to the next, and never needs all its rows in memory at once.
 
+A chunk of the user's rows is checked where it is built (:func:`checked_block_data`: numbers,
+finite, classes, weights >= 0); a refused one is a :class:`Refused` value, not an exception (dask
+logs a task that raises, traceback and all, on its worker), which the driver turns into a
+:class:`BadInput` in the user's process before any round.
+
 The local subproblem (Ma et al. 2015, Smith et al. JMLR 2018, with adding: γ = 1,
 σ' = K blocks). With :math:`\tilde w = \frac{1}{\lambda n}\sum_i \alpha_i\tilde x_i` (n the
 *global* row count), block k maximises over its :math:`\Delta\alpha_{[k]}`
@@ -172,6 +177,179 @@ def block_data(X, labels, sample_weight=None) -> BlockData:
     if sample_weight is not None:
         sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64).ravel()
     return BlockData(X, labels, sample_weight)
+
+
+# ------------------------------------------------------------------ refused inputs
+class BadInput(ValueError):
+    """An input refused by name: the shard's file, or X's row chunk (its index and rows),
+    what is wrong with it and how to fix it.
+
+    Raised on the driver only. A worker's check returns a :class:`Refused` instead of
+    raising (dask logs a task that raises on its worker, as "Compute Failed" with the
+    traceback, in the cluster's log), and the driver, which gathers the checks before any
+    round, raises this in the user's process."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """What a worker's check returns in place of its result when it refuses the input: the
+    message of the :class:`BadInput` the driver raises."""
+
+    message: str
+
+
+def refusal(value) -> str | None:
+    """The message of ``value`` when it is a :class:`Refused`, else None: the small result
+    the driver gathers from each chunk or shard before it spends a round."""
+    return value.message if isinstance(value, Refused) else None
+
+
+class Where(NamedTuple):
+    """Where the rows a check reads come from, as its messages name them: ``name`` (e.g.
+    ``"shard /data/b.parquet"`` or ``"X's row chunk 2 (rows 40 to 59)"``), how a row is
+    named (``rows``, a format of its position: ``"row {} of X"``, ``"row {} of the
+    file"``), the position of the first (``start``) and the feature columns' names
+    (``columns``; None: their indices)."""
+
+    name: str
+    rows: str = "row {}"
+    start: int = 0
+    columns: tuple | None = None
+
+    def row(self, i: int) -> str:
+        return self.rows.format(self.start + int(i))
+
+    def column(self, j: int) -> str:
+        return f"column {self.columns[j]!r}" if self.columns is not None else f"column {j}"
+
+
+def chunk_where(index: int, start: int, size: int) -> Where:
+    """How the checks name X's row chunk ``index`` of ``size`` rows from row ``start``."""
+    return Where(
+        f"X's row chunk {index} (rows {start} to {start + size - 1})", "row {} of X", start
+    )
+
+
+def _first(mask: np.ndarray) -> int:
+    """The flat position of the first True of ``mask`` (one exists)."""
+    return int(np.argmax(mask.ravel()))
+
+
+def as_numbers(X, where: Where):
+    """X itself when its values are numbers (bool, integers or floats, dense or sparse),
+    else converted to float64 (an object array of numbers); text or complex values are
+    refused (:class:`BadInput`) with ``where``."""
+    kind = X.dtype.kind
+    if kind == "c":
+        raise BadInput(
+            f"Complex data not supported: X in {where.name} holds complex numbers; pass "
+            "their real parts (or real and imaginary parts as two features)."
+        )
+    if kind in "biuf":
+        return X
+    try:
+        return X.astype(np.float64)
+    except (TypeError, ValueError) as err:
+        raise BadInput(
+            f"X in {where.name} holds values that are not numbers ({err}): encode text as "
+            "numbers (e.g. sklearn.preprocessing.OneHotEncoder) or drop it before fitting."
+        ) from None
+
+
+def check_features(X, where: Where) -> None:
+    """Refuse (:class:`BadInput`) X (float rows, dense or CSR) unless every stored value is
+    finite; the message names the first NaN or infinity: its row and column."""
+    values = X.data if sp.issparse(X) else X
+    finite = np.isfinite(values)
+    if finite.all():
+        return
+    k = _first(~finite)
+    if sp.issparse(X):
+        i, j = int(np.searchsorted(X.indptr, k, side="right")) - 1, int(X.indices[k])
+    else:
+        i, j = np.unravel_index(k, X.shape)
+    what = "NaN" if np.isnan(values.ravel()[k]) else "infinity"
+    raise BadInput(
+        f"Input X contains {what} in {where.name}, first at {where.row(i)}, "
+        f"{where.column(j)}: DaskSVMClassifier takes finite numbers only; drop those rows "
+        "or impute their values (e.g. sklearn.impute.SimpleImputer) before fitting."
+    )
+
+
+def check_labels(labels: np.ndarray, where: Where) -> None:
+    """Refuse (:class:`BadInput`) labels that are not classes, as scikit-learn's
+    ``type_of_target`` sees them: NaN or infinity, floats that are not whole numbers (a
+    continuous target), complex numbers, or objects of no one type."""
+    from sklearn.utils.multiclass import type_of_target
+
+    kind = labels.dtype.kind
+    if kind in "biu":
+        return
+    if kind == "f":
+        finite = np.isfinite(labels)
+        if not finite.all():
+            i = _first(~finite)
+            what = "NaN" if np.isnan(labels[i]) else "infinity"
+            raise BadInput(
+                f"Input y contains {what} in {where.name}, first at {where.row(i)}: every "
+                "row needs a class; drop the rows without one."
+            )
+        whole = labels == np.floor(labels)
+        if not whole.all():
+            i = _first(~whole)
+            raise BadInput(
+                f"Unknown label type: continuous, in {where.name} (y = {labels[i]!r} at "
+                f"{where.row(i)} is not a whole number). Maybe you are trying to fit a "
+                "classifier, which expects discrete classes, on a regression target with "
+                "continuous values: bin y into classes, or fit a regressor."
+            )
+        return
+    try:
+        target = type_of_target(labels, input_name="y")
+    except (TypeError, ValueError) as err:
+        target = f"unknown ({err})"
+    if target not in ("binary", "multiclass"):
+        raise BadInput(
+            f"Unknown label type: {target}, in {where.name} (y of dtype {labels.dtype}): y "
+            "must hold classes in an array of numbers or of strings; convert it (e.g. a "
+            "pandas column of dtype object or Int64 with .astype(int) or .astype(str))."
+        )
+
+
+def check_weights(sample_weight: np.ndarray | None, where: Where) -> None:
+    """Refuse (:class:`BadInput`) sample weights that are not finite or are negative."""
+    if sample_weight is None:
+        return
+    finite = np.isfinite(sample_weight)
+    if not finite.all():
+        i = _first(~finite)
+        what = "NaN" if np.isnan(sample_weight[i]) else "infinity"
+        raise BadInput(
+            f"Input sample_weight contains {what} in {where.name}, first at "
+            f"{where.row(i)}: every weight must be a finite number >= 0."
+        )
+    if (sample_weight < 0).any():
+        i = _first(sample_weight < 0)
+        raise BadInput(
+            f"Negative values in data passed to `sample_weight`, in {where.name}, first at "
+            f"{where.row(i)} ({sample_weight[i]!r}): every weight must be >= 0."
+        )
+
+
+def checked_block_data(X, labels, sample_weight, where: Where) -> BlockData | Refused:
+    """:func:`block_data` of a row chunk of the user's data, checked on its worker: finite
+    numbers in X (:func:`check_features`), classes in y (:func:`check_labels`), finite
+    weights >= 0 (:func:`check_weights`); a :class:`Refused` naming ``where`` instead when
+    a check fails (returned, not raised: nothing reaches the cluster's log)."""
+    try:
+        labels = np.asarray(labels).ravel()
+        data = block_data(as_numbers(X, where), labels, sample_weight)
+        check_features(data.X, where)
+        check_labels(data.labels, where)
+        check_weights(data.sample_weight, where)
+    except BadInput as err:
+        return Refused(str(err))
+    return data
 
 
 def merge_data(*parts: BlockData) -> BlockData:
@@ -372,7 +550,20 @@ def block_certificate(
     """The chunk's :class:`sdca_pegasos.solvers.objectives.CertificateSums` at (w, α_k) and, given
     ``w_implied``, at (w_implied, :func:`sdca_pegasos.solvers.objectives.implied_dual` of it), each
     merged with those of the block's chunks before it (``previous``) when given: a tuple of
-    one or two sums."""
+    one or two sums.
+
+    A chunk whose rows all weigh 0 (``sample_weight`` times the class weights) holds α = 0
+    and adds no term: its sums are those of no row, counted as its rows (the objectives
+    refuse weights that are 0 everywhere, which the whole problem's are not)."""
+    if state.weights is not None and not state.weights.any():
+        none = slice(0, 0)
+        empty = objectives.certificate_sums(
+            data.X[none], state.y[none], w, state.sweep.dual_coef[none], loss, state.bias
+        )._replace(n_samples=state.y.shape[0])
+        parts = [empty] if w_implied is None else [empty, empty]
+        if previous is None:
+            return tuple(parts)
+        return tuple(objectives.merge_sums(p, s) for p, s in zip(previous, parts, strict=True))
     parts = [
         objectives.certificate_sums(
             data.X, state.y, w, state.sweep.dual_coef, loss, state.bias, state.weights

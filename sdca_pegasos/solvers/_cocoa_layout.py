@@ -1,12 +1,15 @@
 """Where the rows of a :class:`sdca_pegasos.solvers.distributed.DaskSVMClassifier` fit live, on the
-driver's side: the client, the blocks (X's row chunks grouped in order, or its rows dealt in turn:
-:class:`RowLayout`), their placement on the workers, the ``"auto"`` sizes (blocks, local epochs,
+driver's side: the client, ``fit``'s inputs as dask arrays of row chunks (:func:`as_rows`; data
+in memory cut and scattered: :func:`scatter_rows`), the blocks (X's row chunks grouped in
+order, or its rows dealt in turn: :class:`RowLayout`), their placement on the workers and the
+checks of their chunks (:func:`persist_blocks`), the ``"auto"`` sizes (blocks, local epochs,
 the finish's rows), the classes and their weights. The rounds over those blocks are
 :mod:`sdca_pegasos.solvers._cocoa_rounds`; the worker side is :mod:`sdca_pegasos.solvers._cocoa`.
 """
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
@@ -43,26 +46,49 @@ def workers(client) -> dict:
     return dict(client.sync(client.scheduler.identity, n_workers=-1)["workers"])
 
 
-def as_rows(X, y, sample_weight) -> tuple:
-    """``fit``'s arguments checked and chunked alike: X's row chunks of known sizes and one
-    chunk across its features, y and ``sample_weight`` (or None) rechunked to X's rows."""
+def as_rows(client, X, y, sample_weight) -> tuple:
+    """``fit``'s dask arguments checked and chunked alike: X's row chunks of known sizes and
+    one chunk across its features, y and ``sample_weight`` (or None) rechunked to X's rows.
+
+    X is a dask array or DataFrame (:func:`as_dask`); y and ``sample_weight`` may also be
+    in memory (NumPy, pandas), scattered then. An X of fewer than 2 rows or no feature is
+    refused in scikit-learn's words, before any task runs."""
     X = as_dask(X, "X")
-    y = as_dask(y, "y")
+    y = as_dask(y, "y", client)
     if X.ndim != 2 or y.ndim != 1:
-        raise ValueError(f"X must be 2-d and y 1-d, got {X.ndim}-d and {y.ndim}-d")
+        raise ValueError(
+            f"X must be 2-d and y 1-d, got {X.ndim}-d and {y.ndim}-d (shapes {X.shape} and "
+            f"{y.shape}): pass y as one label per row."
+        )
     if any(np.isnan(c) for c in X.chunks[0]):
         raise ValueError(
             "X has row chunks of unknown size: call X.compute_chunk_sizes() first (or "
-            "read shards with solvers.shards.read_shards, which knows them)."
+            "read shards with sdca_pegasos.solvers.shards.read_shards, which knows them)."
+        )
+    n, d = int(X.shape[0]), int(X.shape[1])
+    if n < 2:
+        raise ValueError(
+            f"Found array with {n} sample(s) (shape=({n}, {d})) while a minimum of 2 is "
+            "required by DaskSVMClassifier."
+        )
+    if d < 1:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is "
+            "required by DaskSVMClassifier."
         )
     if len(X.chunks[1]) != 1:
         X = X.rechunk({1: -1})
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+    if any(np.isnan(c) for c in y.chunks[0]) or y.shape[0] != n:
+        raise ValueError(f"X has {n} rows but y has {y.shape[0]} labels")
     if y.chunks[0] != X.chunks[0]:
         y = y.rechunk((X.chunks[0],))
     if sample_weight is not None:
-        sample_weight = as_dask(sample_weight, "sample_weight")
+        sample_weight = as_dask(sample_weight, "sample_weight", client)
+        if sample_weight.ndim != 1 or sample_weight.shape[0] != n:
+            raise ValueError(
+                f"sample_weight.shape == {sample_weight.shape}, expected ({n},): one weight "
+                "per row of X."
+            )
         if sample_weight.chunks[0] != X.chunks[0]:
             sample_weight = sample_weight.rechunk((X.chunks[0],))
     return X, y, sample_weight
@@ -112,17 +138,88 @@ def max_finish_rows(block_works, n_samples: int) -> int:
     return int(min(_cocoa_rounds.FINISH_ROWS, max(1, AUTO_ROUND_WORK // per_row)))
 
 
-def as_dask(X, name: str):
-    """X as a dask array, or an error that names the conversion."""
+def is_dask(value) -> bool:
+    """Whether ``value`` is a dask collection (array, DataFrame, Series, bag, delayed)."""
+    import dask
+
+    return dask.is_dask_collection(value)
+
+
+def is_dask_frame(value) -> bool:
+    """Whether ``value`` is a dask DataFrame or Series (a Delayed answers every attribute:
+    only the types tell)."""
+    if not is_dask(value):
+        return False
+    try:
+        import dask.dataframe as dd
+    except ImportError:  # pragma: no cover - dask[dataframe] absent
+        return False
+    return isinstance(value, dd.DataFrame | dd.Series)
+
+
+def as_dask(X, name: str, client=None):
+    """X as a dask array: a dask array as is, a dask DataFrame or Series with its
+    partitions' lengths computed (``to_dask_array(lengths=True)``, one pass over them);
+    given a ``client``, an in-memory array (y or ``sample_weight`` beside a dask X)
+    scattered to the workers as one chunk. Anything else is a TypeError that names what
+    ``fit`` takes."""
     import dask.array as da
 
     if isinstance(X, da.Array):
         return X
+    if is_dask_frame(X):
+        return X.to_dask_array(lengths=True)
+    if client is not None and not is_dask(X):
+        values = np.asarray(X)
+        return da.from_delayed(client.scatter(values), shape=values.shape, dtype=values.dtype)
     raise TypeError(
-        f"DaskSVMClassifier.fit takes dask arrays, got {name} of type {type(X).__name__}: "
-        f"wrap it, e.g. dask.array.from_array({name}, chunks=(rows_per_block, -1)) (each "
-        "row chunk is one block), or read shards with solvers.shards.read_shards."
+        f"DaskSVMClassifier.fit takes NumPy arrays, scipy.sparse matrices, pandas DataFrames "
+        f"(scattered to the workers), dask arrays and dask DataFrames, got {name} of type "
+        f"{type(X).__name__}: compute it, or make it a dask array (e.g. "
+        "dask.array.from_delayed), or read shards with sdca_pegasos.solvers.shards.read_shards."
     )
+
+
+def in_memory_chunks(client, n_samples: int, n_blocks) -> list[int]:
+    """The row chunks' sizes an in-memory X is cut into before it is scattered: one chunk per
+    worker thread of the cluster, or ``n_blocks`` chunks when it asks for more (an int),
+    as equal as can be, at most one per row."""
+    threads = max(1, sum(client.nthreads().values()))
+    k = min(n_samples, max(threads, int(n_blocks) if isinstance(n_blocks, Integral) else 1))
+    return [len(part) for part in np.array_split(np.arange(n_samples), max(k, 1))]
+
+
+def scatter_rows(client, X, y, sample_weight, sizes, groups) -> tuple:
+    """In-memory X (C-contiguous ndarray or canonical CSR), y and ``sample_weight`` (or None)
+    cut into row chunks of ``sizes``, each scattered to the worker that
+    :func:`persist_blocks` builds its block on (block k's chunks on the k-th worker, modulo
+    their number): ``(X, y, sample_weight)`` as dask arrays of those chunks."""
+    import dask.array as da
+    import scipy.sparse as sp
+
+    names = sorted(workers(client))
+    if not names:
+        raise RuntimeError("the dask cluster has no workers: start some before fitting")
+    ends = np.cumsum([0, *sizes])
+    arrays = [X, y] if sample_weight is None else [X, y, sample_weight]
+    pieces = [[a[ends[c] : ends[c + 1]] for a in arrays] for c in range(len(sizes))]
+    futures = [None] * len(sizes)  # per chunk, one future per array
+    for slot, worker in enumerate(names):  # one scatter per worker
+        mine = [c for group in groups[slot :: len(names)] for c in group]
+        if mine:
+            flat = [piece for c in mine for piece in pieces[c]]
+            sent = client.scatter(flat, workers=[worker], hash=False)
+            for i, c in enumerate(mine):
+                futures[c] = sent[i * len(arrays) : (i + 1) * len(arrays)]
+    out = []
+    for j, a in enumerate(arrays):
+        meta = sp.csr_matrix((0, a.shape[1]), dtype=a.dtype) if sp.issparse(a) else None
+        parts = [
+            da.from_delayed(f[j], shape=piece[j].shape, dtype=a.dtype, meta=meta)
+            for f, piece in zip(futures, pieces, strict=True)
+        ]
+        out.append(da.concatenate(parts))
+    return out[0], out[1], (out[2] if sample_weight is not None else None)
 
 
 class RowLayout(NamedTuple):
@@ -189,14 +286,24 @@ def persist_blocks(client, X, y, sample_weight, groups) -> list:
     block k's chunks on the k-th worker, modulo their number, when dask can, so that a block's
     chain of tasks does not wait on another block's and blocks run side by side from the first
     round (left to dask, every chunk of a ``from_array`` X was built on one worker and the blocks'
-    first passes ran one after the other there)."""
+    first passes ran one after the other there).
+
+    Each chunk is checked where it is built (:func:`sdca_pegasos.solvers._cocoa.
+    checked_block_data`: finite numbers in X, classes in y, finite weights >= 0), and the
+    checks' results gathered before anything else runs on the chunks: a refused chunk is a
+    :class:`sdca_pegasos.solvers._cocoa.BadInput` raised here, on the driver, naming the
+    chunk and its rows (the first refused, in X's order), and the workers log nothing."""
     import dask
 
     xs = X.to_delayed().ravel()
     ys = y.to_delayed().ravel()
     ws = [None] * len(xs) if sample_weight is None else sample_weight.to_delayed().ravel()
+    starts = np.cumsum([0, *X.chunks[0]])
     chunks = [
-        dask.delayed(_cocoa.block_data)(xk, yk, wk) for xk, yk, wk in zip(xs, ys, ws, strict=True)
+        dask.delayed(_cocoa.checked_block_data)(
+            xk, yk, wk, _cocoa.chunk_where(c, int(starts[c]), int(X.chunks[0][c]))
+        )
+        for c, (xk, yk, wk) in enumerate(zip(xs, ys, ws, strict=True))
     ]
     names = sorted(workers(client))
     if not names:
@@ -210,7 +317,21 @@ def persist_blocks(client, X, y, sample_weight, groups) -> list:
             )
             for c, f in zip(mine, placed, strict=True):
                 futures[c] = f
+    raise_refused(client.gather([client.submit(_cocoa.refusal, f) for f in futures]))
     return futures
+
+
+def raise_refused(messages) -> None:
+    """Raise the first refusal among the workers' checks (``messages``: None or the
+    message of a :class:`sdca_pegasos.solvers._cocoa.Refused`, one per chunk or shard) as a
+    :class:`sdca_pegasos.solvers._cocoa.BadInput`, in the user's process; the others are
+    counted in a note."""
+    refused = [m for m in messages if m is not None]
+    if refused:
+        err = _cocoa.BadInput(refused[0])
+        if len(refused) > 1:
+            err.add_note(f"{len(refused) - 1} more chunk(s) or shard(s) were refused too.")
+        raise err
 
 
 def deal(client, data, sizes, groups) -> tuple:
@@ -258,7 +379,13 @@ def class_counts(client, data, weighted) -> tuple[np.ndarray, np.ndarray, list]:
     """The classes over every block and their (weighted) counts, and each chunk's
     classes."""
     parts = client.gather([client.submit(_cocoa.block_labels, b, weighted) for b in data])
-    classes = np.unique(np.concatenate([c for c, _ in parts]))
+    try:
+        classes = np.unique(np.concatenate([c for c, _ in parts]))
+    except TypeError as err:  # e.g. strings in one chunk, numbers in another
+        raise ValueError(
+            f"y mixes labels of different types across its chunks ({err}): make every "
+            "label of one type, all numbers or all strings."
+        ) from None
     counts = np.zeros(classes.shape[0])
     for c, k in parts:
         counts[np.searchsorted(classes, c)] += k
@@ -290,3 +417,25 @@ def class_weight_map(class_weight, classes, counts) -> dict | None:
             f"y's classes {classes.tolist()}."
         )
     return {c: float(class_weight.get(c, 1.0)) for c in classes.tolist()}
+
+
+def check_sides(classes, counts, class_weights: dict | None, two: bool) -> None:
+    """Refuse a binary problem whose one side weighs nothing (``sample_weight`` times the class
+    weights, summed: ``counts`` are the classes' weighted counts), as the single-machine
+    estimators do: two classes, each class; one-vs-rest, each class and the rest of it."""
+    labels = classes.tolist()
+    weights = np.array([1.0 if class_weights is None else class_weights[c] for c in labels])
+    if two:
+        sides = [(counts[k] * weights[k], f"class {c}") for k, c in enumerate(labels)]
+    else:
+        sides = []
+        for k, c in enumerate(labels):
+            sides.append((counts[k] * weights[k], f"class {c}"))
+            sides.append((counts.sum() - counts[k], f"the rest of {c}"))
+    for total, which in sides:
+        if not total > 0.0:
+            raise ValueError(
+                f"sample_weight (times class_weight) is 0 on every sample of {which}: a "
+                "binary problem needs weight on both sides. Drop those labels from y, or "
+                "give their samples a weight > 0."
+            )

@@ -183,12 +183,10 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         averaged and random-iterate outputs are defined over the uniform sweeps of SDCA's analysis,
         which shrinking replaces). ``"auto"`` (the default): on wherever it can be, i.e. with
         ``device="cpu"``, ``average=False`` and fewer than 2**32 samples, else off (the GPU has no
-        shrinking); ``shrinking_`` says which. On by default since measured (docs/scikit-learn.md,
-        "Defaults"; epochs to the default ``tol`` at λ = 1/n with an intercept, seed 0, without →
-        with): breast cancer standardised 413 → 29, simulated 670 × 10 916 → 46, 3350 × 50 1000
-        (uncertified) → 78, digits 1000 (uncertified) → 127, sparse-synthetic CSR 108 → 29, skin
-        269 → 50 (CPU 6.5 s → 0.80 s). The studies' experiments and figures pass
-        ``shrinking=False``: every epoch of theirs sweeps all n samples.
+        shrinking); ``shrinking_`` says which. On by default: measured to take far fewer epochs
+        to the default ``tol`` (``benchmarks/defaults.py``; docs/scikit-learn.md, "Defaults").
+        The studies' experiments and figures pass ``shrinking=False``: every epoch of theirs
+        sweeps all n samples.
     finish : bool or "auto", default="auto"
         With shrinking: once per shrinking phase, when the active set has at most 64 samples,
         solve the box QP of their dual coordinates exactly, the others fixed (an active-set method
@@ -197,11 +195,8 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         epoch. Same certificate; pays where the last active samples are coupled near-duplicates
         (``benchmarks/shrinking.py`` measures it) or carry very unequal weights. ``"auto"`` (the
         default): on whenever shrinking is (``finish_`` says which); ``True`` needs shrinking.
-        Measured with shrinking (seed 0, docs/scikit-learn.md): never more epochs (breast cancer
-        29 → 9, simulated 46 → 23, digits 127 → 65, skin 50 → 50), a few ms more CPU on the
-        small problems (4 → 13 ms on breast cancer), and scikit-learn's class-weight check
-        (weights 1000 and 1e-4) certified in 13 epochs where shrinking alone stops uncertified
-        after 1000. The studies' experiments pass ``finish=False``.
+        Measured by ``benchmarks/defaults.py`` (docs/scikit-learn.md, "Defaults"), against
+        shrinking alone, on its problems. The studies' experiments pass ``finish=False``.
     max_epochs : int, default=1000
         At most this many epochs (``LinearSVC``'s ``max_iter=1000``; at λ = 1/n plain SDCA
         needs a few hundred to reach ``tol=1e-5`` on standardised data).

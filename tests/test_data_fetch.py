@@ -379,7 +379,11 @@ def test_raw_and_cache_roots_follow_the_environment(tmp_path, monkeypatch):
     assert data.raw_root() == (tmp_path / "raw").resolve()
     assert data.cache_root() == (tmp_path / "cache").resolve()
     monkeypatch.delenv("SVM_DATA_DIR")
-    assert data.raw_root() == Path(data.__file__).resolve().parent / "raw"
+    # the checkout's top data/ folder, not the package's (sdca_pegasos/data/)
+    top = Path(data.__file__).resolve().parents[2]
+    assert data.raw_root() == top / "data" / "raw"
+    monkeypatch.delenv("SVM_CACHE_DIR")
+    assert data.cache_root() == top / "data" / "cache"
 
 
 # ----------------------------------------------------------------------------- command line

@@ -27,7 +27,7 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.preprocessing import StandardScaler
 
 from sdca_pegasos.solvers import ASDCAClassifier, SDCAClassifier, objectives
-from sdca_pegasos.solvers.asdca import paper_theta
+from sdca_pegasos.solvers.sdca.asdca import paper_theta
 
 THRESHOLDS = (1e-3, 1e-6)
 

@@ -30,7 +30,7 @@ def _stream_rows(X, v, out):
 @njit(cache=True, fastmath=FASTMATH)
 def _stream_rows4(X, v, out):
     """The same product, four rows at a time: four memory streams in flight instead of one
-    (:func:`sdca_pegasos.solvers._kernels.dot4`, the kernels' own four-row pass)."""
+    (:func:`sdca_pegasos.solvers.core.rows.dot4`, the kernels' own four-row pass)."""
     n, d = X.shape
     for i in range(0, n - n % 4, 4):
         out[i], out[i + 1], out[i + 2], out[i + 3] = dot4(X[i], X[i + 1], X[i + 2], X[i + 3], v)

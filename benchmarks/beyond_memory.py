@@ -4,10 +4,10 @@ on a LocalCluster whose workers spill to disk, certified, with peak memory measu
 The rows are a CSR draw made by the workers themselves, chunk by chunk (``--nnz`` nonzeros per row
 at random columns of ``--features``, values N(0, 1/nnz), labels the sign of a planted w plus noise,
 no intercept: fitted without one unless ``--bias``, docs/distributed.md says why): no process ever
-holds all of them, and their total (the chunks' :class:`sdca_pegasos.solvers._cocoa.BlockData`, as
-dask's ``sizeof`` counts them) is ``--factor`` times the workers' total ``memory_limit``. Each
-worker keeps about ``target`` of its limit in memory and spills the rest; a block's local pass
-reads its chunks back one at a time.
+holds all of them, and their total (the chunks'
+:class:`sdca_pegasos.solvers.cluster.blocks.BlockData`, as dask's ``sizeof`` counts them) is
+``--factor`` times the workers' total ``memory_limit``. Each worker keeps about ``target`` of its
+limit in memory and spills the rest; a block's local pass reads its chunks back one at a time.
 
 Measured: rounds, data passes, wall and CPU to each relative gap, every round's wall and
 gap; the workers' peak resident memory (``getrusage``'s maxrss of each worker process,

@@ -1,9 +1,9 @@
 r"""ε targets and certified bounds on P*, the reference every suboptimality is measured from.
 
 Every dual value is a lower bound and every primal value an upper bound of P* (weak duality). One
-run of the exact engine (:func:`sdca_pegasos.solvers.exact.solve_exact`) starts the bounds, both
-recomputed here by :func:`sdca_pegasos.solvers.objectives.certificate` from the returned point (the
-engine's own numbers are not trusted; the certificate's bounds include their rounding, so they
+run of the exact engine (:func:`sdca_pegasos.solvers.exact.engine.solve_exact`) starts the bounds,
+both recomputed here by :func:`sdca_pegasos.solvers.objectives.certificate` from the returned point
+(the engine's own numbers are not trusted; the certificate's bounds include their rounding, so they
 bound P* as real numbers and never cross), and every later fit may tighten them
 (:meth:`Bounds.add`). Suboptimality is reported as ``(P(w) − D*)/D*`` with ``D*`` the best dual
 value: an upper bound of the true ``(P(w) − P*)/P*``, larger by at most the certificate's relative
@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from sdca_pegasos.solvers import objectives
-from sdca_pegasos.solvers.exact import solve_exact
+from sdca_pegasos.solvers.exact.engine import solve_exact
 from sdca_pegasos.solvers.losses import HINGE
 
 from .problems import Problem
@@ -31,7 +31,7 @@ TARGETS = (1e-2, 1e-4, 1e-6)
 #: Relative certificate gap (D* ≤ P* ≤ P_best) aimed at: 1 % of the smallest target.
 CERT_TARGET = 1e-8
 #: Name of the certifier in the reports (and, its last part, in the bounds' cache keys).
-CERTIFIER = "sdca_pegasos.solvers.exact.solve_exact"
+CERTIFIER = "sdca_pegasos.solvers.exact.engine.solve_exact"
 
 
 @dataclass

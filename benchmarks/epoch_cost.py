@@ -46,7 +46,7 @@ from benchmarks.problems import make_dense, make_sparse_rows
 from benchmarks.threads import one_thread
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
-from sdca_pegasos.solvers import sdca as sdca_module
+from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
 
 
 @dataclass
@@ -91,10 +91,10 @@ def sdca_arithmetic_in_cache(X, y, lmbd, repeats: int) -> float:
     n = X.shape[0]
     Xc, yc = np.ascontiguousarray(X[:8]), np.ascontiguousarray(y[:8], dtype=np.float64)
     idx = np.tile(np.arange(8), n // 8 + 1)[:n]
-    rows, sweep, params = sdca_module.kernel_inputs(Xc, yc, lmbd, lmbd_n=lmbd * n, shrinking=True)
+    rows, sweep, params = sdca_kernels.kernel_inputs(Xc, yc, lmbd, lmbd_n=lmbd * n, shrinking=True)
 
     def epoch():
-        sdca_module.sdca_epoch_kernel(rows, sweep, params, idx, 0, n, -np.inf)
+        sdca_kernels.sdca_epoch(rows, sweep, params, idx, 0, n, -np.inf)
 
     epoch()
     return min(cpu(epoch) for _ in range(repeats))

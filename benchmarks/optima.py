@@ -10,7 +10,7 @@ Two sets of problems (``--regimes``, default both):
     the regimes of the exact engine's targets (issue 20): dense 5000 × 2000 and 6000 × 2000
     at λ = 1/n and 1e-3, dense 20000 × 500, the sparse-synthetic data at rcv1's full size
     (20242 × 47236) and a 100,000 × 50,000 CSR draw with 50 nonzeros per row, at λ = 1/n,
-    solved by :func:`sdca_pegasos.solvers.exact.solve_exact`;
+    solved by :func:`sdca_pegasos.solvers.exact.engine.solve_exact`;
 ``beyond``
     (not in the default) dense 20000 × 5000 at λ = 1/n, where both sides are too large for
     the interior point: coordinate descent, and ``certified`` says what it reached.
@@ -51,7 +51,7 @@ from sdca_pegasos.cmdline import command_line, positive_int, readme_option
 from sdca_pegasos.data.sparse_synthetic import generate as generate_sparse_synthetic
 from sdca_pegasos.experiments import CATALOGUE, datasets, optima
 from sdca_pegasos.experiments.reports import cpu_model, git_commit, rewrite_block, short_commit
-from sdca_pegasos.solvers.exact import choose_method, solve_exact
+from sdca_pegasos.solvers.exact.engine import choose_method, solve_exact
 
 #: (name, generator, its keyword arguments, λ: a number or "1/n") of the target regimes.
 TARGETS = {

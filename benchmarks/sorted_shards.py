@@ -1,9 +1,10 @@
 """A newcomer's shards: skin's file, sorted by label, cut and fitted as the README says.
 
 Skin's rows as the file holds them (the 50,859 skin rows first, then the 194,198 others) are
-written to one svmlight file, cut by :func:`sdca_pegasos.solvers.shards.split_svmlight` into shards
-of ``--rows`` rows (what ``python -m sdca_pegasos.solvers.shards FILE FOLDER --rows N`` does), read
-back by the workers (:func:`sdca_pegasos.solvers.shards.read_shards`) and fitted by
+written to one svmlight file, cut by :func:`sdca_pegasos.solvers.cluster.shards.split_svmlight`
+into shards of ``--rows`` rows (what ``python -m sdca_pegasos.solvers.cluster.shards FILE FOLDER
+--rows N`` does), read back by the workers
+(:func:`sdca_pegasos.solvers.cluster.shards.read_shards`) and fitted by
 ``DaskSVMClassifier(tol=1e-6)`` with its defaults on a LocalCluster of 2 workers × 1 thread; then
 the same with the rows shuffled (seeded) before the cut. Each fit's blocks (their chunks and which
 hold one class), rounds, finishes, data passes, certified relative gap and wall seconds go to the
@@ -44,7 +45,7 @@ def fit_shards(client, X, y, folder: str, rows: int, max_rounds: int) -> dict:
     from sklearn.exceptions import ConvergenceWarning
 
     from sdca_pegasos.solvers import DaskSVMClassifier
-    from sdca_pegasos.solvers.shards import read_shards, split_svmlight
+    from sdca_pegasos.solvers.cluster.shards import read_shards, split_svmlight
 
     os.makedirs(folder)
     source = os.path.join(folder, "rows.svm")

@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import ASDCAClassifier, SDCAClassifier, objectives
-from sdca_pegasos.solvers import asdca as asdca_module
+from sdca_pegasos.solvers.sdca import asdca as asdca_module
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 from tests.conftest import gaussian_problem
 from tests.reference import asdca_reference, augment, dual_reference, primal_reference

@@ -26,8 +26,8 @@ distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
 
-from sdca_pegasos.solvers import _cocoa_layout  # noqa: E402
-from sdca_pegasos.solvers.distributed import DaskSVMClassifier  # noqa: E402
+from sdca_pegasos.solvers.cluster import layout as _cocoa_layout  # noqa: E402
+from sdca_pegasos.solvers.cluster.estimator import DaskSVMClassifier  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -132,7 +132,7 @@ def test_auto_blocks_chain_their_chunks_when_the_rows_outgrow_the_workers_memory
 ):
     """Rows over AUTO_MERGE_MEMORY of the workers' total memory_limit are not merged: each
     auto block visits its chunks one at a time, as n_blocks=2 does, bit for bit."""
-    from sdca_pegasos.solvers import _cocoa_layout as module
+    from sdca_pegasos.solvers.cluster import layout as module
 
     assert module.merge_fits(100, [400, 0]) and module.merge_fits(100, [None, 10])
     assert module.merge_fits(200, [300, 300]) and not module.merge_fits(201, [300, 300])
@@ -155,7 +155,7 @@ def test_the_finish_certifies_the_hinge_where_cocoa_plus_crawls(client, monkeypa
     the margin are solved together on the driver (all 120 rows, or the 40 nearest, each
     block's 20), the fit certifies 1e-10 at the exact engine's optimum; same seed, same
     bits."""
-    from sdca_pegasos.solvers import _cocoa_rounds
+    from sdca_pegasos.solvers.cluster import rounds as _cocoa_rounds
 
     if finish_rows is not None:
         monkeypatch.setattr(_cocoa_rounds, "FINISH_ROWS", finish_rows)
@@ -235,7 +235,7 @@ def test_a_row_layout_gives_the_blocks_rows_back_in_xs_order(client):
     """RowLayout of 2 dealt blocks over chunks of 3, 2 and 2 rows: block b holds X's rows
     g = b, b + 2, …; the blocks' values interleaved back in X's order, chunked as X, and
     the inverse; without dealing, the chunks in turn."""
-    from sdca_pegasos.solvers._cocoa_layout import RowLayout
+    from sdca_pegasos.solvers.cluster.layout import RowLayout
 
     layout = RowLayout([3, 2, 2], step=2)
     parts = [client.scatter(np.array([0.0, 2, 4, 6])), client.scatter(np.array([1.0, 3, 5]))]
@@ -252,7 +252,7 @@ def test_a_row_layout_gives_the_blocks_rows_back_in_xs_order(client):
 
 
 def test_a_finish_gathers_at_most_a_rounds_entries():
-    from sdca_pegasos.solvers._cocoa_layout import max_finish_rows
+    from sdca_pegasos.solvers.cluster.layout import max_finish_rows
 
     assert max_finish_rows([10 * (3 + 2)], 10) == 2**15  # skin's 3 columns: the row cap
     assert max_finish_rows([100 * (500 + 2), 100 * 502], 200) == 2**23 // 500  # dense 500
@@ -279,7 +279,7 @@ def test_a_finish_is_due_when_cocoa_plus_stalls_and_again_only_when_one_paid():
     when the finishes began (however little that is); after one that did not, CoCoA+
     makes 4 checked rounds (then 8, …) and must stall again before the next; a finish
     made between checks is judged at the next check."""
-    from sdca_pegasos.solvers._cocoa_rounds import FinishSchedule
+    from sdca_pegasos.solvers.cluster.rounds import FinishSchedule
 
     assert play(FinishSchedule(), [1e-2, 5e-3, 2.4e-3, 1.1e-3, 5e-4]) == []  # halving
     assert play(FinishSchedule(), [1e-2, 1e-3, 4.9e-3, 2.4e-3]) == []  # halved over two
@@ -299,13 +299,13 @@ def test_a_finish_is_due_when_cocoa_plus_stalls_and_again_only_when_one_paid():
 
 def test_shrinking_rounds_are_sdcas_shrinking_epochs_carried_bit_for_bit(client):
     """shrinking=True (the default), K = 2: each round, each block makes ``local_epochs``
-    epochs of SDCA with shrinking (:func:`sdca_pegasos.solvers._sdca_shrinking.shrinking_epoch`, a
+    epochs of SDCA with shrinking (:func:`sdca_pegasos.solvers.sdca.shrinking.shrinking_epoch`, a
     seed of the block's stream each) on its local subproblem (λn/σ'), from the active set,
     threshold and gradients its last round left; the replay gives the same α and w bit
     for bit, and ``data_passes_`` is the steps made over n: fewer than the plain passes'
     rounds × H, as rows left the set."""
-    from sdca_pegasos.solvers._sdca_shrinking import PERMUTATION, new_active_set, shrinking_epoch
-    from sdca_pegasos.solvers.sdca import kernel_inputs
+    from sdca_pegasos.solvers.sdca.kernels import kernel_inputs
+    from sdca_pegasos.solvers.sdca.shrinking import PERMUTATION, new_active_set, shrinking_epoch
 
     X, y = gaussian_problem(n=80, d=4, seed=21)
     Xd, yd = blocks(X, y, 2)
@@ -386,7 +386,7 @@ def test_a_block_of_chunks_is_sdca_on_chunkwise_permutations_bit_for_bit(client)
     chunks in an order drawn from the block's stream and each chunk's rows in a permutation
     of its own child stream; the kernel's passes over those rows of the whole X, one call
     per chunk, give the same v and α bit for bit."""
-    from sdca_pegasos.solvers.sdca import kernel_inputs, sdca_epoch_kernel
+    from sdca_pegasos.solvers.sdca.kernels import kernel_inputs, sdca_epoch
 
     X, y = gaussian_problem(n=90, d=5, seed=11)
     Xd, yd = blocks(X, y, 3)
@@ -404,7 +404,7 @@ def test_a_block_of_chunks_is_sdca_on_chunkwise_permutations_bit_for_bit(client)
         order = block.permutation(3)
         for c in order:  # one kernel call per chunk, as its task makes it
             indices = 30 * c + chunks[c].permutation(30)
-            steps += sdca_epoch_kernel(rows, sweep, params, indices, steps, 30, -np.inf)
+            steps += sdca_epoch(rows, sweep, params, indices, steps, 30, -np.inf)
         np.testing.assert_array_equal(w_round, sweep.w)
     np.testing.assert_array_equal(dist.dual_coef_.compute(), sweep.dual_coef)
     assert dist.n_blocks_ == 1 and dist.bytes_per_round_ == (3 + 1) * 6 * 8
@@ -478,7 +478,7 @@ def test_rows_are_one_spillable_key_per_chunk():
     holds no rows (they would be counted, spilled and read back twice)."""
     from dask.sizeof import sizeof
 
-    from sdca_pegasos.solvers import _cocoa
+    from sdca_pegasos.solvers.cluster import blocks as _cocoa
     from sdca_pegasos.solvers.losses import make_loss
 
     X, y = gaussian_problem(n=500, d=40, seed=13)
@@ -692,7 +692,7 @@ def test_placement_asks_the_scheduler_not_the_clients_cache(client, monkeypatch,
     it between the refresh and the return, placed no block and failed on a None chunk.
     Planted as the cache that callback leaves, an "auto" fit (chunks dealt and merged) is
     the same bit for bit, and blocks and shards are still placed on every worker."""
-    from sdca_pegasos.solvers.shards import _read_placed
+    from sdca_pegasos.solvers.cluster.shards import _read_placed
 
     X, y = gaussian_problem(n=90, d=4, seed=12)
     Xd, yd = blocks(X, y, 6)
@@ -738,8 +738,8 @@ def test_auto_local_epochs_are_the_work_of_a_round_over_the_largest_blocks_pass(
     """``local_epochs="auto"``: ⌈AUTO_ROUND_WORK / the largest block's work per pass⌉
     passes, between 1 and 64, the work of a pass its stored entries and two per row; a
     block of several chunks makes one pass a round."""
-    from sdca_pegasos.solvers import _cocoa
-    from sdca_pegasos.solvers._cocoa_layout import (
+    from sdca_pegasos.solvers.cluster import blocks as _cocoa
+    from sdca_pegasos.solvers.cluster.layout import (
         AUTO_MAX_EPOCHS,
         AUTO_ROUND_WORK,
         auto_local_epochs,
@@ -920,7 +920,7 @@ def test_a_fit_without_a_client_says_how_to_start_one(monkeypatch):
 def test_split_then_read_svmlight_shards_gives_the_data_back(client, tmp_path):
     from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-    from sdca_pegasos.solvers.shards import _read_placed, read_shards, split_svmlight
+    from sdca_pegasos.solvers.cluster.shards import _read_placed, read_shards, split_svmlight
 
     X, y = gaussian_problem(n=50, d=6, seed=10)
     X[:, 5] = 0.0  # the last feature is absent from every line: n_features says the width
@@ -946,7 +946,7 @@ def test_split_then_read_svmlight_shards_gives_the_data_back(client, tmp_path):
 def test_npz_and_parquet_shards(client, tmp_path):
     import pandas as pd
 
-    from sdca_pegasos.solvers.shards import read_shards
+    from sdca_pegasos.solvers.cluster.shards import read_shards
 
     X, y = gaussian_problem(n=30, d=3, seed=11)
     (tmp_path / "npz").mkdir()
@@ -963,7 +963,7 @@ def test_npz_and_parquet_shards(client, tmp_path):
 
 
 def test_bad_shards_are_named(client, tmp_path):
-    from sdca_pegasos.solvers.shards import read_shards
+    from sdca_pegasos.solvers.cluster.shards import read_shards
 
     X, y = gaussian_problem(n=30, d=3, seed=12)
     np.savez(tmp_path / "a.npz", X=X[:10], y=y[:10])
@@ -991,7 +991,7 @@ def test_split_refuses_a_folder_with_shards_and_leaves_none_when_interrupted(
     """A second split into the same folder would mix old and new shards under a reader: it is
     refused by name (exit 2 on the command line, nothing written). A split that fails midway
     (here: a line that cannot be decoded, after three shards were written) removes its shards."""
-    from sdca_pegasos.solvers.shards import main, split_svmlight
+    from sdca_pegasos.solvers.cluster.shards import main, split_svmlight
 
     src = tmp_path / "all.svm"
     src.write_text("".join(f"{1 if i % 2 else -1} 1:{i}.5 3:2\n" for i in range(10)))

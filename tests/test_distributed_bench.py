@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("distributed")
 
 from benchmarks import distributed as bench
-from sdca_pegasos.solvers._cocoa_layout import auto_local_epochs
+from sdca_pegasos.solvers.cluster.layout import auto_local_epochs
 
 from .generated import regenerated
 

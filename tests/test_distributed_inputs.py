@@ -33,13 +33,13 @@ pd = pytest.importorskip("pandas")
 
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-from sdca_pegasos.solvers.distributed import (  # noqa: E402
+from sdca_pegasos.solvers.cluster.estimator import (  # noqa: E402
     SAMPLE_WEIGHT_CHECK_TOL,
     BadInput,
     DaskSVMClassifier,
     expected_failed_checks,
 )
-from sdca_pegasos.solvers.shards import read_shards  # noqa: E402
+from sdca_pegasos.solvers.cluster.shards import read_shards  # noqa: E402
 
 
 @contextlib.contextmanager

@@ -18,8 +18,10 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks.problems import make_sparse_rows
-from sdca_pegasos.solvers import _exact_qp, exact, losses, objectives
-from sdca_pegasos.solvers.exact import choose_method, solve_exact
+from sdca_pegasos.solvers import losses, objectives
+from sdca_pegasos.solvers.exact import engine as exact
+from sdca_pegasos.solvers.exact import qp as _exact_qp
+from sdca_pegasos.solvers.exact.engine import choose_method, solve_exact
 
 from .conftest import gaussian_problem, real_problem
 from .reference import exact_dot
@@ -395,7 +397,7 @@ def test_choose_method_prices_each_ipm_form_by_its_factorisation():
     Gram form, the Gram form's dominating its price; so a wide CSR problem's primal form
     costs more than its Gram form (the mutation survivor _exact_choice.py:90, k/3/3 for
     k**3/3, priced it below)."""
-    from sdca_pegasos.solvers._exact_choice import BLAS_FLOPS, IPM_ITERATIONS, ipm_costs
+    from sdca_pegasos.solvers.exact.choice import BLAS_FLOPS, IPM_ITERATIONS, ipm_costs
 
     for n, d, nnz in ((2000, 6000, 20_000), (500, 3000, 5000), (20_000, 300, 400_000)):
         costs = ipm_costs(n, d, nnz, 8)

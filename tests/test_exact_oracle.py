@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from sklearn.svm import LinearSVC
 
 from sdca_pegasos.solvers import losses, objectives
-from sdca_pegasos.solvers.exact import solve_exact
+from sdca_pegasos.solvers.exact.engine import solve_exact
 
 from .conftest import gaussian_problem, real_problem
 from .test_exact import raw_crops_like, skin_like

@@ -24,14 +24,15 @@ import scipy.sparse
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
-import sdca_pegasos.solvers.exact as exact_module
+import sdca_pegasos.solvers.exact.engine as exact_module
 from sdca_pegasos import solvers
 from sdca_pegasos.experiments import Config, Experiment, optima, reports, run_experiment
 from sdca_pegasos.experiments import runner as runner_module
-from sdca_pegasos.solvers import _exact_qp, objectives
-from sdca_pegasos.solvers._exact_choice import MEMORY_LIMIT
-from sdca_pegasos.solvers._exact_qp import BLOCK_BYTES, FREE_BLOCK_MAX
-from sdca_pegasos.solvers.exact import choose_method, solve_exact
+from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.exact import qp as _exact_qp
+from sdca_pegasos.solvers.exact.choice import MEMORY_LIMIT
+from sdca_pegasos.solvers.exact.engine import choose_method, solve_exact
+from sdca_pegasos.solvers.exact.qp import BLOCK_BYTES, FREE_BLOCK_MAX
 
 from .conftest import gaussian_problem
 from .test_optima import tiny_dataset  # noqa: F401  (fixture)

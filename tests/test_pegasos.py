@@ -19,10 +19,10 @@ from sdca_pegasos.solvers import (
     losses,
     objectives,
 )
-from sdca_pegasos.solvers import _pegasos_kernels as peg_kernels
-from sdca_pegasos.solvers import pegasos as pegasos_module
-from sdca_pegasos.solvers._kernels import kernel_rows
+from sdca_pegasos.solvers.core.rows import kernel_rows
 from sdca_pegasos.solvers.losses import HINGE, make_loss
+from sdca_pegasos.solvers.pegasos import estimator as pegasos_module
+from sdca_pegasos.solvers.pegasos import kernels as peg_kernels
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 from tests.conftest import gaussian_problem
 from tests.reference import augment, pegasos_reference

@@ -36,7 +36,7 @@ from sdca_pegasos.solvers import (
     SDCAClassifier,
     objectives,
 )
-from sdca_pegasos.solvers._passes import FEASIBILITY_SLACK, feasible
+from sdca_pegasos.solvers.core.passes import FEASIBILITY_SLACK, feasible
 from sdca_pegasos.solvers.losses import make_loss
 
 EPS = np.finfo(np.float64).eps
@@ -527,9 +527,9 @@ def test_a_repeated_config_label_is_refused(experiment, data):
 
 
 def test_infeasible_dual_points_are_refused_past_the_slack_and_told_by_how_much():
-    """sdca_pegasos.solvers._passes.feasible (every dual and gap): a = y·α within FEASIBILITY_SLACK
-    of its box [0, c_i U] is clipped into it; past the slack (scaled by the largest box when it
-    exceeds 1) it is refused, with a's own span and the violation."""
+    """sdca_pegasos.solvers.core.passes.feasible (every dual and gap): a = y·α within
+    FEASIBILITY_SLACK of its box [0, c_i U] is clipped into it; past the slack (scaled by the
+    largest box when it exceeds 1) it is refused, with a's own span and the violation."""
     hinge, s = make_loss("hinge"), FEASIBILITY_SLACK
     c = np.array([0.0, 1.0, 0.5])  # boxes [0, 0], [0, 1], [0, 0.5]
     # a weight-0 sample's box is the point 0: a_i - 0 is exactly the excess

@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 from numba import njit
 
-from sdca_pegasos.solvers._kernels import (
+from sdca_pegasos.solvers.core.rows import (
     kernel_rows,
     n_rows,
     prefetch_row,

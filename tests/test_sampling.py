@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from sdca_pegasos.solvers import PegasosClassifier, SDCAClassifier
-from sdca_pegasos.solvers._sampling import (
+from sdca_pegasos.solvers.core.sampling import (
     DEPRECATED_SAMPLINGS,
     SAMPLINGS,
     distinct_batches,

@@ -19,9 +19,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import SDCAClassifier, objectives
-from sdca_pegasos.solvers import _sdca_kernels as sdca_kernels
-from sdca_pegasos.solvers._kernels import kernel_rows
+from sdca_pegasos.solvers.core.rows import kernel_rows
 from sdca_pegasos.solvers.losses import HINGE
+from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 from tests.conftest import gaussian_problem, real_problem
 from tests.reference import augment, dual_reference, primal_reference, sdca_reference
@@ -450,8 +450,8 @@ _FIT_IN_A_FRESH_PROCESS = textwrap.dedent(
     import numpy as np
     import scipy.sparse as sp
     from sdca_pegasos.solvers import SDCAClassifier
-    from sdca_pegasos.solvers._sdca_kernels import sdca_epoch
-    from sdca_pegasos.solvers._sdca_shrinking import shrunk_epoch
+    from sdca_pegasos.solvers.sdca.kernels import sdca_epoch
+    from sdca_pegasos.solvers.sdca.shrinking import shrunk_epoch
     rng = np.random.default_rng(7)
     X = rng.standard_normal((240, 13))
     y = np.where(X[:, 0] + 0.5 * rng.standard_normal(240) > 0, 1.0, -1.0)
@@ -814,7 +814,7 @@ def test_each_sweep_equals_the_numpy_steps(storage, sweep_name):
     w, a = np.zeros(d + 1), np.zeros(n)
     sweep = sdca_kernels.Sweep(w, a, np.zeros(1), np.zeros(1), None, np.zeros(2))
     params = sdca_kernels.Params(lmbd_n / n, lmbd_n, HINGE, 0, 0, -1)
-    solvers.sdca.KERNEL_SWEEPS[sweep_name](rows, sweep, params, order, 0)
+    sdca_kernels.KERNEL_SWEEPS[sweep_name](rows, sweep, params, order, 0)
     w_ref, a_ref, Xb = np.zeros(d + 1), np.zeros(n), np.c_[X, np.ones(n)]
     for i in order:
         old = y[i] * a_ref[i]

@@ -12,8 +12,8 @@ from numpy.testing import assert_array_equal
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdca_pegasos.solvers import SDCAClassifier, objectives
-from sdca_pegasos.solvers import _sdca_finish as finish_module
-from sdca_pegasos.solvers.exact import solve_exact
+from sdca_pegasos.solvers.exact.engine import solve_exact
+from sdca_pegasos.solvers.sdca import finish as finish_module
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 from tests.conftest import gaussian_problem
 

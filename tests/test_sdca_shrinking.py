@@ -11,9 +11,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdca_pegasos.solvers import SDCAClassifier, objectives
-from sdca_pegasos.solvers import _sdca_kernels as sdca_kernels
-from sdca_pegasos.solvers import _sdca_shrinking as sdca_shrinking
-from sdca_pegasos.solvers import sdca as sdca_module
+from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
+from sdca_pegasos.solvers.sdca import shrinking as sdca_shrinking
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 from tests.conftest import gaussian_problem, real_problem
 from tests.reference import sdca_shrinking_reference
@@ -107,7 +106,7 @@ def test_set_aside_samples_do_not_move_in_a_final_full_pass(record_fit, name, lm
     order = np.random.default_rng(7).permutation(n)
     sweep = sdca_kernels.Sweep(w, alpha, np.zeros(1), np.zeros(1), grad, pg_range)
     params = state.params._replace(mode=0, t0=0, snap=-1)
-    sdca_module.sdca_epoch_kernel(state.rows, sweep, params, order, 0, n, -np.inf)
+    sdca_kernels.sdca_epoch(state.rows, sweep, params, order, 0, n, -np.inf)
     assert_array_equal(alpha[dropped], state.sweep.dual_coef[dropped])
     # and they are at a bound, on the side their gradient holds them
     a = y[dropped] * alpha[dropped]
@@ -419,7 +418,7 @@ def test_sklearn_compatible(estimator, check):
 def test_gap_due_follows_the_statistic_one_sided():
     """The exact gap is due once the statistic predicts gap <= tol: at the threshold yes,
     just above it no; at least every GAP_CHECK_EVERY epochs; always without a statistic."""
-    from sdca_pegasos.solvers._problem import GAP_CHECK_EVERY, gap_due
+    from sdca_pegasos.solvers.core.problem import GAP_CHECK_EVERY, gap_due
 
     checked = (1e-2, 4.0, 10)  # gap 1e-2 measured at statistic 4.0, epoch 10
     threshold = 4.0 * 1e-4 / 1e-2  # tol 1e-4: the statistic must fall 100-fold
@@ -500,7 +499,7 @@ def test_the_docs_state_the_check_spacing_the_code_uses():
     number they give is GAP_CHECK_EVERY (a change to it fails here until they follow)."""
     from pathlib import Path
 
-    from sdca_pegasos.solvers._problem import GAP_CHECK_EVERY
+    from sdca_pegasos.solvers.core.problem import GAP_CHECK_EVERY
 
     root = Path(__file__).resolve().parents[1]
     for doc in ("README.md", "docs/scikit-learn.md"):

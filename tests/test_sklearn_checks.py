@@ -96,9 +96,11 @@ def test_the_list_follows_the_parameters():
 
 
 def test_a_dask_estimator_gets_the_distributed_modules_list():
-    distributed = pytest.importorskip("sdca_pegasos.solvers.distributed")
+    distributed = pytest.importorskip("sdca_pegasos.solvers.cluster.estimator")
     if not hasattr(distributed, "expected_failed_checks"):
-        pytest.skip("sdca_pegasos.solvers.distributed.expected_failed_checks not written yet")
+        pytest.skip(
+            "sdca_pegasos.solvers.cluster.estimator.expected_failed_checks not written yet"
+        )
     est = distributed.DaskSVMClassifier()
     assert expected_failed_checks(est) == distributed.expected_failed_checks(est)
 

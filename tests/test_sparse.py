@@ -13,10 +13,9 @@ from sklearn.svm import LinearSVC
 
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
-from sdca_pegasos.solvers import _sdca_kernels as sdca_kernels
-from sdca_pegasos.solvers import sdca as sdca_module
-from sdca_pegasos.solvers._kernels import kernel_rows
+from sdca_pegasos.solvers.core.rows import kernel_rows
 from sdca_pegasos.solvers.losses import make_loss
+from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
 
 RTOL = 1e-10
 
@@ -189,7 +188,7 @@ def test_sdca_csr_kernels_equal_sequential_numpy_steps():
         sweep = sdca_kernels.Sweep(w, a, np.zeros(1), np.zeros(1), None, np.empty(2))
         params = sdca_kernels.Params(lmbd, lmbd * n, make_loss(gamma), 0, 0, -1)
         rows = kernel_rows(Xs, y.astype(np.float64), sq, None, bias)
-        sdca_module.sdca_epoch_kernel(rows, sweep, params, order, 0, order.shape[0], -np.inf)
+        sdca_kernels.sdca_epoch(rows, sweep, params, order, 0, order.shape[0], -np.inf)
         w_ref, a_ref = np.zeros(X.shape[1] + 1), np.zeros(n)
         for i in order:
             yi = y[i]
@@ -312,7 +311,7 @@ def test_no_compilation_inside_a_csr_fit_after_warm_up():
     """Every CSR kernel signature an SDCA fit needs exists before the fit."""
     solvers.warm_up(readonly=False)
     kernels = [
-        sdca_module.sdca_epoch_kernel,
+        sdca_kernels.sdca_epoch,
         sdca_kernels.sgd_init_epoch,
         objectives._row_sq_norms,
     ]
@@ -327,7 +326,7 @@ def test_no_compilation_inside_a_csr_fit_after_warm_up():
 
 
 def test_warm_up_compiles_csr_kernels():
-    from sdca_pegasos.solvers import _base
+    from sdca_pegasos.solvers.core import estimator as _base
 
     solvers.warm_up(dtypes=(np.float64,), readonly=False)
     Xs = sp.csr_matrix(sparse_problem()[0])

@@ -395,7 +395,7 @@ def test_lambda_path_with_shrinking_pays_for_few_exact_gaps(binary, monkeypatch)
     epoch as a callback would; every λ still certified, and each fit stopped at the first
     exact gap within rel_gap·P. Kills a path that checks every epoch, and a relative test
     that is absolute (P is not 1 here: an absolute 1e-6 stops elsewhere)."""
-    import sdca_pegasos.solvers._base as base
+    import sdca_pegasos.solvers.core.estimator as base
 
     X, y = binary
     calls = []

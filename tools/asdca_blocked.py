@@ -2,8 +2,8 @@
 
 Run with ``.venv/bin/python tools/asdca_blocked.py`` (``--help`` for options). A developer's
 measurement, not a benchmark of the solvers' API: it compiles a variant of a private kernel, so it
-lives in tools/, where reaching into :mod:`sdca_pegasos.solvers.asdca`'s kernels is allowed. The
-epoch kernel :func:`sdca_pegasos.solvers.asdca._asdca_epoch` takes a dense batch through
+lives in tools/, where reaching into :mod:`sdca_pegasos.solvers.sdca.asdca`'s kernels is allowed.
+The epoch kernel :func:`sdca_pegasos.solvers.sdca.asdca._asdca_epoch` takes a dense batch through
 ``_scores_dense4`` and ``_add_dense4`` (four rows per pass over z and v_e); the row-by-row form is
 the same epoch with the helpers CSR rows use (``_scores_rowwise``, ``_add_rowwise``: one row per
 pass, through the row-access layer), compiled here from the epoch's own source. Both run the same
@@ -20,13 +20,13 @@ import types
 import numpy as np
 from numba import njit
 
-from sdca_pegasos.solvers import asdca
-from sdca_pegasos.solvers._kernels import FASTMATH, kernel_rows
-from sdca_pegasos.solvers._sampling import distinct_batches
+from sdca_pegasos.solvers.core.rows import FASTMATH, kernel_rows
+from sdca_pegasos.solvers.core.sampling import distinct_batches
+from sdca_pegasos.solvers.sdca import asdca
 
 
 def _rowwise_epoch():
-    """:func:`sdca_pegasos.solvers.asdca._asdca_epoch` compiled with the row-by-row batch
+    """:func:`sdca_pegasos.solvers.sdca.asdca._asdca_epoch` compiled with the row-by-row batch
     helpers."""
     py = asdca._asdca_epoch.py_func
     scope = dict(py.__globals__)

@@ -122,7 +122,7 @@ TARGETS = {
     ),
     # the certificate and the compensated sums (re-exported by solvers.objectives)
     "certificate": Target(
-        "sdca_pegasos/solvers/_compensated.py",
+        "sdca_pegasos/solvers/core/compensated.py",
         ("tests/test_properties.py", "tests/test_exact.py", "tests/test_sdca.py", INVARIANTS),
         select="duality or dual_never or exact_optimum or certificate or compensated "
         "or reported_gap or certified or gap",
@@ -140,13 +140,13 @@ TARGETS = {
     ),
     # the dual box check every dual value and certificate goes through
     "passes": Target(
-        "sdca_pegasos/solvers/_passes.py",
+        "sdca_pegasos/solvers/core/passes.py",
         ("tests/test_properties.py", "tests/test_exact.py", "tests/test_sdca.py", INVARIANTS),
         select="duality or dual_never or certificate or infeasible or gap",
         functions=("feasible",),
     ),
     "exact": Target(
-        "sdca_pegasos/solvers/exact.py",
+        "sdca_pegasos/solvers/exact/engine.py",
         ("tests/test_exact.py", "tests/test_exact_estimator.py", INVARIANTS),
         # the whole of both files takes ~2.5 min: the tests of the flags, the chooser, the
         # crossover's refinements, the budget and the arguments
@@ -161,13 +161,13 @@ TARGETS = {
     ),
     # the exact engine's chooser: the method choice from the shape
     "exact_choice": Target(
-        "sdca_pegasos/solvers/_exact_choice.py",
+        "sdca_pegasos/solvers/exact/choice.py",
         ("tests/test_exact.py", "tests/test_exact_estimator.py", INVARIANTS),
         select="choose_method or memory or engines_certified",
         functions=("ipm_costs", "choose_method"),
     ),
     "base": Target(
-        "sdca_pegasos/solvers/_base.py",
+        "sdca_pegasos/solvers/core/estimator.py",
         (
             "tests/test_bad_inputs.py",
             "tests/test_sdca.py",
@@ -180,13 +180,13 @@ TARGETS = {
     # the driver's rooms (split out of _base.py): what a binary fit takes and returns, and
     # the loop's rules (when the exact gap is due, what a callback's answer means)
     "problem": Target(
-        "sdca_pegasos/solvers/_problem.py",
+        "sdca_pegasos/solvers/core/problem.py",
         ("tests/test_sdca_shrinking.py", "tests/test_bad_inputs.py", "tests/test_sdca.py"),
         select="gap_due or callback or stops or bad or durations or samples_seen",
     ),
     # labels, class and sample weights, warm starts
     "targets": Target(
-        "sdca_pegasos/solvers/_targets.py",
+        "sdca_pegasos/solvers/core/targets.py",
         ("tests/test_bad_inputs.py", "tests/test_weights.py", "tests/test_defaults.py"),
         select="label or warm_start or class_weight or bad_sample_weight or weight_zero "
         "or weights_of_one or weights_that or one_vs_rest or two_classes or partial_fit_rules "
@@ -194,7 +194,7 @@ TARGETS = {
     ),
     # λ and the overflow checks
     "scales": Target(
-        "sdca_pegasos/solvers/_scales.py",
+        "sdca_pegasos/solvers/core/scales.py",
         ("tests/test_bad_inputs.py", "tests/test_defaults.py"),
         select="scale or overflowing or row_norms or smallest_lmbd or lmbd_accepts or auto "
         "or check_lmbd",

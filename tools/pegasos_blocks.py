@@ -1,9 +1,9 @@
 """Whether Pegasos' dense blocks of four rows pay: the same epoch kernel on the same dense X, with
-the dense specialisation (four rows per pass, :mod:`sdca_pegasos.solvers._pegasos_kernels`) and
+the dense specialisation (four rows per pass, :mod:`sdca_pegasos.solvers.pegasos.kernels`) and
 with the generic one-row-at-a-time bodies of the row-access layer (what a CSR matrix gets).
 
 The generic bodies are selected by passing the rows as :class:`PerRowDense`, a NamedTuple
-with :class:`sdca_pegasos.solvers._kernels.DenseRows`' fields but another type: the layer reads
+with :class:`sdca_pegasos.solvers.core.rows.DenseRows`' fields but another type: the layer reads
 it as a
 dense row, the kernel's blocked helpers do not recognise it. Both variants are compiled
 before any timing; then epochs alternate between them (each on its own state, from the same
@@ -26,19 +26,19 @@ if __name__ == "__main__":  # this checkout's packages (solvers, ...)
 
 import numpy as np
 
-from sdca_pegasos.solvers._kernels import DenseRows
-from sdca_pegasos.solvers._pegasos_kernels import (
+from sdca_pegasos.solvers.core.rows import DenseRows
+from sdca_pegasos.solvers.losses import HINGE
+from sdca_pegasos.solvers.pegasos.kernels import (
     LAST,
     Iterate,
     Params,
     pegasos_batch_epoch,
     pegasos_single_epoch,
 )
-from sdca_pegasos.solvers.losses import HINGE
 
 
 class PerRowDense(NamedTuple):
-    """:class:`sdca_pegasos.solvers._kernels.DenseRows` under another type: the generic bodies."""
+    """:class:`sdca_pegasos.solvers.core.rows.DenseRows` under another type: the generic bodies."""
 
     X: np.ndarray
     y: np.ndarray

@@ -19,7 +19,7 @@ if __name__ == "__main__":  # this checkout's packages, not an installed copy's
 
 import numpy as np
 
-from sdca_pegasos.solvers import sdca
+from sdca_pegasos.solvers.sdca import kernels as sdca
 
 
 def compare(n: int, d: int, repeats: int = 7) -> float:

@@ -1,7 +1,7 @@
 """Certified optima P* per (dataset, λ), for suboptimality plots P − P* and time-to-ε tables.
 
 Each optimum is solved by :class:`sdca_pegasos.solvers.ExactSVMClassifier` (the exact engine,
-:mod:`sdca_pegasos.solvers.exact`: an interior point with an active-set crossover wherever a
+:mod:`sdca_pegasos.solvers.exact.engine`: an interior point with an active-set crossover wherever a
 factorisation of the smaller side is affordable, otherwise shrinking dual coordinate
 descent with a projected-Newton finish; its docstring says which runs where) to a relative
 duality gap (P − D)/|P| ≤ 1e-10 under a 60 s CPU budget, and stored with its certificate,

@@ -8,14 +8,14 @@
   average).
 
 Every solver names its sampling orders in one vocabulary, ``"iid"`` / ``"permutation"`` /
-``"cyclic"`` (why: :mod:`sdca_pegasos.solvers._sampling`).
+``"cyclic"`` (why: :mod:`sdca_pegasos.solvers.core.sampling`).
 - :class:`ASDCAClassifier`: accelerated mini-batch SDCA on the smoothed hinge, with
   duality-gap stopping.
 - :class:`DaskSVMClassifier`: CoCoA+ with SDCA on each block of a dask cluster, certified
-  by the duality gap summed over the blocks (:mod:`sdca_pegasos.solvers.distributed`).
+  by the duality gap summed over the blocks (:mod:`sdca_pegasos.solvers.cluster.estimator`).
 - :class:`ExactSVMClassifier`: the optimum itself, certified to a relative duality gap
   (interior point and crossover, or coordinate descent with Newton finishes:
-  :mod:`sdca_pegasos.solvers.exact`).
+  :mod:`sdca_pegasos.solvers.exact.engine`).
 
 scikit-learn's estimator checks that an estimator fails by design, with the reasons, are
 :func:`sdca_pegasos.solvers.sklearn_checks.expected_failed_checks` (``check_estimator``'s
@@ -31,17 +31,17 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from . import losses, objectives
-from ._base import BaseLinearSVM
-from ._kernels import FASTMATH, dot4
-from ._problem import EpochInfo
-from ._scales import check_lmbd
-from .asdca import ASDCAClassifier
-from .distributed import DaskSVMClassifier
-from .exact import ExactSVMClassifier
-from .path import PathPoint, lambda_path
-from .pegasos import PegasosClassifier
-from .sdca import SDCAClassifier
+from sdca_pegasos.solvers import losses, objectives
+from sdca_pegasos.solvers.cluster.estimator import DaskSVMClassifier
+from sdca_pegasos.solvers.core.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.core.problem import EpochInfo
+from sdca_pegasos.solvers.core.rows import FASTMATH, dot4
+from sdca_pegasos.solvers.core.scales import check_lmbd
+from sdca_pegasos.solvers.exact.engine import ExactSVMClassifier
+from sdca_pegasos.solvers.path import PathPoint, lambda_path
+from sdca_pegasos.solvers.pegasos.estimator import PegasosClassifier
+from sdca_pegasos.solvers.sdca.asdca import ASDCAClassifier
+from sdca_pegasos.solvers.sdca.estimator import SDCAClassifier
 
 __all__ = [
     "FASTMATH",

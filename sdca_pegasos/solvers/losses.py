@@ -73,7 +73,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ._kernels import FASTMATH
+from sdca_pegasos.solvers.core.rows import FASTMATH
 
 __all__ = ["LOSSES", "Loss", "make_loss"]
 

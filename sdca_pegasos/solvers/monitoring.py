@@ -11,14 +11,14 @@ of length n.
 
 :class:`EpochMetrics` validates a split once and then, per epoch, reads each training row once for
 both iterates and the dual's :math:`\tilde w(\alpha)`
-(:func:`sdca_pegasos.solvers._passes.train_pass`, the kernel of
+(:func:`sdca_pegasos.solvers.core.passes.train_pass`, the kernel of
 :func:`sdca_pegasos.solvers.objectives.monitor`), each test row once for both iterates
 (``_test_pass``), and :math:`\alpha` once for the dual's terms (``_dual_terms``). Its numbers are
 those of :mod:`sdca_pegasos.solvers.objectives` bit for bit: the same per-row arithmetic
-(:func:`sdca_pegasos.solvers._passes.row_margin`) in the same order under the same compile flags,
-and the same NumPy reductions (:func:`numpy.mean` of the dual's terms, :func:`numpy.dot` for the
-squared norms), which ``tests/test_monitoring.py`` asserts on dense and CSR data, every loss, with
-and without sample weights."""
+(:func:`sdca_pegasos.solvers.core.passes.row_margin`) in the same order under the same compile
+flags, and the same NumPy reductions (:func:`numpy.mean` of the dual's terms, :func:`numpy.dot` for
+the squared norms), which ``tests/test_monitoring.py`` asserts on dense and CSR data, every loss,
+with and without sample weights."""
 
 from __future__ import annotations
 
@@ -27,8 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._kernels import FASTMATH, kernel_rows, n_rows, weight_of
-from ._passes import (
+from sdca_pegasos.solvers.core.passes import (
     FEASIBILITY_SLACK,
     as_data,
     as_dual,
@@ -39,7 +38,8 @@ from ._passes import (
     row_margin,
     train_pass,
 )
-from .losses import HINGE, Loss, make_loss
+from sdca_pegasos.solvers.core.rows import FASTMATH, kernel_rows, n_rows, weight_of
+from sdca_pegasos.solvers.losses import HINGE, Loss, make_loss
 
 __all__ = ["EpochMetrics"]
 
@@ -204,7 +204,7 @@ def _dual_terms(dual_coef, y, loss, weights, terms):
     c_i = 0), as ``Loss.dual_terms(np.clip(a, 0, box), c)`` computes it elementwise.
 
     Returns ``(min a, max a, max(a - box), max box)`` with 0 (1 for the box) as the initial
-    value of each, for the check of :func:`sdca_pegasos.solvers._passes.feasible`.
+    value of each, for the check of :func:`sdca_pegasos.solvers.core.passes.feasible`.
     """
     lo = hi = over = 0.0
     box_max = 1.0

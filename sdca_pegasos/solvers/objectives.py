@@ -42,16 +42,16 @@ Conventions
 means :math:`w_b = 0`. ``X`` may be float32 or float64, dense or a ``scipy.sparse`` matrix (CSR is
 used as is; CSC/COO are converted to CSR once); every reduction here accumulates in float64 and
 never copies or densifies ``X``. Each pass is one kernel written against the row-access layer of
-:mod:`sdca_pegasos.solvers._kernels` (the samples as ``rows``,
-:func:`sdca_pegasos.solvers._kernels.kernel_rows`), compiled for dense and for CSR data: a dense
+:mod:`sdca_pegasos.solvers.core.rows` (the samples as ``rows``,
+:func:`sdca_pegasos.solvers.core.rows.kernel_rows`), compiled for dense and for CSR data: a dense
 margin is one chain of additions in the row's order, a CSR margin four chains over the stored
 entries (so CSR and dense margins of the same matrix may differ in the last bits).
 
 Modules
 -------
 The validation of the arrays and the passes shared with :mod:`sdca_pegasos.solvers.monitoring` live
-in :mod:`sdca_pegasos.solvers._passes`; the compensated arithmetic (:func:`certificate`,
-:func:`exact_margins`, :func:`exact_dual_weights`) in :mod:`sdca_pegasos.solvers._compensated`.
+in :mod:`sdca_pegasos.solvers.core.passes`; the compensated arithmetic (:func:`certificate`,
+:func:`exact_margins`, :func:`exact_dual_weights`) in :mod:`sdca_pegasos.solvers.core.compensated`.
 This module re-exports every public name."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._compensated import (
+from sdca_pegasos.solvers.core.compensated import (
     CertificateSums,
     certificate,
     certificate_sums,
@@ -69,8 +69,7 @@ from ._compensated import (
     exact_margins,
     merge_sums,
 )
-from ._kernels import FASTMATH, kernel_rows, n_rows, row_axpy, row_sq_norm
-from ._passes import (
+from sdca_pegasos.solvers.core.passes import (
     as_data,
     as_dual,
     as_full,
@@ -80,7 +79,8 @@ from ._passes import (
     row_margin,
     train_pass,
 )
-from .losses import HINGE, Loss, make_loss
+from sdca_pegasos.solvers.core.rows import FASTMATH, kernel_rows, n_rows, row_axpy, row_sq_norm
+from sdca_pegasos.solvers.losses import HINGE, Loss, make_loss
 
 __all__ = [
     "C_to_lmbd",
@@ -155,7 +155,7 @@ _NO_NORMS = np.empty(0)
 
 @njit(cache=True, fastmath=FASTMATH)
 def _margins(rows, w, out):
-    """out[i] = y_i (x_i · w[:d] + B w[d]) (:func:`sdca_pegasos.solvers._passes.row_margin`).
+    """out[i] = y_i (x_i · w[:d] + B w[d]) (:func:`sdca_pegasos.solvers.core.passes.row_margin`).
 
     rows : DenseRows or CSRRows (n samples, d features) ; w : (d + 1,) float64 ;
     out : (n,) float64.
@@ -188,7 +188,7 @@ def _dual_weights(rows, dual_coef, scale, out):
 @njit(cache=True, fastmath=FASTMATH)
 def _row_sq_norms(rows, out):
     """out[i] = ‖x_i‖² + B², float64 accumulation
-    (:func:`sdca_pegasos.solvers._kernels.row_sq_norm`).
+    (:func:`sdca_pegasos.solvers.core.rows.row_sq_norm`).
 
     rows : DenseRows or CSRRows (n samples) ; out : (n,) float64.
     """

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from . import objectives
+from sdca_pegasos.solvers import objectives
 
 __all__ = ["PathPoint", "lambda_path"]
 

@@ -65,7 +65,7 @@ def expected_failed_checks(estimator) -> dict[str, str]:
         :class:`~sdca_pegasos.solvers.ASDCAClassifier`,
         :class:`~sdca_pegasos.solvers.ExactSVMClassifier` or
         :class:`~sdca_pegasos.solvers.DaskSVMClassifier` (whose list is
-        :func:`sdca_pegasos.solvers.distributed.expected_failed_checks`). The list depends
+        :func:`sdca_pegasos.solvers.cluster.estimator.expected_failed_checks`). The list depends
         on its parameters (e.g. a fixed ``lmbd``, ``bias_multiplier=0``, a shorter
         ``max_epochs``).
 
@@ -80,13 +80,15 @@ def expected_failed_checks(estimator) -> dict[str, str]:
     TypeError
         For an estimator of another package.
     """
-    from .asdca import ASDCAClassifier
-    from .exact import ExactSVMClassifier
-    from .pegasos import PegasosClassifier
-    from .sdca import SDCAClassifier
+    from sdca_pegasos.solvers.exact.engine import ExactSVMClassifier
+    from sdca_pegasos.solvers.pegasos.estimator import PegasosClassifier
+    from sdca_pegasos.solvers.sdca.asdca import ASDCAClassifier
+    from sdca_pegasos.solvers.sdca.estimator import SDCAClassifier
 
     if type(estimator).__name__ == "DaskSVMClassifier":
-        from .distributed import expected_failed_checks as dask_expected_failed_checks
+        from sdca_pegasos.solvers.cluster.estimator import (
+            expected_failed_checks as dask_expected_failed_checks,
+        )
 
         return dask_expected_failed_checks(estimator)
     if isinstance(estimator, SDCAClassifier):

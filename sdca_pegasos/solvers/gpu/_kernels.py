@@ -25,7 +25,7 @@ import types
 
 from numba import cuda, float64
 
-from .. import losses as _losses
+from sdca_pegasos.solvers import losses as _losses
 
 #: Whether the kernels run in Numba's CUDA simulator (one Python thread per GPU thread).
 SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")

@@ -29,8 +29,8 @@ import math
 import numpy as np
 from numba import cuda
 
-from . import _kernels as K
-from .data import GRID, DeviceData, RowCombiner, margins
+from sdca_pegasos.solvers.gpu import _kernels as K
+from sdca_pegasos.solvers.gpu.data import GRID, DeviceData, RowCombiner, margins
 
 _U = 0.5 * np.finfo(np.float64).eps
 

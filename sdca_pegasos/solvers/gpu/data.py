@@ -9,8 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 from numba import cuda
 
-from . import _kernels as K
-from ._kernels import SIMULATED, TPB
+from sdca_pegasos.solvers.gpu import _kernels as K
+from sdca_pegasos.solvers.gpu._kernels import SIMULATED, TPB
 
 __all__ = ["GRID", "ROW_BLOCKS", "SIMULATED", "TPB", "DeviceData", "RowCombiner", "to_device"]
 
@@ -129,7 +129,7 @@ def epoch_callback(est, problem, epoch: int, times: tuple, w_host, output, resul
     """Call ``est.callback`` with the epoch's :class:`sdca_pegasos.solvers.EpochInfo` (``times``:
     the update's GPU seconds, its wall seconds and the set-up's wall seconds; ``result``: the
     epoch's certificate, if one was computed); True if the callback asks to stop."""
-    from .._problem import EpochInfo, stops
+    from sdca_pegasos.solvers.core.problem import EpochInfo, stops
 
     gpu_s, wall_s, setup_s = times
     info = EpochInfo(

@@ -1,5 +1,5 @@
-r"""Mini-batch Pegasos on the GPU: the iterations of :mod:`sdca_pegasos.solvers.pegasos`, each
-batch's margins and sub-gradient computed by the device in parallel.
+r"""Mini-batch Pegasos on the GPU: the iterations of :mod:`sdca_pegasos.solvers.pegasos.estimator`,
+each batch's margins and sub-gradient computed by the device in parallel.
 
 Iteration t takes the next batch of the epoch's index array (drawn by the host from
 ``random_state`` exactly as on the CPU: a permutation cut into batches, or distinct i.i.d.
@@ -23,10 +23,17 @@ import time
 import numpy as np
 from numba import cuda
 
-from .._pegasos_kernels import WEIGHTED
-from .._problem import BinaryFit, Problem
-from . import _kernels as K
-from .data import GRID, DeviceData, RowCombiner, epoch_callback, margins, zeros
+from sdca_pegasos.solvers.core.problem import BinaryFit, Problem
+from sdca_pegasos.solvers.gpu import _kernels as K
+from sdca_pegasos.solvers.gpu.data import (
+    GRID,
+    DeviceData,
+    RowCombiner,
+    epoch_callback,
+    margins,
+    zeros,
+)
+from sdca_pegasos.solvers.pegasos.kernels import WEIGHTED
 
 
 def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:

@@ -59,10 +59,10 @@ import time
 import numpy as np
 from numba import cuda
 
-from .._problem import BinaryFit, Problem, warn_unconverged
-from . import _kernels as K
-from .certificate import Certifier
-from .data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros
+from sdca_pegasos.solvers.core.problem import BinaryFit, Problem, warn_unconverged
+from sdca_pegasos.solvers.gpu import _kernels as K
+from sdca_pegasos.solvers.gpu.certificate import Certifier
+from sdca_pegasos.solvers.gpu.data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros
 
 #: Blocks of a round: at most this many (32 resident 32-thread blocks on each of 132 SMs of an
 #: H100/H200), and at least this many rows per block.
@@ -245,7 +245,7 @@ def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, pr
     (:func:`sdca_pegasos.solvers.gpu._kernels.sdca_round_dense`), in the kernel's own order of
     operations (a row's products summed per thread over columns t, t + TPB, ..., then by the same
     tree), so that the simulator's result equals it bit for bit. Returns (a_new, buf, stats)."""
-    from .. import losses
+    from sdca_pegasos.solvers import losses
 
     n_b = starts.shape[0] - 1
     d = w.shape[0] - 1

@@ -1,5 +1,5 @@
-r"""Which method the exact engine (:mod:`sdca_pegasos.solvers.exact`) runs: a cost model from the
-shape.
+r"""Which method the exact engine (:mod:`sdca_pegasos.solvers.exact.engine`) runs: a cost model
+from the shape.
 
 Which method runs where
 -----------------------
@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ._exact_qp import BLOCK_BYTES, FREE_BLOCK_MAX
+from sdca_pegasos.solvers.exact.qp import BLOCK_BYTES, FREE_BLOCK_MAX
 
 #: Sustained rate of the dense BLAS-3 work (``dsyrk``, ``dpotrf``) the prediction assumes,
 #: flop/s on one core: measured 37 (dsyrk) and 48 (dpotrf) Gflop/s here.

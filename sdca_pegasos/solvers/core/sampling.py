@@ -40,7 +40,7 @@ import warnings
 import numpy as np
 from numba import njit
 
-from ._problem import caller_stacklevel
+from sdca_pegasos.solvers.core.problem import caller_stacklevel
 
 SAMPLINGS = ("iid", "permutation", "cyclic")
 
@@ -136,7 +136,7 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 @njit(cache=True)
 def splitmix64(state):
     """``(next state, 64 random bits)`` of SplitMix64: the generator of the passes that SDCA's
-    shrinking draws inside its kernel (:func:`sdca_pegasos.solvers._sdca_shrinking.shrunk_epoch`),
+    shrinking draws inside its kernel (:func:`sdca_pegasos.solvers.sdca.shrinking.shrunk_epoch`),
     seeded by the driver's ``numpy.random.Generator`` once per epoch. ``state`` : an integer, read
     as uint64."""
     state = np.uint64(state) + _GOLDEN

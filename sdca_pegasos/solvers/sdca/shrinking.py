@@ -1,8 +1,8 @@
 r"""SDCA's epoch with shrinking (:func:`shrunk_epoch`): passes over an active set that shrinks
 after each, liblinear's rule (Hsieh et al. 2008 §3), each pass
-:func:`sdca_pegasos.solvers._sdca_kernels. sdca_sweep`; the shrink and the next pass's draw are one
+:func:`sdca_pegasos.solvers.sdca.kernels. sdca_sweep`; the shrink and the next pass's draw are one
 loop over the active set (:func:`_next_pass`), so an epoch costs what it sweeps. The driver is
-:mod:`sdca_pegasos.solvers.sdca`."""
+:mod:`sdca_pegasos.solvers.sdca.estimator`."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import losses
-from ._kernels import FASTMATH, weight_of
-from ._sampling import uniform_below
-from ._sdca_kernels import sdca_sweep
+from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.core.rows import FASTMATH, weight_of
+from sdca_pegasos.solvers.core.sampling import uniform_below
+from sdca_pegasos.solvers.sdca.kernels import sdca_sweep
 
 #: Shrinking restores every sample once the active set's projected-gradient range is below
 #: this fraction of the range of the last full pass.
@@ -65,7 +65,7 @@ def _next_pass(rows, sweep, loss, active, m, start, shrink, draw, state):
     visit them all). With ``draw``, the next pass is written to ``order[start:start + k]``:
     a permutation of the k survivors (Durstenfeld's "inside-out" Fisher–Yates, built as they
     are found), k i.i.d. draws among them, or them in order. Returns ``(k, state)``, the
-    generator's state (:func:`sdca_pegasos.solvers._sampling.uniform_below`) advanced.
+    generator's state (:func:`sdca_pegasos.solvers.core.sampling.uniform_below`) advanced.
     """
     samples, order, sampling = active.samples, active.order, active.sampling
     y, dual_coef, grad = rows.y, sweep.dual_coef, sweep.grad
@@ -100,8 +100,8 @@ def shrunk_epoch(rows, sweep, params, active, t_start, seed, eps_stop):
     """One epoch of SDCA with shrinking: passes over the active set, each shrinking it.
 
     Each pass sweeps the active set in the order :class:`ActiveSet` ``sampling`` asks for (drawn
-    here from ``seed``, :func:`sdca_pegasos.solvers._sampling.splitmix64`), records every sample's
-    gradient after its step (``sweep.grad``) and the pass's projected-gradient range
+    here from ``seed``, :func:`sdca_pegasos.solvers.core.sampling.splitmix64`), records every
+    sample's gradient after its step (``sweep.grad``) and the pass's projected-gradient range
     (``sweep.pg_range``); then the samples that range shows held at a bound leave, and the next
     pass is drawn over the survivors in the same loop (:func:`_next_pass`). The epoch ends after
     the first pass whose range is at most ``eps_stop`` (the active problem is solved: the caller
@@ -136,7 +136,7 @@ def new_active_set(n: int, sampling: int, base: np.ndarray | None = None) -> Act
 def shrinking_epoch(rows, sweep, params, active, t_start, seed, eps, base=None):
     """One epoch of SDCA with shrinking and the active set's bookkeeping after it, as
     ``SDCAClassifier(shrinking=True)`` makes each epoch and ``DaskSVMClassifier(shrinking=
-    True)`` each local pass (:mod:`sdca_pegasos.solvers.sdca`, "shrinking").
+    True)`` each local pass (:mod:`sdca_pegasos.solvers.sdca.estimator`, "shrinking").
 
     An epoch from a full active set is a full pass first (its projected-gradient range sets
     ``eps``, a tenth of it, the precision of the shrunk phase that follows); a shrunk epoch

@@ -18,11 +18,14 @@ class DeviceMixin:
     """Runs each binary problem of a fit on the GPU when ``self.device == "cuda"``.
 
     X is copied to the device once per ``fit`` (every one-vs-rest problem reads that copy); the
-    copy is dropped when the fit ends. Subclasses name their GPU driver in ``_gpu_driver`` (a
-    module of :mod:`sdca_pegasos.solvers.gpu` with ``fit(est, problem, data)``) and the options it
-    lacks in ``_gpu_unsupported`` (``{param: value that is refused}``...)."""
+    copy is dropped when the fit ends. Subclasses run one binary problem on the device in
+    ``_gpu_fit(problem, data)`` (importing their GPU driver there, so that numba-cuda is
+    imported only when a fit asks for the device) and name the options it lacks in
+    ``_gpu_unsupported``."""
 
-    _gpu_driver = ""
+    def _gpu_fit(self, problem, data):
+        """One binary problem on the device (``data``: X there)."""
+        raise NotImplementedError
 
     def _gpu_unsupported(self) -> list[str]:
         """Parameters set to what the GPU solver does not do (empty: all supported)."""
@@ -31,8 +34,8 @@ class DeviceMixin:
     def _fit_targets(self, X, y, targets, sample_weight, epochs, inits, **options):
         if self.device != "cuda":
             return super()._fit_targets(X, y, targets, sample_weight, epochs, inits, **options)
-        from . import gpu
-        from .gpu.data import to_device
+        from sdca_pegasos.solvers import gpu
+        from sdca_pegasos.solvers.gpu.data import to_device
 
         gpu.require()
         bad = self._gpu_unsupported()
@@ -50,10 +53,7 @@ class DeviceMixin:
     def _fit_binary(self, problem):
         if self.device != "cuda":
             return super()._fit_binary(problem)
-        import importlib
+        from sdca_pegasos.solvers.gpu.data import to_device
 
-        from .gpu.data import to_device
-
-        driver = importlib.import_module(f"sdca_pegasos.solvers.gpu.{self._gpu_driver}")
         data = getattr(self, "_gpu_data", None)
-        return driver.fit(self, problem, data if data is not None else to_device(problem.X))
+        return self._gpu_fit(problem, data if data is not None else to_device(problem.X))

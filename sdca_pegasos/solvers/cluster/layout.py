@@ -1,11 +1,11 @@
-"""Where the rows of a :class:`sdca_pegasos.solvers.distributed.DaskSVMClassifier` fit live, on the
-driver's side: the client, ``fit``'s inputs as dask arrays of row chunks (:func:`as_rows`; data
-in memory cut and scattered: :func:`scatter_rows`), the blocks (X's row chunks grouped in
+"""Where the rows of a :class:`sdca_pegasos.solvers.cluster.estimator.DaskSVMClassifier` fit live,
+on the driver's side: the client, ``fit``'s inputs as dask arrays of row chunks (:func:`as_rows`;
+data in memory cut and scattered: :func:`scatter_rows`), the blocks (X's row chunks grouped in
 order, or its rows dealt in turn: :class:`RowLayout`), their placement on the workers and the
-checks of their chunks (:func:`persist_blocks`), the ``"auto"`` sizes (blocks, local epochs,
-the finish's rows), the classes and their weights. The rounds over those blocks are
-:mod:`sdca_pegasos.solvers._cocoa_rounds`; the worker side is :mod:`sdca_pegasos.solvers._cocoa`.
-"""
+checks of their chunks (:func:`persist_blocks`), the ``"auto"`` sizes (blocks, local epochs, the
+finish's rows), the classes and their weights. The rounds over those blocks are
+:mod:`sdca_pegasos.solvers.cluster.rounds`; the worker side is
+:mod:`sdca_pegasos.solvers.cluster.blocks`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _cocoa, _cocoa_rounds
+from sdca_pegasos.solvers.cluster import blocks as _cocoa
+from sdca_pegasos.solvers.cluster import rounds as _cocoa_rounds
 
 
 def client():
@@ -63,7 +64,7 @@ def as_rows(client, X, y, sample_weight) -> tuple:
     if any(np.isnan(c) for c in X.chunks[0]):
         raise ValueError(
             "X has row chunks of unknown size: call X.compute_chunk_sizes() first (or "
-            "read shards with sdca_pegasos.solvers.shards.read_shards, which knows them)."
+            "read shards with sdca_pegasos.solvers.cluster.shards.read_shards, which knows them)."
         )
     n, d = int(X.shape[0]), int(X.shape[1])
     if n < 2:
@@ -95,7 +96,8 @@ def as_rows(client, X, y, sample_weight) -> tuple:
 
 
 #: ``local_epochs="auto"``: the work of one block's local passes in a round, in stored
-# entries plus two per row (:func:`sdca_pegasos.solvers._cocoa.block_work`): tens of ms of one core
+# entries plus two per row (:func:`sdca_pegasos.solvers.cluster.blocks.block_work`): tens of ms of
+# one core
 #: (skin's pass, 1.2M of them, took 8.7 ms of CPU in benchmarks/records/distributed.json:
 #: 2**23 of them ~60 ms), about a round's fixed cost on a 2-worker LocalCluster (25–51 ms).
 #: Balanced so, a round wastes at most as much again whichever way the data go: where more
@@ -109,9 +111,9 @@ AUTO_MAX_EPOCHS = 64
 
 
 def auto_local_epochs(block_works) -> int:
-    """The local passes per round ``local_epochs="auto"`` makes for blocks whose one pass
-    costs ``block_works`` (:func:`sdca_pegasos.solvers._cocoa.block_work`): ⌈AUTO_ROUND_WORK / the
-    largest⌉, between 1 and AUTO_MAX_EPOCHS."""
+    """The local passes per round ``local_epochs="auto"`` makes for blocks whose one pass costs
+    ``block_works`` (:func:`sdca_pegasos.solvers.cluster.blocks.block_work`): ⌈AUTO_ROUND_WORK /
+    the largest⌉, between 1 and AUTO_MAX_EPOCHS."""
     largest = max(1, max(block_works))
     return int(min(AUTO_MAX_EPOCHS, max(1, -(-AUTO_ROUND_WORK // largest))))
 
@@ -132,7 +134,7 @@ def merge_fits(total_bytes: int, memory_limits) -> bool:
 
 def max_finish_rows(block_works, n_samples: int) -> int:
     """How many rows a finish gathers at most:
-    :data:`sdca_pegasos.solvers._cocoa_rounds.FINISH_ROWS`, fewer where their stored entries (the
+    :data:`sdca_pegasos.solvers.cluster.rounds.FINISH_ROWS`, fewer where their stored entries (the
     blocks' work less two per row, per row) would pass :data:`AUTO_ROUND_WORK`, a round's work."""
     per_row = max(1.0, (sum(block_works) - 2 * n_samples) / max(n_samples, 1))
     return int(min(_cocoa_rounds.FINISH_ROWS, max(1, AUTO_ROUND_WORK // per_row)))
@@ -176,7 +178,8 @@ def as_dask(X, name: str, client=None):
         f"DaskSVMClassifier.fit takes NumPy arrays, scipy.sparse matrices, pandas DataFrames "
         f"(scattered to the workers), dask arrays and dask DataFrames, got {name} of type "
         f"{type(X).__name__}: compute it, or make it a dask array (e.g. "
-        "dask.array.from_delayed), or read shards with sdca_pegasos.solvers.shards.read_shards."
+        "dask.array.from_delayed), or read shards with "
+        "sdca_pegasos.solvers.cluster.shards.read_shards."
     )
 
 
@@ -282,16 +285,16 @@ def chunk_groups(client, n_chunks: int, n_blocks) -> list[list[int]]:
 
 
 def persist_blocks(client, X, y, sample_weight, groups) -> list:
-    """One future per row chunk, a :class:`sdca_pegasos.solvers._cocoa.BlockData` on a worker:
-    block k's chunks on the k-th worker, modulo their number, when dask can, so that a block's
-    chain of tasks does not wait on another block's and blocks run side by side from the first
-    round (left to dask, every chunk of a ``from_array`` X was built on one worker and the blocks'
-    first passes ran one after the other there).
+    """One future per row chunk, a :class:`sdca_pegasos.solvers.cluster.blocks.BlockData` on a
+    worker: block k's chunks on the k-th worker, modulo their number, when dask can, so that a
+    block's chain of tasks does not wait on another block's and blocks run side by side from the
+    first round (left to dask, every chunk of a ``from_array`` X was built on one worker and the
+    blocks' first passes ran one after the other there).
 
-    Each chunk is checked where it is built (:func:`sdca_pegasos.solvers._cocoa.
+    Each chunk is checked where it is built (:func:`sdca_pegasos.solvers.cluster.blocks.
     checked_block_data`: finite numbers in X, classes in y, finite weights >= 0), and the
     checks' results gathered before anything else runs on the chunks: a refused chunk is a
-    :class:`sdca_pegasos.solvers._cocoa.BadInput` raised here, on the driver, naming the
+    :class:`sdca_pegasos.solvers.cluster.blocks.BadInput` raised here, on the driver, naming the
     chunk and its rows (the first refused, in X's order), and the workers log nothing."""
     import dask
 
@@ -323,8 +326,8 @@ def persist_blocks(client, X, y, sample_weight, groups) -> list:
 
 def raise_refused(messages) -> None:
     """Raise the first refusal among the workers' checks (``messages``: None or the
-    message of a :class:`sdca_pegasos.solvers._cocoa.Refused`, one per chunk or shard) as a
-    :class:`sdca_pegasos.solvers._cocoa.BadInput`, in the user's process; the others are
+    message of a :class:`sdca_pegasos.solvers.cluster.blocks.Refused`, one per chunk or shard) as a
+    :class:`sdca_pegasos.solvers.cluster.blocks.BadInput`, in the user's process; the others are
     counted in a note."""
     refused = [m for m in messages if m is not None]
     if refused:
@@ -367,7 +370,7 @@ def deal(client, data, sizes, groups) -> tuple:
 
 def resolve_local_epochs(local_epochs, works, groups) -> int:
     """``local_epochs``, ``"auto"`` resolved from the blocks' work per pass (``works``:
-    :func:`sdca_pegasos.solvers._cocoa.block_work` of each block)."""
+    :func:`sdca_pegasos.solvers.cluster.blocks.block_work` of each block)."""
     if local_epochs != "auto":
         return int(local_epochs)
     if any(len(group) > 1 for group in groups):

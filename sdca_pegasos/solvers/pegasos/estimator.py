@@ -49,7 +49,7 @@ unprojected iterate up by orders of magnitude (a primal of 1e9 to 1e17 after 200
 :math:`\lambda = 0.05` on a 200 × 5 problem, ``tests/test_pegasos.py``).
 
 The kernels, their scaled iterate, lazy average and the reading of rows are in
-:mod:`sdca_pegasos.solvers._pegasos_kernels`.
+:mod:`sdca_pegasos.solvers.pegasos.kernels`.
 """
 
 from __future__ import annotations
@@ -62,10 +62,16 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from . import objectives
-from ._base import BaseLinearSVM
-from ._device import DEVICE_CONSTRAINT, DeviceMixin
-from ._pegasos_kernels import (
+from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.core.problem import Problem, canonical
+from sdca_pegasos.solvers.core.sampling import (
+    DEPRECATED_SAMPLINGS,
+    distinct_batches,
+    resolve_sampling,
+)
+from sdca_pegasos.solvers.gpu.device import DEVICE_CONSTRAINT, DeviceMixin
+from sdca_pegasos.solvers.pegasos.kernels import (
     LAST,
     UNIFORM,
     WEIGHTED,
@@ -74,15 +80,13 @@ from ._pegasos_kernels import (
     pegasos_batch_epoch,
     pegasos_single_epoch,
 )
-from ._problem import Problem, canonical
-from ._sampling import DEPRECATED_SAMPLINGS, distinct_batches, resolve_sampling
 
 #: Renormalise w = s·v (v ← s·v, s ← 1, U ← U + σv, σ ← 0) when s falls below this: it
 #: bounds the precision lost by the lazy average to a factor 1/_S_MIN
-#: (:mod:`sdca_pegasos.solvers._pegasos_kernels`).
+#: (:mod:`sdca_pegasos.solvers.pegasos.kernels`).
 _S_MIN = 1e-2
 
-#: Pegasos' orders, in the vocabulary of every solver (:mod:`sdca_pegasos.solvers._sampling`).
+#: Pegasos' orders, in the vocabulary of every solver (:mod:`sdca_pegasos.solvers.core.sampling`).
 SAMPLINGS = ("iid", "permutation")
 
 
@@ -100,14 +104,13 @@ class _State:
 class PegasosClassifier(DeviceMixin, BaseLinearSVM):
     r"""Linear SVM by Pegasos, stochastic sub-gradient descent on the primal (mini-batch).
 
-    Minimises the primal
-    :math:`P(\tilde w) = \frac{\lambda}{2}\|\tilde w\|^2 + \frac1n\sum_i c_i\phi(y_i
-    \tilde x_i^\top\tilde w)` of the hinge :math:`\phi(z) = \max(0, 1 - z)` (or of
-    ``loss``) with step :math:`\eta_t = 1/(\lambda t)` (Shalev-Shwartz,
-    Singer, Srebro & Cotter 2011; seeds/001 algorithms 3–4) or, with
-    ``average="weighted"``, :math:`2/(\lambda(t+1))` (Lacoste-Julien et al. 2012). See
-    :mod:`sdca_pegasos.solvers.pegasos` for the update and its implementation. An epoch is always
-    ``n_samples`` samples, i.e. :math:`\lceil n/k\rceil` iterations, whatever ``batch_size``.
+    Minimises the primal :math:`P(\tilde w) = \frac{\lambda}{2}\|\tilde w\|^2 + \frac1n\sum_i
+    c_i\phi(y_i \tilde x_i^\top\tilde w)` of the hinge :math:`\phi(z) = \max(0, 1 - z)` (or of
+    ``loss``) with step :math:`\eta_t = 1/(\lambda t)` (Shalev-Shwartz, Singer, Srebro & Cotter
+    2011; seeds/001 algorithms 3–4) or, with ``average="weighted"``, :math:`2/(\lambda(t+1))`
+    (Lacoste-Julien et al. 2012). See :mod:`sdca_pegasos.solvers.pegasos.estimator` for the update
+    and its implementation. An epoch is always ``n_samples`` samples, i.e. :math:`\lceil n/k\rceil`
+    iterations, whatever ``batch_size``.
 
     Parameters
     ----------
@@ -127,7 +130,7 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         or the squared hinge :math:`\max(0, 1 - z)^2`. A step adds :math:`-\phi'(z_i)\,c_i
         y_i\tilde x_i` per sample (the hinge's sub-gradient: 1 below the margin, 0 from it on). The
         squared hinge needs ``projection=True`` (its derivative grows with the margin: see
-        :mod:`sdca_pegasos.solvers.pegasos`).
+        :mod:`sdca_pegasos.solvers.pegasos.estimator`).
     gamma : float, default=1.0
         Smoothing :math:`\gamma \ge 0` of ``smooth_hinge`` (ignored by the other losses;
         ``gamma=0`` is the hinge).
@@ -138,9 +141,9 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         others (seeds/001; :math:`k = 1`: i.i.d. draws). ``permutation``: each epoch is a random
         partition of the samples into batches of :math:`k` (a fresh permutation cut into
         consecutive batches), the last one smaller when :math:`k \nmid n` (seeds/000 algorithm 3).
-        The vocabulary of every solver (:mod:`sdca_pegasos.solvers._sampling`); the old spelling
-        ``"epoch"`` still works for one release, with a ``FutureWarning``, and gives the same
-        results.
+        The vocabulary of every solver (:mod:`sdca_pegasos.solvers.core.sampling`); the old
+        spelling ``"epoch"`` still works for one release, with a ``FutureWarning``, and gives the
+        same results.
     projection : bool, default=False
         Project the full iterate (bias weight included) onto :math:`\|\tilde w\| \le
         1/\sqrt\lambda` after each step.
@@ -223,7 +226,11 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
 
     _has_dual = False
     _supports_sparse = True
-    _gpu_driver = "pegasos"
+
+    def _gpu_fit(self, problem: Problem, data):
+        from sdca_pegasos.solvers.gpu import pegasos as gpu_pegasos
+
+        return gpu_pegasos.fit(self, problem, data)
 
     def __init__(
         self,

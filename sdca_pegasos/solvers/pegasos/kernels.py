@@ -1,8 +1,8 @@
-r"""The Pegasos epoch kernels (:mod:`sdca_pegasos.solvers.pegasos` is the estimator and its
-driver).
+r"""The Pegasos epoch kernels (:mod:`sdca_pegasos.solvers.pegasos.estimator` is the estimator and
+its driver).
 
 Two kernels, :func:`pegasos_single_epoch` (:math:`k = 1`) and :func:`pegasos_batch_epoch` (:math:`k
-> 1`), each written once against the row-access layer of :mod:`sdca_pegasos.solvers._kernels` and
+> 1`), each written once against the row-access layer of :mod:`sdca_pegasos.solvers.core.rows` and
 compiled for dense rows and for CSR rows (practice 14). The update, its sub-gradient
 :math:`-\phi'(z)` (:func:`sdca_pegasos.solvers.losses.minus_derivative`), the steps, projection,
 lazy average and renormalisation below exist once; only the reading of a block of rows has a dense
@@ -62,7 +62,7 @@ scalars, each score corrected by the earlier updates of the block
 (:math:`\tilde x_b^\top v_{\text{after}\,c} = \tilde x_b^\top v + \sum_{c<b} c_c\,\tilde x_b^\top
 \tilde x_c`; shrinks and projections only change :math:`s`), and :math:`v` gets one combined
 update. This is the same sequential algorithm (equal up to rounding) with four memory
-streams in flight instead of one, as in :func:`sdca_pegasos.solvers._sdca_kernels.sdca_epoch`. With
+streams in flight instead of one, as in :func:`sdca_pegasos.solvers.sdca.kernels.sdca_epoch`. With
 :math:`k > 1` the batch's margins are independent dot products with the same :math:`v`,
 computed four rows per pass, and the rows of :math:`A_t^+` are added four per pass.
 
@@ -87,8 +87,8 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from . import losses
-from ._kernels import (
+from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.core.rows import (
     FASTMATH,
     DenseRows,
     dot4,
@@ -99,7 +99,7 @@ from ._kernels import (
     row_nnz,
     weight_of,
 )
-from .losses import Loss
+from sdca_pegasos.solvers.losses import Loss
 
 #: Output modes (``Params.mode``): the last iterate, the uniform average, the weighted one.
 LAST, UNIFORM, WEIGHTED = 0, 1, 2
@@ -240,13 +240,13 @@ def _reset(v, acc, sigma):
 # rows (a CSRRows) get the generic body, one row at a time through the layer.
 #: The bodies with loops compile as functions of their own with the kernels' flags (LLVM
 #: inlines them), not by Numba's IR inlining, which gave wrong iterates with Numba 0.68 in
-#: SDCA's and ASDCA's sweeps (``sdca_pegasos.solvers._kernels._LAYER_OPTIONS``).
+#: SDCA's and ASDCA's sweeps (``sdca_pegasos.solvers.core.rows._LAYER_OPTIONS``).
 _BODY_OPTIONS = {"fastmath": FASTMATH}
 
 
 def _is_dense_rows(rows) -> bool:
     """Whether the Numba type ``rows`` is that of a
-    :class:`sdca_pegasos.solvers._kernels.DenseRows`."""
+    :class:`sdca_pegasos.solvers.core.rows.DenseRows`."""
     return getattr(rows, "instance_class", None) is DenseRows
 
 

@@ -40,7 +40,7 @@ costs what it must and no more:
    which the shape of X does not predict (raw crops with near-duplicate augmented images
    make it hopeless at small λ: Gram CD with Newton finishes was still at a relative gap of
    1e-3 and 0.6 after 60 s at λ = 1e-3 and 1/n). Mehrotra's predictor-corrector method
-   (:func:`sdca_pegasos.solvers._exact_ipm.ipm_iterates`) needs ~15-35 factorisations whatever the
+   (:func:`sdca_pegasos.solvers.exact.ipm.ipm_iterates`) needs ~15-35 factorisations whatever the
    conditioning, in one of two forms:
 
    * *Gram form* (n ≤ d): each iteration factors the n × n matrix
@@ -51,7 +51,7 @@ costs what it must and no more:
      row blocks, O(n d²) per iteration.
 
    From its iterates a primal-dual active-set crossover
-   (:func:`sdca_pegasos.solvers._exact_ipm.crossover`) finds the optimum's partition (each
+   (:func:`sdca_pegasos.solvers.exact.ipm.crossover`) finds the optimum's partition (each
    :math:`a_i` at 0, at :math:`u_i` or free) and solves it exactly, with the last refinements on a
    compensated gradient computed through X (Q a carries ~1e-9 of cancellation error on raw crops).
    Should it not certify, CD goes on.
@@ -89,11 +89,11 @@ default two BLAS threads on two busy cores counted both threads, and the factori
 ran several times slower: a 73,421 × 4,126 CSR solve spent its 60 s in the interior point
 and returned w = 0; on one BLAS thread it certified in 28 s.)
 
-Which method runs where: :func:`choose_method` (:mod:`sdca_pegasos.solvers._exact_choice`, with the
+Which method runs where: :func:`choose_method` (:mod:`sdca_pegasos.solvers.exact.choice`, with the
 measured table). The modules: the box QP and its representations in
-:mod:`sdca_pegasos.solvers._exact_qp`, the interior point and crossover in
-:mod:`sdca_pegasos.solvers._exact_ipm`, the coordinate-descent sweeps and Newton finishes in
-:mod:`sdca_pegasos.solvers._exact_cd`; the driver that chains them, the certificate and the
+:mod:`sdca_pegasos.solvers.exact.qp`, the interior point and crossover in
+:mod:`sdca_pegasos.solvers.exact.ipm`, the coordinate-descent sweeps and Newton finishes in
+:mod:`sdca_pegasos.solvers.exact.cd`; the driver that chains them, the certificate and the
 estimator here.
 
 Randomness enters as data: the driver draws each sweep's order from
@@ -106,23 +106,22 @@ import math
 import time
 import warnings
 from dataclasses import dataclass
-from functools import lru_cache
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from threadpoolctl import ThreadpoolController
 
-from . import losses, objectives
-from ._base import WARM_UP_LMBD, WARMED, BaseLinearSVM, layout_key
-from ._exact_cd import newton_stage
-from ._exact_choice import MethodChoice, choose_method, ipm_costs
-from ._exact_ipm import crossover, implied_rel_gap, ipm_iterates
-from ._exact_qp import Gram, Primal, make_qp
-from ._problem import BinaryFit, Problem, caller_stacklevel
-from .losses import Loss
+from sdca_pegasos.solvers import losses, objectives
+from sdca_pegasos.solvers.core.blas import blas_single_thread
+from sdca_pegasos.solvers.core.estimator import WARM_UP_LMBD, WARMED, BaseLinearSVM, layout_key
+from sdca_pegasos.solvers.core.problem import BinaryFit, Problem, caller_stacklevel
+from sdca_pegasos.solvers.exact.cd import newton_stage
+from sdca_pegasos.solvers.exact.choice import MethodChoice, choose_method, ipm_costs
+from sdca_pegasos.solvers.exact.ipm import crossover, implied_rel_gap, ipm_iterates
+from sdca_pegasos.solvers.exact.qp import Gram, Primal, make_qp
+from sdca_pegasos.solvers.losses import Loss
 
 __all__ = ["ExactResult", "ExactSVMClassifier", "MethodChoice", "choose_method", "solve_exact"]
 
@@ -264,20 +263,6 @@ def solve_exact(
         return _solve(
             start, X, y, lmbd, loss, gamma, bias, sample_weight, tol, max_cpu, method, seed
         )
-
-
-def blas_single_thread():
-    """A context in which BLAS runs on the calling thread alone (threadpoolctl): the
-    engine's factorisations then cost CPU on one clock and give the same bits in every
-    process, whatever the machine's cores."""
-    return _blas_threads().limit(limits=1)
-
-
-@lru_cache(maxsize=1)
-def _blas_threads() -> ThreadpoolController:
-    """This process's BLAS/OpenMP pools, found once (a search of the loaded libraries costs
-    milliseconds: as much as a whole solve of a small problem)."""
-    return ThreadpoolController()
 
 
 def _solve(start, X, y, lmbd, loss, gamma, bias, sample_weight, tol, max_cpu, method, seed):

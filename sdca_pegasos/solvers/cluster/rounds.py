@@ -1,8 +1,8 @@
-"""The driver side of :class:`sdca_pegasos.solvers.distributed.DaskSVMClassifier`'s rounds: the
-blocks' local passes submitted as chains of tasks, the certificate over the blocks, the finish, and
-the checkpoints. Where the rows live (blocks, their placement, their layout) is
-:mod:`sdca_pegasos.solvers._cocoa_layout`. The worker side is :mod:`sdca_pegasos.solvers._cocoa`.
-"""
+"""The driver side of :class:`sdca_pegasos.solvers.cluster.estimator.DaskSVMClassifier`'s rounds:
+the blocks' local passes submitted as chains of tasks, the certificate over the blocks, the finish,
+and the checkpoints. Where the rows live (blocks, their placement, their layout) is
+:mod:`sdca_pegasos.solvers.cluster.layout`. The worker side is
+:mod:`sdca_pegasos.solvers.cluster.blocks`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _cocoa, objectives
+from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.cluster import blocks as _cocoa
 
 
 class Certified(NamedTuple):
@@ -30,11 +31,11 @@ def local_passes(
     client, states, data, groups, block_rngs, w, epochs: int, shrinking: bool = False
 ) -> list:
     """Submit one round's local passes (with ``shrinking``, epochs of SDCA with shrinking:
-    :func:`sdca_pegasos.solvers._cocoa.local_round`), replacing ``states`` (one per chunk) in
-    place; returns one future per block of its (v_k, CPU seconds, coordinate steps). A block of one
-    chunk makes its ``local_epochs`` passes in one task; a block of several makes each pass chunk
-    by chunk, in an order drawn from the block's stream, v going from each chunk's task to the
-    next."""
+    :func:`sdca_pegasos.solvers.cluster.blocks.local_round`), replacing ``states`` (one per chunk)
+    in place; returns one future per block of its (v_k, CPU seconds, coordinate steps). A block of
+    one chunk makes its ``local_epochs`` passes in one task; a block of several makes each pass
+    chunk by chunk, in an order drawn from the block's stream, v going from each chunk's task to
+    the next."""
     ends = []
     for group, block_rng in zip(groups, block_rngs, strict=True):
         carry = (w, 0.0, 0)
@@ -143,13 +144,14 @@ FINISH_EPOCHS = 50
 
 def finish(client, states, data, sizes, w, problem, rng, max_rows: int) -> tuple:
     """CoCoA+'s finish, on the driver: the rows nearest the margin at w, about ``max_rows``
-    (:func:`sdca_pegasos.solvers._cocoa.finish_candidates`, each chunk's share in proportion to its
-    rows, rounded up), solved together by :data:`FINISH_EPOCHS` epochs of SDCA with shrinking on
-    the *whole* problem's dual, every other α fixed: σ' = 1, exact coordinate ascent, so D(α)
-    cannot decrease, where CoCoA+'s σ' = K damps every block's step. ``problem``: (positive,
-    class_weights, two, bias, loss, lmbd) as :func:`sdca_pegasos.solvers._cocoa.init_block` takes
-    them. Replaces ``states`` with their new α in place; returns the new w (the solve's running
-    iterate), the advanced ``rng``, and the solve's coordinate steps and CPU seconds."""
+    (:func:`sdca_pegasos.solvers.cluster.blocks.finish_candidates`, each chunk's share in
+    proportion to its rows, rounded up), solved together by :data:`FINISH_EPOCHS` epochs of SDCA
+    with shrinking on the *whole* problem's dual, every other α fixed: σ' = 1, exact coordinate
+    ascent, so D(α) cannot decrease, where CoCoA+'s σ' = K damps every block's step. ``problem``:
+    (positive, class_weights, two, bias, loss, lmbd) as
+    :func:`sdca_pegasos.solvers.cluster.blocks.init_block` takes them. Replaces ``states`` with
+    their new α in place; returns the new w (the solve's running iterate), the advanced ``rng``,
+    and the solve's coordinate steps and CPU seconds."""
     positive, class_weights, two, bias, loss, lmbd = problem
     n = sum(sizes)
     counts = [-(-max_rows * m // n) for m in sizes]

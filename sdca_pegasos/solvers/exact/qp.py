@@ -1,9 +1,10 @@
-r"""The box QP of the exact engine (:mod:`sdca_pegasos.solvers.exact`) and its two representations.
+r"""The box QP of the exact engine (:mod:`sdca_pegasos.solvers.exact.engine`) and its two
+representations.
 
 :class:`QP` is the problem with the samples of weight 0 taken out; :class:`Primal` keeps
 :math:`\tilde w(a)` (Q = A Aᵀ never formed, its products through X) and :class:`Gram` keeps Q and Q
-a. Both give what the interior point (:mod:`sdca_pegasos.solvers._exact_ipm`), the sweeps and the
-Newton finishes (:mod:`sdca_pegasos.solvers._exact_cd`) need: the gradient, H's diagonal and
+a. Both give what the interior point (:mod:`sdca_pegasos.solvers.exact.ipm`), the sweeps and the
+Newton finishes (:mod:`sdca_pegasos.solvers.exact.cd`) need: the gradient, H's diagonal and
 products, the barrier system's solver (Woodbury on (d + 1) × (d + 1), or Cholesky on n × n) and the
 Newton direction on a free set; the dense linear algebra (BLAS ``dsyrk``, Cholesky with a ridge for
 duplicated samples) is here too."""
@@ -17,10 +18,10 @@ import scipy.linalg
 import scipy.sparse as sp
 from numba import njit
 
-from . import objectives
-from ._exact_cd import cd_sweep_gram, cd_sweep_primal
-from ._kernels import kernel_rows
-from .losses import Loss
+from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core.rows import kernel_rows
+from sdca_pegasos.solvers.exact.cd import cd_sweep_gram, cd_sweep_primal
+from sdca_pegasos.solvers.losses import Loss
 
 #: Bytes of the row (or column) blocks the dense products convert and scale at a time.
 BLOCK_BYTES = 2**24

@@ -16,8 +16,8 @@ x_i^\top w)`, iteration :math:`t` draws a set :math:`I` of :math:`m` distinct sa
 from :math:`\alpha = 0, w = 0`. Each :math:`\alpha_i \in \mathbb{R}^{d+1}` stays a multiple of
 :math:`\tilde x_i`, as :math:`\nabla\phi_i(u) = \phi_\gamma'(y_i\tilde x_i^\top u)\,y_i \tilde
 x_i`, so the solver stores one scalar per sample, :math:`\alpha_i = a_i\tilde x_i`, with
-:math:`a_i` the signed dual coefficient of :mod:`sdca_pegasos.solvers.sdca` (:math:`y_i a_i \in [0,
-1]`):
+:math:`a_i` the signed dual coefficient of :mod:`sdca_pegasos.solvers.sdca.estimator` (:math:`y_i
+a_i \in [0, 1]`):
 
 .. math::
 
@@ -55,10 +55,10 @@ rows. The primal iterate :math:`w = z + s_e v_e` is formed only outside the time
 stopping test, output).
 
 Averaged output (``average=True``) is lazy too: :math:`\sum_t z_t` through :math:`\sum_t (t -
-t_0)\,\delta_t` as in :mod:`sdca_pegasos.solvers.sdca`, and :math:`\sum_t e_t` as :math:`U + \sigma
-v_e` (:math:`\sigma \mathrel{+}= s_e` per iteration, :math:`U \mathrel{-}= \sigma\,\Delta v_e` with
-the same rows, :math:`U \mathrel{+}= \sigma v_e, \sigma \leftarrow 0` at a renormalisation), so it
-costs :math:`O(md)` per iteration, nothing before :math:`t_0`.
+t_0)\,\delta_t` as in :mod:`sdca_pegasos.solvers.sdca.estimator`, and :math:`\sum_t e_t` as
+:math:`U + \sigma v_e` (:math:`\sigma \mathrel{+}= s_e` per iteration, :math:`U \mathrel{-}=
+\sigma\,\Delta v_e` with the same rows, :math:`U \mathrel{+}= \sigma v_e, \sigma \leftarrow 0` at a
+renormalisation), so it costs :math:`O(md)` per iteration, nothing before :math:`t_0`.
 
 Step :math:`\theta`
 -------------------
@@ -83,7 +83,7 @@ default :math:`\theta` is far inside that limit, hence safe but slow.
 Sparse input
 ------------
 The epoch kernel :func:`_asdca_epoch` is one source for both storages (its batch helpers chosen by
-the type of ``rows``, :mod:`sdca_pegasos.solvers._kernels`). On a CSR matrix it does the same
+the type of ``rows``, :mod:`sdca_pegasos.solvers.core.rows`). On a CSR matrix it does the same
 iterations on the same index arrays, each sample's two scores in one pass over its stored entries
 and its update to :math:`z`, :math:`v_e` (and the averages) in another, so an iteration costs
 :math:`O(\sum_{i \in I}\mathrm{nnz}(x_i))`. The renormalisation of :math:`v_e` stays :math:`O(d)`,
@@ -103,12 +103,19 @@ from numba import njit
 from numba.extending import overload
 from sklearn.utils._param_validation import Interval
 
-from . import losses, objectives
-from ._base import BaseLinearSVM
-from ._kernels import FASTMATH, CSRRows, row_dots, row_entry, row_nnz, weight_of
-from ._problem import Problem
-from ._sampling import distinct_batches
-from .losses import Loss
+from sdca_pegasos.solvers import losses, objectives
+from sdca_pegasos.solvers.core.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.core.problem import Problem
+from sdca_pegasos.solvers.core.rows import (
+    FASTMATH,
+    CSRRows,
+    row_dots,
+    row_entry,
+    row_nnz,
+    weight_of,
+)
+from sdca_pegasos.solvers.core.sampling import distinct_batches
+from sdca_pegasos.solvers.losses import Loss
 
 #: Renormalise e = s_e·v_e (v_e ← s_e·v_e, s_e ← 1) when s_e falls below this.
 _S_MIN = 1e-6
@@ -140,10 +147,10 @@ class Iterates(NamedTuple):
         ``[s_e, σ]``.
     acc_z, acc_e : ndarray of shape (n_features + 1,) or (1,), float64
     acc_a : ndarray of shape (n_samples,) or (1,), float64
-        Averaging (length 1 otherwise): Σ_{t>t0} (t − t0) Δz_t and the same for a, so that
-        the mean of z over the iterates t0..T is z_T − acc_z / (T − t0 + 1) (as in
-        :class:`sdca_pegasos.solvers.sdca.Sweep`); and U with Σ_{t>=t0} e_t = U + σ v_e (a change
-        v_e += Δ is compensated by U −= σΔ).
+        Averaging (length 1 otherwise): Σ_{t>t0} (t − t0) Δz_t and the same for a, so that the mean
+        of z over the iterates t0..T is z_T − acc_z / (T − t0 + 1) (as in
+        :class:`sdca_pegasos.solvers.sdca.estimator.Sweep`); and U with Σ_{t>=t0} e_t = U + σ v_e
+        (a change v_e += Δ is compensated by U −= σΔ).
     gz, ge, coef : ndarray of shape (batch_size,), float64
         Scratch space.
     """
@@ -173,14 +180,14 @@ class Params(NamedTuple):
     batch_size: int
 
 
-# ------------------------------------------------------------------ a batch's rows
-# The epoch (:func:`_asdca_epoch`) is written once; what it does with a batch's rows goes
-# through three functions whose body Numba picks from the type of ``rows`` (as the
-# row-access layer of :mod:`sdca_pegasos.solvers._kernels` does): the dense ones read four rows per
-# pass, which ``tools/asdca_blocked.py`` measured to pay for wide rows (n = 20000, m = 64:
-# row by row takes 1.39x as long at d = 500, 0.82x at d = 50); CSR rows one at a time.
-# They are called, not inlined: one call per batch costs nothing, and inlining
-# ``_batch_scores`` (numba 0.68.1) left the scores unwritten before ``_dual_moves`` read them.
+# ------------------------------------------------------------------ a batch's rows The epoch
+# (:func:`_asdca_epoch`) is written once; what it does with a batch's rows goes through three
+# functions whose body Numba picks from the type of ``rows`` (as the row-access layer of
+# :mod:`sdca_pegasos.solvers.core.rows` does): the dense ones read four rows per pass, which
+# ``tools/asdca_blocked.py`` measured to pay for wide rows (n = 20000, m = 64: row by row takes
+# 1.39x as long at d = 500, 0.82x at d = 50); CSR rows one at a time. They are called, not inlined:
+# one call per batch costs nothing, and inlining ``_batch_scores`` (numba 0.68.1) left the scores
+# unwritten before ``_dual_moves`` read them.
 def _batch_scores(rows, it, indices, start, size):
     """``gz[b] = x̃_iᵀz``, ``ge[b] = x̃_iᵀv_e`` for i = indices[start + b], b < size
     (kernels only): :func:`_scores_dense4` or :func:`_scores_rowwise`."""
@@ -254,7 +261,7 @@ def _clear_batch_impl(rows, ve, indices, start, size):
 @njit(cache=True, fastmath=FASTMATH)
 def _scores_rowwise(rows, it, indices, start, size):
     """:func:`_batch_scores` one row at a time, both scores in one pass over the row
-    (:func:`sdca_pegasos.solvers._kernels.row_dots`)."""
+    (:func:`sdca_pegasos.solvers.core.rows.row_dots`)."""
     z, ve = it.z, it.ve
     d = z.shape[0] - 1
     zb, eb = rows.bias * z[d], rows.bias * ve[d]
@@ -463,7 +470,7 @@ class ASDCAClassifier(BaseLinearSVM):
 
     Minimises :math:`P_\gamma(\tilde w) = \frac{\lambda}{2}\|\tilde w\|^2 + \frac1n\sum_i
     \phi_\gamma(y_i\tilde x_i^\top\tilde w)` with the :math:`\gamma`-smoothed hinge; see
-    :mod:`sdca_pegasos.solvers.asdca` for the update, its :math:`O(md)` form and the default
+    :mod:`sdca_pegasos.solvers.sdca.asdca` for the update, its :math:`O(md)` form and the default
     :math:`\theta`. An epoch is ``n_samples`` samples, :math:`\lceil n/m\rceil` iterations of
     :math:`m` distinct uniformly drawn samples each (the last one smaller when
     :math:`m \nmid n`).

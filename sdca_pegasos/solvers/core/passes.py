@@ -1,15 +1,15 @@
 r"""The arrays as every objective takes them, and the passes over the samples that
 :mod:`sdca_pegasos.solvers.objectives` and :mod:`sdca_pegasos.solvers.monitoring` share (internal
-API: the names here are for those modules and :mod:`sdca_pegasos.solvers._compensated`, not for
+API: the names here are for those modules and :mod:`sdca_pegasos.solvers.core.compensated`, not for
 users).
 
 Validation (:func:`as_data`, :func:`as_labels`, :func:`as_sample_weight`, :func:`as_full`,
 :func:`as_dual`, :func:`feasible`) casts and checks once at the boundary. The passes are written
-once against the row-access layer of :mod:`sdca_pegasos.solvers._kernels` and take the samples as
-``rows`` (:func:`sdca_pegasos.solvers._kernels.kernel_rows`): Numba compiles each for a dense and a
-CSR ``rows``. A margin (:func:`row_margin`) is one float64 chain in the row's order for a dense
+once against the row-access layer of :mod:`sdca_pegasos.solvers.core.rows` and take the samples as
+``rows`` (:func:`sdca_pegasos.solvers.core.rows.kernel_rows`): Numba compiles each for a dense and
+a CSR ``rows``. A margin (:func:`row_margin`) is one float64 chain in the row's order for a dense
 row, four chains over the stored entries for a CSR row
-(:func:`sdca_pegasos.solvers._kernels.row_dot`)."""
+(:func:`sdca_pegasos.solvers.core.rows.row_dot`)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from . import losses
-from ._kernels import FASTMATH, n_rows, row_axpy, row_dot, weight_of
-from .losses import Loss
+from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.core.rows import FASTMATH, n_rows, row_axpy, row_dot, weight_of
+from sdca_pegasos.solvers.losses import Loss
 
 __all__ = [
     "FEASIBILITY_SLACK",
@@ -124,7 +124,7 @@ def feasible(a: np.ndarray, loss: Loss, sample_weight) -> np.ndarray:
 @njit(cache=True, fastmath=FASTMATH)  # not inline="always": see below
 def row_margin(rows, i, w, wb):
     r""":math:`y_i (x_i \cdot w_{:d} + B w_b)` of row ``i`` (``wb`` = B·w_b, ``w`` of shape (d +
-    1,)): the dot product started at 0 (:func:`sdca_pegasos.solvers._kernels.row_dot`), then the
+    1,)): the dot product started at 0 (:func:`sdca_pegasos.solvers.core.rows.row_dot`), then the
     bias term, then the label: the arithmetic of every margin here.
 
     A function of its own, which LLVM inlines, rather than Numba's ``inline="always"``: a

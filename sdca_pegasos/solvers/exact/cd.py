@@ -1,12 +1,13 @@
-r"""Coordinate descent and Newton finishes of the exact engine (:mod:`sdca_pegasos.solvers.exact`).
+r"""Coordinate descent and Newton finishes of the exact engine
+(:mod:`sdca_pegasos.solvers.exact.engine`).
 
-The kernels sweep the box QP :math:`\min_a f(a)` of :mod:`sdca_pegasos.solvers.exact` one
+The kernels sweep the box QP :math:`\min_a f(a)` of :mod:`sdca_pegasos.solvers.exact.engine` one
 coordinate at a time (dual coordinate descent with shrinking, Hsieh et al., ICML 2008; liblinear):
 in the primal representation (:func:`cd_sweep_primal`, one source for dense and CSR rows through
-the row-access layer of :mod:`sdca_pegasos.solvers._kernels`) or the Gram representation
+the row-access layer of :mod:`sdca_pegasos.solvers.core.rows`) or the Gram representation
 (:func:`cd_sweep_gram`). :func:`newton_step` is the projected Newton step on the free set
 (Bertsekas 1982) that finishes a stage once the sweeps have found the partition; the
-representations (:mod:`sdca_pegasos.solvers._exact_qp`) give it the gradient and the Newton
+representations (:mod:`sdca_pegasos.solvers.exact.qp`) give it the gradient and the Newton
 direction."""
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from . import losses
-from ._kernels import (
+from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.core.rows import (
     FASTMATH,
     ROW_AHEAD,
     CSRRows,
@@ -30,7 +31,7 @@ from ._kernels import (
 
 def _prefetch_row_start(rows, i):
     """Ask the CPU for where CSR row ``i`` starts (``indptr[i]``), so that a later
-    :func:`sdca_pegasos.solvers._kernels.prefetch_row` of it does not wait; nothing for dense
+    :func:`sdca_pegasos.solvers.core.rows.prefetch_row` of it does not wait; nothing for dense
     rows."""
 
 
@@ -61,10 +62,10 @@ def _cd_step(loss, ai, g, h, c, pg_hi, pg_lo, hi, lo):
 def cd_sweep_primal(rows, w, a, order, inv_lmbd_n, loss, pg_hi, pg_lo, keep):
     """One shrinking CD sweep over ``order`` in the primal representation, in place.
 
-    One source, two specialisations (the row-access layer of :mod:`sdca_pegasos.solvers._kernels`):
-    a step costs O(d) on dense rows, O(nnz of the row) on CSR rows. The rows come in a random
-    order, so the row ``ROW_AHEAD`` samples ahead (and its a_i) is requested while the current one
-    is computed.
+    One source, two specialisations (the row-access layer of
+    :mod:`sdca_pegasos.solvers.core.rows`): a step costs O(d) on dense rows, O(nnz of the row) on
+    CSR rows. The rows come in a random order, so the row ``ROW_AHEAD`` samples ahead (and its a_i)
+    is requested while the current one is computed.
 
     Parameters
     ----------

@@ -1,13 +1,13 @@
-r"""The kernels of :mod:`sdca_pegasos.solvers.sdca`: one SDCA epoch and the modified-SGD first
-epoch, each written once over the row-access layer of :mod:`sdca_pegasos.solvers._kernels`, and
-:func:`sdca_sweep`, the pass that the shrinking epoch (:mod:`sdca_pegasos.solvers._sdca_shrinking`)
-also makes.
+r"""The kernels of :mod:`sdca_pegasos.solvers.sdca.estimator`: one SDCA epoch and the modified-SGD
+first epoch, each written once over the row-access layer of :mod:`sdca_pegasos.solvers.core.rows`,
+and :func:`sdca_sweep`, the pass that the shrinking epoch
+(:mod:`sdca_pegasos.solvers.sdca.shrinking`) also makes.
 
 Dense rows are swept four samples at a time (:func:`sweep_blocks`: one pass over a block's rows
-gives its scores and pairwise products, :func:`sdca_pegasos.solvers._kernels.gram4`); CSR rows one
+gives its scores and pairwise products, :func:`sdca_pegasos.solvers.core.rows.gram4`); CSR rows one
 sample at a time (:func:`sweep_samples`), the row and the entries of w it will read prefetched a
 few samples ahead. :func:`sdca_epoch` calls whichever the type of ``rows`` selects, at compile
-time. The algebra is in :mod:`sdca_pegasos.solvers.sdca`'s docstring."""
+time. The algebra is in :mod:`sdca_pegasos.solvers.sdca.estimator`'s docstring."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from . import losses, objectives
-from ._kernels import (
+from sdca_pegasos.solvers import losses, objectives
+from sdca_pegasos.solvers.core.rows import (
     FASTMATH,
     ROW_AHEAD,
     U1,
@@ -38,7 +38,7 @@ from ._kernels import (
     update_gram4,
     weight_of,
 )
-from .losses import HINGE, Loss
+from sdca_pegasos.solvers.losses import HINGE, Loss
 
 # Output modes shared by the kernels.
 LAST, AVERAGE, RANDOM = 0, 1, 2
@@ -52,7 +52,7 @@ LAST, AVERAGE, RANDOM = 0, 1, 2
 _FUSE_MIN_BYTES = 24 * 1024
 
 #: CSR sweep: the entries of w that the row this many samples ahead reads are prefetched
-# (the row itself ``ROW_AHEAD`` ahead, :data:`sdca_pegasos.solvers._kernels.ROW_AHEAD`). Measured
+# (the row itself ``ROW_AHEAD`` ahead, :data:`sdca_pegasos.solvers.core.rows.ROW_AHEAD`). Measured
 # on a
 #: 50,000 × 200,000 matrix with 40 nonzeros per row (``make bench``): 2 is near the best,
 #: 1–3 within 10 %.
@@ -148,7 +148,7 @@ class Params(NamedTuple):
 # test_same_bits_whether_compiled_or_cached``). So a step's arithmetic has the same roundings
 # wherever the optimiser puts it: :func:`_coordinate_step` is compiled without fast-math (a
 # function of its own, which LLVM inlines: no speed lost), and :func:`_block_steps` corrects
-# the scores with explicit FMAs (:func:`sdca_pegasos.solvers._kernels.fma`).
+# the scores with explicit FMAs (:func:`sdca_pegasos.solvers.core.rows.fma`).
 @njit(cache=True)  # no fast-math: see above
 def _coordinate_step(i, score, rows, sweep, loss, inv_lmbd_n):
     """Exact maximisation of D along coordinate i given x̃_i·w = ``score``
@@ -188,7 +188,7 @@ def _block_steps(i0, i1, i2, i3, scores, wb, b2, rows, sweep, loss, inv):
     earlier steps: x̃_b·w_{after c} = x̃_b·w + Σ_{c<b} Δ_c (x̃_b·x̃_c + B²) / (λn), each term
     added by one FMA (the rounding does not depend on where the optimiser puts it).
 
-    ``scores`` is what :func:`sdca_pegasos.solvers._kernels.gram4` returns for the block's rows
+    ``scores`` is what :func:`sdca_pegasos.solvers.core.rows.gram4` returns for the block's rows
     against the w before the block; ``wb`` = B·w_b. Returns ``(Δ0, Δ1, Δ2, Δ3, max PG, min PG)``.
     """
     g0, g1, g2, g3, h10, h20, h21, h30, h31, h32 = scores
@@ -249,7 +249,7 @@ def _ask_entries(w, cols, a, b):
 def _axpy_ahead(rows, i, c, w, moved, r):
     """``w[:d] += c · x_i`` when ``moved``; for a CSR row, the entries of w that row ``r`` will
     read are prefetched along the update (or alone when not ``moved``). A dense row is updated as
-    :func:`sdca_pegasos.solvers._kernels.row_axpy` and nothing is prefetched (kernels only)."""
+    :func:`sdca_pegasos.solvers.core.rows.row_axpy` and nothing is prefetched (kernels only)."""
 
 
 @overload(_axpy_ahead, jit_options={"fastmath": FASTMATH})
@@ -343,7 +343,7 @@ def _sweep_dense(rows, sweep, params, indices, t_start, fused):
     update; the samples ``_DENSE_AHEAD`` steps ahead are prefetched (rows visited in a random
     order: on small d each step is bound by memory latency, not by its arithmetic). Fused (long
     rows): w's update by a block is made in the same pass that computes the next block's scores and
-    products against the updated w (:func:`sdca_pegasos.solvers._kernels.update_gram4`), so that
+    products against the updated w (:func:`sdca_pegasos.solvers.core.rows.update_gram4`), so that
     the rows just read are applied from cache while the next four stream in; a row whose step was 0
     is not read again. The steps and their order are the same."""
     if fused is not None and not fused:  # False would not be pruned as None is: refused
@@ -458,10 +458,10 @@ def sweep_samples(rows, sweep, params, indices, t_start):
     The rows come in a random order, so each would wait for memory: the row
     ``ROW_AHEAD`` samples ahead (its entries and its y, ‖x̃‖², α) and the entries of w
     that the row ``_W_AHEAD`` samples ahead will read are prefetched while the current
-    sample is computed (:func:`sdca_pegasos.solvers._kernels.prefetch`; no effect on the results).
+    sample is computed (:func:`sdca_pegasos.solvers.core.rows.prefetch`; no effect on the results).
 
-    ``rows``: a :class:`sdca_pegasos.solvers._kernels.CSRRows` or
-    :class:`sdca_pegasos.solvers._kernels.DenseRows`. Other arguments as in :func:`sweep_blocks`.
+    ``rows``: a :class:`sdca_pegasos.solvers.core.rows.CSRRows` or
+    :class:`sdca_pegasos.solvers.core.rows.DenseRows`. Other arguments as in :func:`sweep_blocks`.
     """
     m = indices.shape[0]
     inv = 1.0 / params.lmbd_n
@@ -625,3 +625,9 @@ def kernel_inputs(X, y, lmbd: float, *, lmbd_n: float | None = None, shrinking=F
     )
     lmbd_n = lmbd * n if lmbd_n is None else lmbd_n
     return rows, sweep, Params(lmbd, lmbd_n, HINGE, LAST, 0, -1)
+
+
+#: The two sweeps one epoch chooses between (dense rows four at a time, any rows one at a time),
+#: public with :func:`sdca_epoch` and :func:`kernel_inputs` for the benchmarks that time their
+#: arithmetic alone (``benchmarks/epoch_cost.py``, ``tools/sdca_sweeps.py``).
+KERNEL_SWEEPS = {"blocks": sweep_blocks, "one by one": sweep_samples}

@@ -1,5 +1,5 @@
 """Data too large for one machine as shards: a folder of files, read by the dask workers
-into the row blocks of :class:`sdca_pegasos.solvers.distributed.DaskSVMClassifier`.
+into the row blocks of :class:`sdca_pegasos.solvers.cluster.estimator.DaskSVMClassifier`.
 
 A shard is one file, one block: svmlight/libsvm text (``.svm``, ``.svmlight``,
 ``.libsvm``, ``.txt``: CSR rows), ``.npz`` (arrays ``X`` and ``y``, or a scipy.sparse
@@ -18,8 +18,8 @@ infinite or continuous, feature names, a feature count or labels that disagree w
 other shards'.
 
 :func:`split_svmlight` cuts one large svmlight file into shards without loading it: it streams
-lines, a fixed number per shard (``python -m sdca_pegasos.solvers.shards big.svm out/ --rows
-100000``)."""
+lines, a fixed number per shard (``python -m sdca_pegasos.solvers.cluster.shards big.svm out/
+--rows 100000``)."""
 
 from __future__ import annotations
 
@@ -32,9 +32,16 @@ import numpy as np
 import scipy.sparse as sp
 
 from sdca_pegasos.cmdline import existing_file, positive_int
-
-from ._cocoa import BadInput, Refused, Where, as_numbers, check_features, check_labels, refusal
-from ._cocoa_layout import raise_refused
+from sdca_pegasos.solvers.cluster.blocks import (
+    BadInput,
+    Refused,
+    Where,
+    as_numbers,
+    check_features,
+    check_labels,
+    refusal,
+)
+from sdca_pegasos.solvers.cluster.layout import raise_refused
 
 __all__ = ["SHARD_SUFFIXES", "BadInput", "read_shard", "read_shards", "split_svmlight"]
 
@@ -259,7 +266,7 @@ def read_shards(folder, client=None, *, n_features: int | None = None, classes=N
     if not paths:
         raise BadInput(
             f"{folder} holds no shard (files ending in {sorted(SHARD_SUFFIXES)}): cut a "
-            "large svmlight file with sdca_pegasos.solvers.shards.split_svmlight."
+            "large svmlight file with sdca_pegasos.solvers.cluster.shards.split_svmlight."
         )
     kinds = {SHARD_SUFFIXES[Path(p).suffix] for p in paths}
     if len(kinds) > 1:
@@ -348,9 +355,9 @@ def _check_labels(paths, labels, classes) -> None:
 def _read_placed(client, paths, n_features, columns=None) -> list:
     """The shards read and checked by the workers (:func:`_read_checked`: a shard, or its
     :class:`Refused`), shard k on the k-th worker (modulo their number, in sorted order)
-    when dask can: where :class:`sdca_pegasos.solvers.distributed.DaskSVMClassifier` puts
+    when dask can: where :class:`sdca_pegasos.solvers.cluster.estimator.DaskSVMClassifier` puts
     block k, so a fit of one block per shard moves no rows."""
-    from ._cocoa_layout import workers as cluster_workers
+    from sdca_pegasos.solvers.cluster.layout import workers as cluster_workers
 
     workers = sorted(cluster_workers(client))
     return [
@@ -411,7 +418,7 @@ def split_svmlight(source, folder, rows_per_shard: int, prefix: str = "shard") -
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(
-        prog="python -m sdca_pegasos.solvers.shards",
+        prog="python -m sdca_pegasos.solvers.cluster.shards",
         description="Cut a large svmlight file into shards without loading it.",
     )
     parser.add_argument("source", type=existing_file, help="the svmlight file to cut")

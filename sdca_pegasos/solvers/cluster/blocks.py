@@ -1,5 +1,6 @@
-r"""The worker side of :class:`sdca_pegasos.solvers.distributed.DaskSVMClassifier`: a block of rows
-and its dual variables, one CoCoA+ round on it, its share of the certificate, its checkpoint.
+r"""The worker side of :class:`sdca_pegasos.solvers.cluster.estimator.DaskSVMClassifier`: a block
+of rows and its dual variables, one CoCoA+ round on it, its share of the certificate, its
+checkpoint.
 
 Every function here runs inside a dask task on the worker that holds a row chunk, takes
 the chunk's state and returns a *new* state (dask's results are immutable: a retried or
@@ -28,7 +29,7 @@ The local subproblem (Ma et al. 2015, Smith et al. JMLR 2018, with adding: γ = 
 Its partial derivative along :math:`\Delta\alpha_i` is :math:`-\frac1n(\ldots + \tilde
 x_i^\top v)` with :math:`v = \tilde w + \frac{\sigma'}{\lambda n}A_k\Delta\alpha_{[k]}`, and
 its curvature :math:`\sigma'\|\tilde x_i\|^2/(\lambda n)`: exactly SDCA's coordinate step
-(:mod:`sdca_pegasos.solvers.sdca`) on the block's rows with :math:`\lambda n` replaced by
+(:mod:`sdca_pegasos.solvers.sdca.estimator`) on the block's rows with :math:`\lambda n` replaced by
 :math:`\lambda n/\sigma'` (``Params.lmbd_n``), started from :math:`v = \tilde w`, whose
 running iterate is this :math:`v`. After the local passes the block's contribution is
 :math:`\Delta w_k = \frac{1}{\lambda n}A_k\Delta\alpha_{[k]} = (v_{end} - \tilde w)/\sigma'`,
@@ -48,11 +49,15 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from . import objectives
-from ._kernels import kernel_rows
-from ._sdca_shrinking import PERMUTATION, new_active_set, shrinking_epoch
-from .losses import Loss
-from .sdca import kernel_inputs, sdca_epoch_kernel
+from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core.rows import kernel_rows
+from sdca_pegasos.solvers.losses import Loss
+from sdca_pegasos.solvers.sdca.kernels import kernel_inputs, sdca_epoch
+from sdca_pegasos.solvers.sdca.shrinking import (
+    PERMUTATION,
+    new_active_set,
+    shrinking_epoch,
+)
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ class BlockData:
 class Shrink(NamedTuple):
     """A chunk's shrinking state between rounds: its active rows ``samples[:size]``, the
     threshold ``eps`` of the shrunk phase and the rows' last gradients ``grad`` (NaN:
-    unknown), as :func:`sdca_pegasos.solvers._sdca_shrinking.shrinking_epoch` leaves them."""
+    unknown), as :func:`sdca_pegasos.solvers.sdca.shrinking.shrinking_epoch` leaves them."""
 
     samples: np.ndarray
     size: int
@@ -96,10 +101,10 @@ class BlockState:
     index : int
         The chunk's position among the row chunks.
     y, sq_norms, weights, bias :
-        What :func:`sdca_pegasos.solvers._kernels.kernel_rows` takes besides X: labels ±1, ‖x̃_i‖²,
+        What :func:`sdca_pegasos.solvers.core.rows.kernel_rows` takes besides X: labels ±1, ‖x̃_i‖²,
         c_i (or None), B.
     sweep, params :
-        What :func:`sdca_pegasos.solvers.sdca.sdca_epoch_kernel` takes besides the rows
+        What :func:`sdca_pegasos.solvers.sdca.kernels.sdca_epoch` takes besides the rows
         (``sweep.dual_coef``: the chunk's α, signed; ``sweep.w``: scratch for v) and the
         scalars (``lmbd_n`` = λn/σ').
     rng : numpy.random.Generator
@@ -405,7 +410,7 @@ def block_labels(data: BlockData, weighted: bool) -> tuple[np.ndarray, np.ndarra
 
 def block_work(data: BlockData) -> int:
     """What one local pass over the chunk costs, in the units of
-    :data:`sdca_pegasos.solvers._cocoa_layout.AUTO_ROUND_WORK`: its stored entries (every entry of
+    :data:`sdca_pegasos.solvers.cluster.layout.AUTO_ROUND_WORK`: its stored entries (every entry of
     a dense chunk, the nonzeros of a CSR one) and two per row (the bias entry and the step)."""
     X = data.X
     entries = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
@@ -468,7 +473,7 @@ def local_round(
 
     Each pass is a fresh permutation of the rows drawn from the chunk's stream; with
     ``shrinking``, each is an epoch of SDCA with shrinking instead (as
-    ``SDCAClassifier(shrinking=True)`` makes it: :func:`sdca_pegasos.solvers._sdca_shrinking.
+    ``SDCAClassifier(shrinking=True)`` makes it: :func:`sdca_pegasos.solvers.sdca.shrinking.
     shrinking_epoch`, its passes drawn in the kernel from a seed of the chunk's stream),
     from the active set, threshold and gradients the chunk's last pass left
     (``state.shrink``; every row at first and after a finish): one block's rounds are then
@@ -501,7 +506,7 @@ def local_round(
         else:
             indices = rng.permutation(n)
             t = time.process_time()
-            made = sdca_epoch_kernel(rows, sweep, state.params, indices, steps, n, -np.inf)
+            made = sdca_epoch(rows, sweep, state.params, indices, steps, n, -np.inf)
         cpu += time.process_time() - t
         steps += made
     shrink = None
@@ -579,10 +584,10 @@ def block_certificate(
 
 
 def finish_candidates(state: BlockState, data: BlockData, w: np.ndarray, count: int) -> tuple:
-    """The chunk's ``count`` rows nearest the margin at w (smallest :math:`|1 - z_i|`, ties
-    by position) for the driver's finish (:func:`sdca_pegasos.solvers._cocoa_rounds.finish`): their
-    positions in the chunk (ascending), and their rows, raw labels, sample weights and α
-    as a :class:`BlockData` and an array."""
+    """The chunk's ``count`` rows nearest the margin at w (smallest :math:`|1 - z_i|`, ties by
+    position) for the driver's finish (:func:`sdca_pegasos.solvers.cluster.rounds.finish`): their
+    positions in the chunk (ascending), and their rows, raw labels, sample weights and α as a
+    :class:`BlockData` and an array."""
     z = objectives.margins(data.X, state.y, w, state.bias)
     rows = np.sort(np.argsort(np.abs(1.0 - z), kind="stable")[: min(count, z.shape[0])])
     weights = None if data.sample_weight is None else data.sample_weight[rows]

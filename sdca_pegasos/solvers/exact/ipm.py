@@ -1,7 +1,7 @@
-r"""Interior point and crossover of the exact engine (:mod:`sdca_pegasos.solvers.exact`).
+r"""Interior point and crossover of the exact engine (:mod:`sdca_pegasos.solvers.exact.engine`).
 
 :func:`ipm_iterates` is Mehrotra's predictor-corrector method on the box QP, its linear algebra in
-either representation of :mod:`sdca_pegasos.solvers._exact_qp` (so its iteration count does not
+either representation of :mod:`sdca_pegasos.solvers.exact.qp` (so its iteration count does not
 depend on the conditioning of H); :func:`crossover` turns one of its iterates into the vertex of
 its face by a primal-dual active-set finish; :func:`implied_rel_gap` estimates an iterate's gap
 from its gradient, O(n), before a certificate is paid for."""
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._exact_cd import newton_step
-from ._exact_qp import Gram
+from sdca_pegasos.solvers.exact.cd import newton_step
+from sdca_pegasos.solvers.exact.qp import Gram
 
 
 def ipm_iterates(rep, max_iter=100):
@@ -88,7 +88,7 @@ def crossover(rep, a, z, s, rounds: int = 30, exact_refinements: int = 2):
     H_FF a_F = 1 - H_FB a_B (one factorisation, a Newton step and one refinement). Free variables
     that leave the box are put at the bound, bounded ones whose gradient pulls inward are freed
     (Hintermüller, Ito & Kunisch 2003), until the partition stands. The last ``exact_refinements``
-    refinements use :meth:`sdca_pegasos.solvers._exact_qp.Representation.exact_gradient`
+    refinements use :meth:`sdca_pegasos.solvers.exact.qp.Representation.exact_gradient`
     (compensated, through X): the Gram products Q a carry ~1e-9 of cancellation error on raw crops,
     which alone would cost 1e-10 of relative gap. Returns a point of the box."""
     u = rep.upper

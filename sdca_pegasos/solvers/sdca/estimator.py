@@ -34,27 +34,27 @@ M]` of the :math:`PG_i` before the steps. After each pass sample :math:`i` leave
 when :math:`a_i = 0` and :math:`G_i > \overline M`, or :math:`a_i = 1` and :math:`G_i < \underline
 m` (:math:`\overline M \le 10^{-12}`: :math:`+\infty`; :math:`\underline m \ge -10^{-12}`:
 :math:`-\infty`): it sits at a bound with a margin larger than any violation of the pass. An epoch
-(one call of :func:`sdca_pegasos.solvers._sdca_shrinking.shrunk_epoch`) makes passes over the
-active set :math:`A`, each over the survivors of the one before — a fresh permutation of them,
-:math:`|A|` i.i.d. draws among them, or them in the cyclic order — while the next pass fits in
-:math:`n` steps (so the driver's per-epoch work — gap, callback — stays once per about :math:`n`
-steps); it ends after the first pass whose range :math:`\overline M - \underline m` is at most a
-tenth of the last full pass's, and then every sample is restored for a full pass, after which
-shrinking starts afresh. The kernel draws the passes itself, from a seed the driver draws each
-epoch (SplitMix64 and Lemire's exact bounded draws, :mod:`sdca_pegasos.solvers._sampling`), and the
-shrink test and the next pass's shuffle are one loop over :math:`A`: an epoch costs
-:math:`O(\text{steps} \cdot \text{nnz per row})`, with no term of order :math:`n` besides a full
-pass. Deviations from liblinear, which decides *during* a pass: the gradient is the one after the
-sample's own step (the test liblinear makes at the next visit), the thresholds are those of the
-same pass (known at its end), and the restoring criterion is relative to the last full pass
-(liblinear's absolute ε is its stopping tolerance; the stop here is the gap). The ``tol`` stop is
-unchanged: the gap is computed over all samples after the epochs that call for it
-(:meth:`SDCAClassifier._kkt_statistic`), so it certifies the returned pair whatever the active set
-(liblinear needs a final full pass because its stopping test only sees the active set).
+(one call of :func:`sdca_pegasos.solvers.sdca.shrinking.shrunk_epoch`) makes passes over the active
+set :math:`A`, each over the survivors of the one before — a fresh permutation of them, :math:`|A|`
+i.i.d. draws among them, or them in the cyclic order — while the next pass fits in :math:`n` steps
+(so the driver's per-epoch work — gap, callback — stays once per about :math:`n` steps); it ends
+after the first pass whose range :math:`\overline M - \underline m` is at most a tenth of the last
+full pass's, and then every sample is restored for a full pass, after which shrinking starts
+afresh. The kernel draws the passes itself, from a seed the driver draws each epoch (SplitMix64 and
+Lemire's exact bounded draws, :mod:`sdca_pegasos.solvers.core.sampling`), and the shrink test and
+the next pass's shuffle are one loop over :math:`A`: an epoch costs :math:`O(\text{steps} \cdot
+\text{nnz per row})`, with no term of order :math:`n` besides a full pass. Deviations from
+liblinear, which decides *during* a pass: the gradient is the one after the sample's own step (the
+test liblinear makes at the next visit), the thresholds are those of the same pass (known at its
+end), and the restoring criterion is relative to the last full pass (liblinear's absolute ε is its
+stopping tolerance; the stop here is the gap). The ``tol`` stop is unchanged: the gap is computed
+over all samples after the epochs that call for it (:meth:`SDCAClassifier._kkt_statistic`), so it
+certifies the returned pair whatever the active set (liblinear needs a final full pass because its
+stopping test only sees the active set).
 
 Sparse input
 ------------
-For a CSR matrix the kernels (:mod:`sdca_pegasos.solvers._sdca_kernels`, written once over the
+For a CSR matrix the kernels (:mod:`sdca_pegasos.solvers.sdca.kernels`, written once over the
 row-access layer) compile for ``(data, indices, indptr)``: the same steps on the same index
 arrays, one sample at a time (no blocks of four: rows share few columns, so there is no Gram
 correction to amortise), each reading and updating only the row's stored entries, so a step costs
@@ -72,25 +72,27 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from . import objectives
-from ._base import BaseLinearSVM
-from ._device import DEVICE_CONSTRAINT, DeviceMixin
-from ._problem import Problem
-from ._sampling import DEPRECATED_SAMPLINGS, SAMPLINGS, epoch_indices, resolve_sampling
-from ._sdca_finish import BlockFinish
-from ._sdca_kernels import (
+from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.core.problem import Problem
+from sdca_pegasos.solvers.core.sampling import (
+    DEPRECATED_SAMPLINGS,
+    SAMPLINGS,
+    epoch_indices,
+    resolve_sampling,
+)
+from sdca_pegasos.solvers.gpu.device import DEVICE_CONSTRAINT, DeviceMixin
+from sdca_pegasos.solvers.sdca.finish import BlockFinish
+from sdca_pegasos.solvers.sdca.kernels import (
     AVERAGE,
     LAST,
     RANDOM,
     Params,
     Sweep,
-    kernel_inputs,
     sdca_epoch,
     sgd_init_epoch,
-    sweep_blocks,
-    sweep_samples,
 )
-from ._sdca_shrinking import (
+from sdca_pegasos.solvers.sdca.shrinking import (
     CYCLIC,
     IID,
     PERMUTATION,
@@ -108,12 +110,7 @@ def _explicitly_on(option) -> bool:
     return not isinstance(option, str) and bool(option)
 
 
-#: The kernels, public for benchmarks that time their arithmetic alone
-#: (``benchmarks/epoch_cost.py``, with :func:`kernel_inputs`): one epoch, and the two sweeps
-#: it chooses between (dense rows four at a time, any rows one at a time).
-sdca_epoch_kernel = sdca_epoch
-KERNEL_SWEEPS = {"blocks": sweep_blocks, "one by one": sweep_samples}
-__all__ = ["KERNEL_SWEEPS", "SDCAClassifier", "kernel_inputs", "sdca_epoch_kernel"]
+__all__ = ["SDCAClassifier"]
 
 
 @dataclass
@@ -134,9 +131,9 @@ class _State:
 class SDCAClassifier(DeviceMixin, BaseLinearSVM):
     r"""Linear SVM by Stochastic Dual Coordinate Ascent (SDCA, SDCA-Perm, cyclic).
 
-    Minimises :math:`P(w) = \frac{\lambda}{2}\|w\|^2 + \frac1n\sum_i\phi(y_i x_i^\top w)`
-    (hinge or :math:`\gamma`-smoothed hinge) by exact coordinate ascent on its dual
-    (Shalev-Shwartz & Zhang, JMLR 2013); see :mod:`sdca_pegasos.solvers.sdca` for the updates.
+    Minimises :math:`P(w) = \frac{\lambda}{2}\|w\|^2 + \frac1n\sum_i\phi(y_i x_i^\top w)` (hinge or
+    :math:`\gamma`-smoothed hinge) by exact coordinate ascent on its dual (Shalev-Shwartz & Zhang,
+    JMLR 2013); see :mod:`sdca_pegasos.solvers.sdca.estimator` for the updates.
 
     Parameters
     ----------
@@ -154,11 +151,11 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         Smoothing :math:`\gamma \ge 0` of ``smooth_hinge`` (ignored by the other losses;
         ``gamma=0`` is the hinge).
     sampling : {"permutation", "iid", "cyclic"}, default="permutation"
-        ``permutation``: a new permutation each epoch (SDCA-Perm); ``iid``: n i.i.d.
-        uniform draws per epoch (the analysed SDCA); ``cyclic``: one permutation drawn once,
-        repeated (the vocabulary of every solver: :mod:`sdca_pegasos.solvers._sampling`). The old
-        spellings ``"perm"`` and ``"random"`` still work for one release, with a
-        ``FutureWarning``, and give the same results.
+        ``permutation``: a new permutation each epoch (SDCA-Perm); ``iid``: n i.i.d. uniform draws
+        per epoch (the analysed SDCA); ``cyclic``: one permutation drawn once, repeated (the
+        vocabulary of every solver: :mod:`sdca_pegasos.solvers.core.sampling`). The old spellings
+        ``"perm"`` and ``"random"`` still work for one release, with a ``FutureWarning``, and give
+        the same results.
     sgd_init : bool, default=False
         Run the modified-SGD first epoch (over a permutation, whatever ``sampling``), then SDCA.
     average : {False, True, "random"}, default=False
@@ -172,26 +169,26 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         intermediate iterates are not SDCA iterates).
     shrinking : bool or "auto", default="auto"
         Sweep only an *active set* of samples: those not held at a dual bound by their gradient
-        (liblinear's rule; see :mod:`sdca_pegasos.solvers.sdca`). A shrunk epoch makes passes over
-        the active set A, shrinking it after each, for at most n steps — fresh permutations of it
-        (``permutation``), |A| i.i.d. draws among it each (``iid``; only samples drawn since the
-        last shrink can leave), or A in the fixed cyclic order (``cyclic``) — and ends early once
-        A's problem is solved, after which every sample gets a full pass. The first epoch is full.
-        With ``tol``, the exact gap (over all samples) is computed only when the last pass's
-        projected-gradient range predicts it below ``tol`` (at least every 8 epochs, and for the
-        returned pair): the certificate stays exact, paid for rarely. Needs ``average=False`` (the
-        averaged and random-iterate outputs are defined over the uniform sweeps of SDCA's analysis,
-        which shrinking replaces). ``"auto"`` (the default): on wherever it can be, i.e. with
-        ``device="cpu"``, ``average=False`` and fewer than 2**32 samples, else off (the GPU has no
-        shrinking); ``shrinking_`` says which. On by default: measured to take far fewer epochs
-        to the default ``tol`` (``benchmarks/defaults.py``; docs/scikit-learn.md, "Defaults").
-        The studies' experiments and figures pass ``shrinking=False``: every epoch of theirs
-        sweeps all n samples.
+        (liblinear's rule; see :mod:`sdca_pegasos.solvers.sdca.estimator`). A shrunk epoch makes
+        passes over the active set A, shrinking it after each, for at most n steps — fresh
+        permutations of it (``permutation``), |A| i.i.d. draws among it each (``iid``; only samples
+        drawn since the last shrink can leave), or A in the fixed cyclic order (``cyclic``) — and
+        ends early once A's problem is solved, after which every sample gets a full pass. The first
+        epoch is full. With ``tol``, the exact gap (over all samples) is computed only when the
+        last pass's projected-gradient range predicts it below ``tol`` (at least every 8 epochs,
+        and for the returned pair): the certificate stays exact, paid for rarely. Needs
+        ``average=False`` (the averaged and random-iterate outputs are defined over the uniform
+        sweeps of SDCA's analysis, which shrinking replaces). ``"auto"`` (the default): on wherever
+        it can be, i.e. with ``device="cpu"``, ``average=False`` and fewer than 2**32 samples, else
+        off (the GPU has no shrinking); ``shrinking_`` says which. On by default: measured to take
+        far fewer epochs to the default ``tol`` (``benchmarks/defaults.py``; docs/scikit-learn.md,
+        "Defaults"). The studies' experiments and figures pass ``shrinking=False``: every epoch of
+        theirs sweeps all n samples.
     finish : bool or "auto", default="auto"
         With shrinking: once per shrinking phase, when the active set has at most 64 samples,
         solve the box QP of their dual coordinates exactly, the others fixed (an active-set method
         on the block's Gram matrix that also takes the degenerate faces coordinate ascent crawls
-        along; :mod:`sdca_pegasos.solvers._sdca_finish`), before the sweeps go on; timed with the
+        along; :mod:`sdca_pegasos.solvers.sdca.finish`), before the sweeps go on; timed with the
         epoch. Same certificate; pays where the last active samples are coupled near-duplicates
         (``benchmarks/shrinking.py`` measures it) or carry very unequal weights. ``"auto"`` (the
         default): on whenever shrinking is (``finish_`` says which); ``True`` needs shrinking.
@@ -204,9 +201,9 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         Stop when the exact duality gap :math:`P(w(\alpha)) - D(\alpha) \le` ``tol``, checked
         outside the timer after each epoch (with ``shrinking``, after those whose
         projected-gradient range predicts it, at least every
-        :data:`sdca_pegasos.solvers._problem.GAP_CHECK_EVERY`-th:
-        :func:`sdca_pegasos.solvers._problem.gap_due`), and always for the returned pair. ``0`` or
-        ``None``: run all epochs and compute no gap at all (``duality_gap_`` is then NaN; see
+        :data:`sdca_pegasos.solvers.core.problem.GAP_CHECK_EVERY`-th:
+        :func:`sdca_pegasos.solvers.core.problem.gap_due`), and always for the returned pair. ``0``
+        or ``None``: run all epochs and compute no gap at all (``duality_gap_`` is then NaN; see
         :meth:`duality_gap`).
     bias_multiplier : float, default=1.0
         :math:`B \ge 0`: learn an intercept through a constant feature of value :math:`B`
@@ -296,7 +293,11 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
     }
 
     _supports_sparse = True
-    _gpu_driver = "sdca"
+
+    def _gpu_fit(self, problem: Problem, data):
+        from sdca_pegasos.solvers.gpu import sdca as gpu_sdca
+
+        return gpu_sdca.fit(self, problem, data)
 
     def __init__(
         self,
@@ -411,7 +412,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         if _explicitly_on(self.shrinking) and n >= _SHRINKING_LIMIT:
             raise ValueError(
                 "shrinking=True draws its passes with 32-bit bounded draws "
-                "(sdca_pegasos.solvers._sampling.uniform_below): at most 2**32 - 1 samples, "
+                "(sdca_pegasos.solvers.core.sampling.uniform_below): at most 2**32 - 1 samples, "
                 f"got {n}. Pass shrinking=False (or 'auto')."
             )
 
@@ -469,7 +470,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
 
     def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
         """The epoch's index array; with shrinking (after an SGD first epoch), the seed of the
-        passes that :func:`~sdca_pegasos.solvers._sdca_shrinking.shrunk_epoch` draws (one
+        passes that :func:`~sdca_pegasos.solvers.sdca.shrinking.shrunk_epoch` draws (one
         int64)."""
         n = state.problem.n_samples
         if epoch == 1 and state.sgd_first:
@@ -497,7 +498,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
 
     @staticmethod
     def _shrunk_epoch(state: _State, seed: int) -> None:
-        """An epoch of :func:`~sdca_pegasos.solvers._sdca_shrinking.shrunk_epoch`, then the active
+        """An epoch of :func:`~sdca_pegasos.solvers.sdca.shrinking.shrunk_epoch`, then the active
         set's bookkeeping (see ``shrinking``); timed."""
         active = state.active
         if state.finish is not None:  # the exact finish of a small active set, if due

@@ -3,12 +3,12 @@ margins and dual weights (re-exported by :mod:`sdca_pegasos.solvers.objectives`,
 the problem).
 
 Every sum here is a compensated Dot2 sum in float64 (Ogita, Rump & Oishi 2005: exact products by
-:func:`sdca_pegasos.solvers._kernels.two_product`, Knuth's TwoSum for the additions), so each
+:func:`sdca_pegasos.solvers.core.rows.two_product`, Knuth's TwoSum for the additions), so each
 result is exact to a few roundings of its value, whatever the cancellation. The kernels are
 compiled without fastmath (reassociation would optimise the compensation away) and read the samples
-through :func:`sdca_pegasos.solvers._kernels.row_nnz` and
-:func:`sdca_pegasos.solvers._kernels.row_entry`, in the row's order (a dense row's d entries, a CSR
-row's stored ones), one source for both storages."""
+through :func:`sdca_pegasos.solvers.core.rows.row_nnz` and
+:func:`sdca_pegasos.solvers.core.rows.row_entry`, in the row's order (a dense row's d entries, a
+CSR row's stored ones), one source for both storages."""
 
 from __future__ import annotations
 
@@ -18,10 +18,24 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from . import losses
-from ._kernels import kernel_rows, n_rows, row_entry, row_nnz, two_product, weight_of
-from ._passes import as_data, as_dual, as_full, as_labels, as_sample_weight, feasible
-from .losses import Loss, make_loss
+from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.core.passes import (
+    as_data,
+    as_dual,
+    as_full,
+    as_labels,
+    as_sample_weight,
+    feasible,
+)
+from sdca_pegasos.solvers.core.rows import (
+    kernel_rows,
+    n_rows,
+    row_entry,
+    row_nnz,
+    two_product,
+    weight_of,
+)
+from sdca_pegasos.solvers.losses import Loss, make_loss
 
 __all__ = [
     "CertificateSums",
@@ -218,8 +232,8 @@ def certificate_sums(
     the pair (w, α) (w the full vector of the whole problem, α the block's dual variables).
 
     :func:`certificate` is :func:`combine_certificate` of one block, the whole X; a distributed fit
-    (:mod:`sdca_pegasos.solvers.distributed`) computes the parts where the blocks live and combines
-    them on the driver."""
+    (:mod:`sdca_pegasos.solvers.cluster.estimator`) computes the parts where the blocks live and
+    combines them on the driver."""
     X = as_data(X)
     n = X.shape[0]
     y = as_labels(y, n)
@@ -251,8 +265,8 @@ def _merge_pairs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def merge_sums(a: CertificateSums, b: CertificateSums) -> CertificateSums:
     """The :class:`CertificateSums` of two disjoint blocks of rows as those of their union, its
     pairs still unevaluated, so that a chain of merges on the workers (the row chunks of one block,
-    :mod:`sdca_pegasos.solvers.distributed`) hands :func:`combine_certificate` one part per block
-    instead of one per chunk, with the same compensated accuracy."""
+    :mod:`sdca_pegasos.solvers.cluster.estimator`) hands :func:`combine_certificate` one part per
+    block instead of one per chunk, with the same compensated accuracy."""
     return CertificateSums(
         a.n_samples + b.n_samples,
         _merge_pairs(a.loss_sum, b.loss_sum),

@@ -3,11 +3,11 @@
 :class:`Problem` is a validated binary problem as the kernels see it (with its warm start,
 :class:`Init`); :class:`BinaryFit` is what a fit of it returns to ``BaseLinearSVM.fit``;
 :class:`EpochInfo` is what the per-epoch ``callback`` receives. The driver's loop
-(:meth:`sdca_pegasos.solvers._base.BaseLinearSVM._fit_binary`) and the drivers that replace it (the
-exact and GPU solvers) share these types and helpers: :func:`gap_due` (when an epoch computes the
-exact gap), :func:`stops` (whether a callback's answer stops the fit), :func:`canonical` (CSR in
-the layout the kernels read) and :func:`caller_stacklevel` (warnings that point at the user's
-line)."""
+(:meth:`sdca_pegasos.solvers.core.estimator.BaseLinearSVM._fit_binary`) and the drivers that
+replace it (the exact and GPU solvers) share these types and helpers: :func:`gap_due` (when an
+epoch computes the exact gap), :func:`stops` (whether a callback's answer stops the fit),
+:func:`canonical` (CSR in the layout the kernels read) and :func:`caller_stacklevel` (warnings that
+point at the user's line)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ import scipy.sparse as sp
 import sklearn
 from sklearn.exceptions import ConvergenceWarning
 
-from ._kernels import kernel_rows
-from ._scales import scaling_advice
+from sdca_pegasos.solvers.core.rows import kernel_rows
+from sdca_pegasos.solvers.core.scales import scaling_advice
 
 #: Source folders whose frames a warning skips to point at the caller's line.
 _INTERNAL = (os.path.dirname(__file__), os.path.dirname(sklearn.__file__))
@@ -85,7 +85,7 @@ class Problem:
         return sp.issparse(self.X)
 
     def rows(self, sq_norms: np.ndarray):
-        """The samples as the kernels read them (:class:`sdca_pegasos.solvers._kernels.DenseRows`
+        """The samples as the kernels read them (:class:`sdca_pegasos.solvers.core.rows.DenseRows`
         or ``CSRRows``), with ``sq_norms`` (filled later by a timed set-up, or empty)."""
         return kernel_rows(self.X, self.y, sq_norms, self.sample_weight, self.bias)
 
@@ -253,7 +253,7 @@ def warn_unconverged(
     """The ``ConvergenceWarning`` of a fit whose gap is above ``tol`` when ``max_epochs``
     ran out; ``detail`` (e.g. which class, what was returned) follows the numbers. Given the
     fit's ``X``, whose columns' scales differ by orders of magnitude, the advice names scaling
-    first (:func:`sdca_pegasos.solvers._scales.scaling_advice`): more epochs do not mend it."""
+    first (:func:`sdca_pegasos.solvers.core.scales.scaling_advice`): more epochs do not mend it."""
     advice = "Increase max_epochs or tol (or pass tol=0 to run a fixed number of epochs)."
     scaling = "" if X is None else scaling_advice(X, getattr(est, "feature_names_in_", None))
     if scaling:

@@ -4,17 +4,17 @@ stopped and certified on the duality gap summed over the blocks.
 :class:`DaskSVMClassifier` minimises the objective of :mod:`sdca_pegasos.solvers.objectives`,
 :math:`P(\tilde w) = \frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i c_i\phi(y_i\tilde x_i^\top \tilde
 w)`, over data given as dask arrays whose row chunks are the blocks (dense or scipy.sparse CSR
-chunks; :func:`sdca_pegasos.solvers.shards.read_shards` reads a folder of files into such arrays on
-the workers), dask DataFrames, or data in memory (NumPy, SciPy, pandas) that ``fit`` scatters to
-the workers in row chunks. Every chunk is checked on its worker before any round (finite numbers
-in X, classes in y, finite weights >= 0), and a refused one is a :class:`BadInput` (a
-ValueError) raised in the user's process, naming the chunk or the shard's file. Each round (Ma
+chunks; :func:`sdca_pegasos.solvers.cluster.shards.read_shards` reads a folder of files into such
+arrays on the workers), dask DataFrames, or data in memory (NumPy, SciPy, pandas) that ``fit``
+scatters to the workers in row chunks. Every chunk is checked on its worker before any round
+(finite numbers in X, classes in y, finite weights >= 0), and a refused one is a :class:`BadInput`
+(a ValueError) raised in the user's process, naming the chunk or the shard's file. Each round (Ma
 et al., ICML 2015; Smith et al., JMLR 2018):
 
 1. every block k runs ``local_epochs`` SDCA passes over its rows on its local subproblem
-   (``"auto"``: about as much local work as the round's fixed cost),
-   which is SDCA with :math:`\lambda n` replaced by :math:`\lambda n/\sigma'` started from
-   :math:`v = \tilde w` (:mod:`sdca_pegasos.solvers._cocoa` derives it), and returns :math:`v_k`;
+1. (``"auto"``: about as much local work as the round's fixed cost), which is SDCA with
+1. :math:`\lambda n` replaced by :math:`\lambda n/\sigma'` started from :math:`v = \tilde w`
+1. (:mod:`sdca_pegasos.solvers.cluster.blocks` derives it), and returns :math:`v_k`;
 2. the driver adds: :math:`\tilde w \leftarrow \tilde w + \frac{1}{\sigma'}\sum_k (v_k -
    \tilde w)` (γ = 1, σ' = K, the safe value for adding: Ma et al.'s Lemma 4 with
    :math:`\sigma' = \gamma K` bounds the blocks' joint step by the sum of their local
@@ -61,10 +61,13 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from . import _cocoa, _cocoa_layout, _cocoa_rounds, losses
-from ._cocoa import BadInput
-from ._problem import caller_stacklevel, canonical
-from ._scales import resolve_lmbd
+from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.cluster import blocks as _cocoa
+from sdca_pegasos.solvers.cluster import layout as _cocoa_layout
+from sdca_pegasos.solvers.cluster import rounds as _cocoa_rounds
+from sdca_pegasos.solvers.cluster.blocks import BadInput
+from sdca_pegasos.solvers.core.problem import caller_stacklevel, canonical
+from sdca_pegasos.solvers.core.scales import resolve_lmbd
 
 __all__ = ["BadInput", "DaskSVMClassifier", "RoundInfo", "expected_failed_checks"]
 
@@ -211,13 +214,13 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     finish : bool, default=True
         When CoCoA+ stalls (a checked gap above half the one two checks before), the next round is
         a finish instead: the rows nearest the margin at w, at most about
-        :data:`sdca_pegasos.solvers._cocoa_rounds.FINISH_ROWS` of them in proportion to each
+        :data:`sdca_pegasos.solvers.cluster.rounds.FINISH_ROWS` of them in proportion to each
         chunk's rows, are gathered on the driver and solved together by epochs of SDCA with
         shrinking on the whole problem's dual, the other α fixed (σ' = 1: the dual cannot
         decrease), and their new α go back to their blocks; a finish that cut the gap by more than
         CoCoA+ did per check when the finishes began is followed by another, and after one that did
         not, CoCoA+ makes 4 checked rounds before the next can be due, then 8, …
-        (:class:`sdca_pegasos.solvers._cocoa_rounds.FinishSchedule`). CoCoA+ adds K blocks' steps
+        (:class:`sdca_pegasos.solvers.cluster.rounds.FinishSchedule`). CoCoA+ adds K blocks' steps
         with σ' = K, and on the hinge with an intercept it can crawl for hundreds of rounds a
         factor or two above 1e-6 (docs/distributed.md). The driver then holds those rows.
         ``n_finishes_`` counts the finish rounds.
@@ -258,7 +261,7 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     rel_gap_, primal_, dual_ : float or ndarray
         The certificate of the returned coefficients (bounds of P* with rounding
         included): ``primal_`` their P; ``dual_`` the larger of D(α) and, for a smooth
-        loss, D(α̃(w')) (:func:`sdca_pegasos.solvers._cocoa_rounds.certify`). The coefficients are
+        loss, D(α̃(w')) (:func:`sdca_pegasos.solvers.cluster.rounds.certify`). The coefficients are
         w(α) or, for a smooth loss, w(α) with its bias weight moved by one Newton step
         where that lowers P.
     n_rounds_ : int or ndarray
@@ -271,9 +274,9 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         The local passes per round this fit made (``local_epochs`` resolved).
     certificate_passes_ : int or ndarray
         Passes over the data by the certificates, as
-        :func:`sdca_pegasos.solvers._cocoa_rounds.certify` counts them: one per check (P(w), D(α));
-        for a smooth loss three, or four with an intercept (the bias weight's Newton step to w',
-        the margins and P(w'), D(α̃(w')) of the dual point w' implies).
+        :func:`sdca_pegasos.solvers.cluster.rounds.certify` counts them: one per check (P(w),
+        D(α)); for a smooth loss three, or four with an intercept (the bias weight's Newton step to
+        w', the margins and P(w'), D(α̃(w')) of the dual point w' implies).
     round_times_, round_cpu_times_ : ndarray or list of them
         Wall seconds of each round, and CPU seconds of its local passes (all blocks).
     n_blocks_ : int

@@ -26,7 +26,8 @@ import numpy as np
 from sklearn.datasets import load_breast_cancer
 from sklearn.preprocessing import StandardScaler
 
-from sdca_pegasos.solvers import ASDCAClassifier, SDCAClassifier, objectives
+from sdca_pegasos.solvers import ASDCAClassifier, SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.sdca.asdca import paper_theta
 
 THRESHOLDS = (1e-3, 1e-6)

@@ -2,9 +2,9 @@ r"""ε targets and certified bounds on P*, the reference every suboptimality is 
 
 Every dual value is a lower bound and every primal value an upper bound of P* (weak duality). One
 run of the exact engine (:func:`sdca_pegasos.solvers.exact.engine.solve_exact`) starts the bounds,
-both recomputed here by :func:`sdca_pegasos.solvers.objectives.certificate` from the returned point
-(the engine's own numbers are not trusted; the certificate's bounds include their rounding, so they
-bound P* as real numbers and never cross), and every later fit may tighten them
+both recomputed here by :func:`sdca_pegasos.solvers.core.objectives.certificate` from the returned
+point (the engine's own numbers are not trusted; the certificate's bounds include their rounding,
+so they bound P* as real numbers and never cross), and every later fit may tighten them
 (:meth:`Bounds.add`). Suboptimality is reported as ``(P(w) − D*)/D*`` with ``D*`` the best dual
 value: an upper bound of the true ``(P(w) − P*)/P*``, larger by at most the certificate's relative
 gap, so every "reached ε" is certified."""
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import HINGE
 from sdca_pegasos.solvers.exact.engine import solve_exact
-from sdca_pegasos.solvers.losses import HINGE
 
 from .problems import Problem
 
@@ -61,9 +61,10 @@ class Bounds:
 
 def evaluate(X, y, coef, dual_coef, lmbd: float) -> tuple[float, float]:
     """``(primal, dual)``: an upper bound of P(w) and a lower bound of D(α), rounding included
-    (:func:`sdca_pegasos.solvers.objectives.certificate`), so that they bound P* as real numbers.
-    The dual point is made feasible by clipping ``y_i α_i`` to [0, 1] first (any feasible α gives a
-    valid lower bound: the certificate rebuilds w(α) itself); without one the dual is NaN."""
+    (:func:`sdca_pegasos.solvers.core.objectives.certificate`), so that they bound P* as real
+    numbers. The dual point is made feasible by clipping ``y_i α_i`` to [0, 1] first (any feasible
+    α gives a valid lower bound: the certificate rebuilds w(α) itself); without one the dual is
+    NaN."""
     a = np.zeros(len(y)) if dual_coef is None else np.asarray(dual_coef, dtype=np.float64)
     cert = objectives.certificate(X, y, coef, y * HINGE.project(a * y), lmbd, HINGE)
     return cert["primal"], math.nan if dual_coef is None else cert["dual"]

@@ -14,10 +14,10 @@ rows blocked four ways:
   each chunk's rows in a permutation of their own (what lets a block exceed memory);
 - K = 2 of 4 chunks each (``n_blocks=2``): both.
 
-Printed: the certified relative gap after every ``--every``-th round and the first round at
-which it reaches 1e-4, 1e-6 and 1e-8. ``--dual alpha`` certifies with D(α) alone, as the
-estimator did before it took the dual point its primal implies too (``--dual both``, its
-default: :func:`sdca_pegasos.solvers.objectives.implied_dual`); ``--bias`` picks the multipliers.
+Printed: the certified relative gap after every ``--every``-th round and the first round at which
+it reaches 1e-4, 1e-6 and 1e-8. ``--dual alpha`` certifies with D(α) alone, as the estimator did
+before it took the dual point its primal implies too (``--dual both``, its default:
+:func:`sdca_pegasos.solvers.core.objectives.implied_dual`); ``--bias`` picks the multipliers.
 
     python benchmarks/cocoa_blocks.py
 """

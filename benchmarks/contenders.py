@@ -29,7 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from sdca_pegasos.experiments.reports import git_commit  # shared with the run sidecars
-from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier, objectives
+from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
 
 from .certify import TARGETS
 

@@ -45,7 +45,8 @@ from benchmarks.bandwidth import stream_passes
 from benchmarks.problems import make_dense, make_sparse_rows
 from benchmarks.threads import one_thread
 from sdca_pegasos import solvers
-from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
+from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
 
 

@@ -106,7 +106,8 @@ def lambdas(n: int) -> dict:
 # ---------------------------------------------------------------------------- CPU baseline
 def cpu_baseline(kind: str, params: dict, lmbd: float, cap: float) -> dict:
     """Our CPU estimator on one core: P at epochs 1, 2, 3, 4, 6, 8, ..., update CPU capped."""
-    from sdca_pegasos.solvers import SDCAClassifier, objectives
+    from sdca_pegasos.solvers import SDCAClassifier
+    from sdca_pegasos.solvers.core import objectives
 
     X, y = make(kind, params)
     records, total = [], [0.0]
@@ -244,9 +245,10 @@ def pegasos_epoch(X, y, lmbd: float) -> dict:
 
 def smoke() -> dict:
     """Compile every kernel on small problems before anything is timed, and check the device's
-    certificate against :func:`sdca_pegasos.solvers.objectives.certificate` on the CPU (the same
-    pair, dense and CSR): a real-GPU check of what the simulator tests."""
-    from sdca_pegasos.solvers import SDCAClassifier, objectives
+    certificate against :func:`sdca_pegasos.solvers.core.objectives.certificate` on the CPU (the
+    same pair, dense and CSR): a real-GPU check of what the simulator tests."""
+    from sdca_pegasos.solvers import SDCAClassifier
+    from sdca_pegasos.solvers.core import objectives
     from sdca_pegasos.solvers.gpu.data import SIMULATED
 
     n = 40 if SIMULATED else 4000

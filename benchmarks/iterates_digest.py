@@ -5,7 +5,7 @@ Fits each estimator in a grid of configurations (solver options × loss × sampl
 dense/CSR × float32/float64) on small seeded problems, and hashes every epoch's ``w`` and
 ``dual_coef`` (through the callback), the fitted ``coef_``/``intercept_``/``dual_coef_``, the
 per-epoch records of :class:`sdca_pegasos.solvers.monitoring.EpochMetrics` and the outputs of the
-:mod:`sdca_pegasos.solvers.objectives` passes. Run it before and after a change and compare::
+:mod:`sdca_pegasos.solvers.core.objectives` passes. Run it before and after a change and compare::
 
     python benchmarks/iterates_digest.py --out /tmp/before.json
     ... change ...
@@ -37,8 +37,8 @@ from sdca_pegasos.solvers import (
     ExactSVMClassifier,
     PegasosClassifier,
     SDCAClassifier,
-    objectives,
 )
+from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.monitoring import EpochMetrics
 
 

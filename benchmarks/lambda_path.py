@@ -5,8 +5,8 @@ For the λ sweep of ``beyond_blood_lambda_pca40`` (1.6, 0.1, 0.01, 1e-3, 1/n; th
 ``--rel-gap``
 (default 1e-6), first warm (each λ from the previous one's dual point), then cold (each
 from α = 0), for SDCA with and without shrinking. Every λ's relative gap is certified by
-:func:`sdca_pegasos.solvers.objectives.certificate` (compensated, apart from the solver). The CPU
-time is
+:func:`sdca_pegasos.solvers.core.objectives.certificate` (compensated, apart from the solver).
+The CPU time is
 that of the ``fit`` calls (``time.process_time``, their per-epoch gap checks included),
 median over ``--repeats`` runs of the whole path; the ratio warm/cold is the result::
 

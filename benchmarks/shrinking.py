@@ -32,7 +32,8 @@ import numpy as np
 from benchmarks.certify import TARGETS, exact_bounds
 from benchmarks.problems import Problem, ProblemSpec, load_problem
 from benchmarks.threads import one_thread
-from sdca_pegasos.solvers import SDCAClassifier, objectives
+from sdca_pegasos.solvers import SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
 
 
 @dataclass

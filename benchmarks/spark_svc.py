@@ -2,7 +2,7 @@ r"""Wall time to relative suboptimality ε: Spark MLlib's LinearSVC against Dask
 
 Both on the same objective, the same rows and the same cores.
 
-The objective is this project's (:mod:`sdca_pegasos.solvers.objectives`), hinge loss and bias
+The objective is this project's (:mod:`sdca_pegasos.solvers.core.objectives`), hinge loss and bias
 multiplier B = 1, the bias weight regularised like the others:
 
 .. math:: P(\tilde w) = \frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i \max(0, 1 - y_i\tilde
@@ -21,8 +21,8 @@ whatever the weights, its hinge 1, and it gives the bias column a standard devia
 .. math:: S(\tilde w) = \frac{\sum_i \mathrm{hinge}_i + n}{2n} + \frac\lambda4\|\tilde w\|^2
    = \frac{P(\tilde w) + 1}{2},
 
-which every fit checks: ``2 S − 1``, S the last value of Spark's ``objectiveHistory``, equals
-P at Spark's coefficients evaluated here (:func:`sdca_pegasos.solvers.objectives.primal`, float64).
+which every fit checks: ``2 S − 1``, S the last value of Spark's ``objectiveHistory``, equals P at
+Spark's coefficients evaluated here (:func:`sdca_pegasos.solvers.core.objectives.primal`, float64).
 
 Spark: a ``SparkSession`` on ``local[cores]`` (``--cores``, 2), its JVM warmed up by a tiny
 self-check fit first. The rows are written to Parquet (the vector column in Spark's own
@@ -92,7 +92,8 @@ from sdca_pegasos.experiments.reports import (
     readme_arguments,
     readme_requested,
 )
-from sdca_pegasos.solvers import ExactSVMClassifier, objectives
+from sdca_pegasos.solvers import ExactSVMClassifier
+from sdca_pegasos.solvers.core import objectives
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = (1e-2, 1e-4, 1e-6)

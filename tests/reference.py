@@ -210,8 +210,8 @@ def pegasos_reference(
     """Mini-batch Pegasos written as seeds/001 algorithm 4, with the plain (unscaled) update; a
     sample of weight c_i adds c_i y_i x̃_i. ``t_start`` iterations already made and ``w_start`` the
     iterate they left (a warm start / partial_fit). ``loss``: a
-    :class:`sdca_pegasos.solvers.losses.Loss` (None: the hinge); sample i then adds a_i c_i y_i
-    x̃_i with a_i = -φ'(z_i) (``loss.dual_targets``), for every i of the batch.
+    :class:`sdca_pegasos.solvers.core.losses.Loss` (None: the hinge); sample i then adds a_i c_i
+    y_i x̃_i with a_i = -φ'(z_i) (``loss.dual_targets``), for every i of the batch.
 
     Returns ``(w_out, w_last, iterates)``; ``iterates[t]`` is the iterate after t iterations.
     average : False, True (mean of iterates t0..T) or "weighted" (step 2/(λ(t+1)) and

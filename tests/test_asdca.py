@@ -10,7 +10,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdca_pegasos import solvers
-from sdca_pegasos.solvers import ASDCAClassifier, SDCAClassifier, objectives
+from sdca_pegasos.solvers import ASDCAClassifier, SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.sdca import asdca as asdca_module
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 from tests.conftest import gaussian_problem

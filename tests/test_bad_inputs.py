@@ -1,6 +1,6 @@
 """No silent wrong answer (issue 12): unconverged fits warn, overflowing inputs are refused.
 
-Every solver shares the driver (``sdca_pegasos.solvers.core.estimator``): the ConvergenceWarning
+Every solver shares the driver (``sdca_pegasos.solvers.driver.estimator``): the ConvergenceWarning
 when ``max_epochs`` ends a fit whose ``tol`` was not met, the scale checks before the fit and the
 finiteness check of what a fit returns."""
 
@@ -16,8 +16,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, gpu
-from sdca_pegasos.solvers.core import estimator as base_module
-from sdca_pegasos.solvers.core import targets as targets_module
+from sdca_pegasos.solvers.driver import estimator as base_module
+from sdca_pegasos.solvers.driver import targets as targets_module
 from tests.conftest import gaussian_problem
 from tests.reference import dual_reference, primal_reference
 

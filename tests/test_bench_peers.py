@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 from benchmarks import certify, problems
-from sdca_pegasos.solvers import SDCAClassifier, objectives
+from sdca_pegasos.solvers import SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
 
 ROOT = Path(__file__).parents[1]
 SCRIPT = ROOT / "benchmarks" / "peers.py"

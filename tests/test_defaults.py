@@ -20,7 +20,8 @@ from sklearn.svm import LinearSVC
 from sklearn.utils._param_validation import InvalidParameterError
 
 from sdca_pegasos import solvers
-from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier, gpu, objectives
+from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier, gpu
+from sdca_pegasos.solvers.core import objectives
 
 from .conftest import gaussian_problem
 

@@ -18,7 +18,8 @@ import pytest
 import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
-from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier, objectives
+from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
 
 from .conftest import gaussian_problem
 
@@ -479,7 +480,7 @@ def test_rows_are_one_spillable_key_per_chunk():
     from dask.sizeof import sizeof
 
     from sdca_pegasos.solvers.cluster import blocks as _cocoa
-    from sdca_pegasos.solvers.losses import make_loss
+    from sdca_pegasos.solvers.core.losses import make_loss
 
     X, y = gaussian_problem(n=500, d=40, seed=13)
     for rows in (X, sp.csr_matrix(X)):

@@ -18,7 +18,7 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 from benchmarks.problems import make_sparse_rows
-from sdca_pegasos.solvers import losses, objectives
+from sdca_pegasos.solvers.core import losses, objectives
 from sdca_pegasos.solvers.exact import engine as exact
 from sdca_pegasos.solvers.exact import qp as _exact_qp
 from sdca_pegasos.solvers.exact.engine import choose_method, solve_exact

@@ -21,14 +21,15 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from sdca_pegasos import solvers
-from sdca_pegasos.solvers import ExactSVMClassifier, objectives
+from sdca_pegasos.solvers import ExactSVMClassifier
 from sdca_pegasos.solvers.core import compensated as _compensated
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import HINGE
 from sdca_pegasos.solvers.exact import cd as _exact_cd
 from sdca_pegasos.solvers.exact import engine as exact
 from sdca_pegasos.solvers.exact import ipm as _exact_ipm
 from sdca_pegasos.solvers.exact import qp as _exact_qp
 from sdca_pegasos.solvers.exact.engine import solve_exact
-from sdca_pegasos.solvers.losses import HINGE
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 
 from .conftest import gaussian_problem, real_problem

@@ -17,7 +17,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.svm import LinearSVC
 
-from sdca_pegasos.solvers import losses, objectives
+from sdca_pegasos.solvers.core import losses, objectives
 from sdca_pegasos.solvers.exact.engine import solve_exact
 
 from .conftest import gaussian_problem, real_problem

@@ -25,7 +25,7 @@ from sdca_pegasos.experiments import runner as runner_module
 from sdca_pegasos.experiments import spec as spec_module
 from sdca_pegasos.experiments.metrics import METRIC_COLUMNS, Recorder
 from sdca_pegasos.experiments.runner import TIMING_COLUMNS
-from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core import objectives
 
 REPO = Path(__file__).resolve().parents[1]
 

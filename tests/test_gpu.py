@@ -22,13 +22,8 @@ import scipy.sparse as sp
 from numba import cuda, float64
 
 from sdca_pegasos import solvers
-from sdca_pegasos.solvers import (
-    ExactSVMClassifier,
-    PegasosClassifier,
-    SDCAClassifier,
-    losses,
-    objectives,
-)
+from sdca_pegasos.solvers import ExactSVMClassifier, PegasosClassifier, SDCAClassifier
+from sdca_pegasos.solvers.core import losses, objectives
 from sdca_pegasos.solvers.gpu import _kernels as K
 from sdca_pegasos.solvers.gpu import sdca as gpu_sdca
 from sdca_pegasos.solvers.gpu.certificate import Certifier
@@ -408,8 +403,8 @@ def test_device_errors_are_clear(monkeypatch):
 )
 def test_pegasos_gpu_equals_cpu(sparse, options):
     """The same index arrays (same seed), the same steps (every loss: −φ'(z) of
-    :mod:`sdca_pegasos.solvers.losses` on both): the GPU's iterates are the CPU solver's up to the
-    order of the additions."""
+    :mod:`sdca_pegasos.solvers.core.losses` on both): the GPU's iterates are the CPU solver's up to
+    the order of the additions."""
     X, y = _problem(n=30, d=4, seed=9, sparse=sparse)
     weights = np.random.default_rng(10).uniform(0.5, 2.0, X.shape[0])
     params = {"lmbd": 0.05, "batch_size": 7, "max_epochs": 3, "bias_multiplier": 1.0}

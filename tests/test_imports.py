@@ -215,7 +215,7 @@ def _private_uses(module: str, path: Path, source: str):
 def test_the_private_name_check_catches_both_forms():
     probe = ROOT / "benchmarks" / "probe.py"  # never written: the source is given
     source = (
-        "from sdca_pegasos.solvers.core.estimator import _fingerprint\n"
+        "from sdca_pegasos.solvers.driver.estimator import _fingerprint\n"
         "from sdca_pegasos.solvers.sdca import asdca as m\n"
         "from sdca_pegasos.figures import _common\n"
         "m._asdca_epoch\n"
@@ -223,7 +223,7 @@ def test_the_private_name_check_catches_both_forms():
     )
     found = list(_private_uses("benchmarks.probe", probe, source))
     assert len(found) == 3, found
-    assert any("core.estimator ['_fingerprint']" in f for f in found)
+    assert any("driver.estimator ['_fingerprint']" in f for f in found)
     assert any("_common" in f for f in found)
     assert any("sdca_pegasos.solvers.sdca.asdca._asdca_epoch" in f for f in found)
 

@@ -28,7 +28,7 @@ import sdca_pegasos.solvers.exact.engine as exact_module
 from sdca_pegasos import solvers
 from sdca_pegasos.experiments import Config, Experiment, optima, reports, run_experiment
 from sdca_pegasos.experiments import runner as runner_module
-from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.exact import qp as _exact_qp
 from sdca_pegasos.solvers.exact.choice import MEMORY_LIMIT
 from sdca_pegasos.solvers.exact.engine import choose_method, solve_exact
@@ -284,8 +284,8 @@ def test_certificate_dual_weights_are_exact_on_a_cancelling_sum(sparse, seed):
 
 
 def rational_objectives(X, y, w, a, lmbd, loss, bias, c):
-    """P(w) and D(α) of the real numbers the float64 inputs stand for, in exact rational
-    arithmetic (``a`` = y·α feasible; ``loss`` a :class:`sdca_pegasos.solvers.losses.Loss`)."""
+    """P(w) and D(α) of the real numbers the float64 inputs stand for, in exact rational arithmetic
+    (``a`` = y·α feasible; ``loss`` a :class:`sdca_pegasos.solvers.core.losses.Loss`)."""
     n, d = X.shape
     F = Fraction
     kappa, upper = F(loss.kappa), loss.upper

@@ -11,8 +11,8 @@ from numba import njit
 from numpy.testing import assert_allclose
 from scipy.optimize import minimize_scalar
 
-from sdca_pegasos.solvers import losses
-from sdca_pegasos.solvers.losses import LOSSES, Loss, make_loss
+from sdca_pegasos.solvers.core import losses
+from sdca_pegasos.solvers.core.losses import LOSSES, Loss, make_loss
 
 ALL = {
     "hinge": make_loss("hinge"),

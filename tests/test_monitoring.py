@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from sdca_pegasos.solvers import objectives
-from sdca_pegasos.solvers.losses import make_loss
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import make_loss
 from sdca_pegasos.solvers.monitoring import EpochMetrics
 
 LOSSES = {

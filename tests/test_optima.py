@@ -11,7 +11,7 @@ from sklearn.svm import LinearSVC
 
 from sdca_pegasos import data
 from sdca_pegasos.experiments import Config, Experiment, datasets, optima
-from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core import objectives
 
 from .conftest import gaussian_problem
 

@@ -12,15 +12,10 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdca_pegasos import solvers
-from sdca_pegasos.solvers import (
-    ExactSVMClassifier,
-    PegasosClassifier,
-    SDCAClassifier,
-    losses,
-    objectives,
-)
+from sdca_pegasos.solvers import ExactSVMClassifier, PegasosClassifier, SDCAClassifier
+from sdca_pegasos.solvers.core import losses, objectives
+from sdca_pegasos.solvers.core.losses import HINGE, make_loss
 from sdca_pegasos.solvers.core.rows import kernel_rows
-from sdca_pegasos.solvers.losses import HINGE, make_loss
 from sdca_pegasos.solvers.pegasos import estimator as pegasos_module
 from sdca_pegasos.solvers.pegasos import kernels as peg_kernels
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks

@@ -34,10 +34,10 @@ from sdca_pegasos.solvers import (
     ExactSVMClassifier,
     PegasosClassifier,
     SDCAClassifier,
-    objectives,
 )
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import make_loss
 from sdca_pegasos.solvers.core.passes import FEASIBILITY_SLACK, feasible
-from sdca_pegasos.solvers.losses import make_loss
 
 EPS = np.finfo(np.float64).eps
 

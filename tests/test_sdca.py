@@ -18,9 +18,10 @@ from sklearn.svm import LinearSVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdca_pegasos import solvers
-from sdca_pegasos.solvers import SDCAClassifier, objectives
+from sdca_pegasos.solvers import SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import HINGE
 from sdca_pegasos.solvers.core.rows import kernel_rows
-from sdca_pegasos.solvers.losses import HINGE
 from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 from tests.conftest import gaussian_problem, real_problem

@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sdca_pegasos.solvers import SDCAClassifier, objectives
+from sdca_pegasos.solvers import SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.exact.engine import solve_exact
 from sdca_pegasos.solvers.sdca import finish as finish_module
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks

@@ -10,7 +10,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sdca_pegasos.solvers import SDCAClassifier, objectives
+from sdca_pegasos.solvers import SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
 from sdca_pegasos.solvers.sdca import shrinking as sdca_shrinking
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
@@ -418,7 +419,7 @@ def test_sklearn_compatible(estimator, check):
 def test_gap_due_follows_the_statistic_one_sided():
     """The exact gap is due once the statistic predicts gap <= tol: at the threshold yes,
     just above it no; at least every GAP_CHECK_EVERY epochs; always without a statistic."""
-    from sdca_pegasos.solvers.core.problem import GAP_CHECK_EVERY, gap_due
+    from sdca_pegasos.solvers.driver.problem import GAP_CHECK_EVERY, gap_due
 
     checked = (1e-2, 4.0, 10)  # gap 1e-2 measured at statistic 4.0, epoch 10
     threshold = 4.0 * 1e-4 / 1e-2  # tol 1e-4: the statistic must fall 100-fold
@@ -499,7 +500,7 @@ def test_the_docs_state_the_check_spacing_the_code_uses():
     number they give is GAP_CHECK_EVERY (a change to it fails here until they follow)."""
     from pathlib import Path
 
-    from sdca_pegasos.solvers.core.problem import GAP_CHECK_EVERY
+    from sdca_pegasos.solvers.driver.problem import GAP_CHECK_EVERY
 
     root = Path(__file__).resolve().parents[1]
     for doc in ("README.md", "docs/scikit-learn.md"):

@@ -15,7 +15,8 @@ import scipy.sparse as sp
 
 from benchmarks import distributed as dist
 from benchmarks import spark_svc
-from sdca_pegasos.solvers import ExactSVMClassifier, objectives
+from sdca_pegasos.solvers import ExactSVMClassifier
+from sdca_pegasos.solvers.core import objectives
 
 from .conftest import gaussian_problem
 from .generated import regenerated

@@ -12,9 +12,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
 from sdca_pegasos import solvers
-from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, objectives
+from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import make_loss
 from sdca_pegasos.solvers.core.rows import kernel_rows
-from sdca_pegasos.solvers.losses import make_loss
 from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
 
 RTOL = 1e-10
@@ -326,7 +327,7 @@ def test_no_compilation_inside_a_csr_fit_after_warm_up():
 
 
 def test_warm_up_compiles_csr_kernels():
-    from sdca_pegasos.solvers.core import estimator as _base
+    from sdca_pegasos.solvers.driver import estimator as _base
 
     solvers.warm_up(dtypes=(np.float64,), readonly=False)
     Xs = sp.csr_matrix(sparse_problem()[0])

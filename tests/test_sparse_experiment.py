@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from sdca_pegasos import data
 from sdca_pegasos.experiments import CATALOGUE, datasets, run_experiment
 from sdca_pegasos.experiments.__main__ import main
-from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core import objectives
 
 SMALL = {"seed": 1, "n_samples": 600, "n_features": 2000, "nnz_per_row": 20.0}
 

@@ -19,14 +19,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
-from sdca_pegasos.solvers import (
-    ASDCAClassifier,
-    PegasosClassifier,
-    SDCAClassifier,
-    lambda_path,
-    objectives,
-)
-from sdca_pegasos.solvers.losses import make_loss
+from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, lambda_path
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import make_loss
 from tests.reference import asdca_reference, pegasos_reference, sdca_loss_reference
 
 SQUARED = make_loss("squared_hinge")
@@ -395,7 +390,7 @@ def test_lambda_path_with_shrinking_pays_for_few_exact_gaps(binary, monkeypatch)
     epoch as a callback would; every λ still certified, and each fit stopped at the first
     exact gap within rel_gap·P. Kills a path that checks every epoch, and a relative test
     that is absolute (P is not 1 here: an absolute 1e-6 stops elsewhere)."""
-    import sdca_pegasos.solvers.core.estimator as base
+    import sdca_pegasos.solvers.driver.estimator as base
 
     X, y = binary
     calls = []

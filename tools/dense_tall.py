@@ -6,7 +6,7 @@ The problem is ``benchmarks/gpu.py``'s dense draw (float32, d = 100, 10 % of the
 ``--rows`` rows, without an intercept (as that bench). ``SDCAClassifier`` runs ``--epochs`` epochs,
 plain and with ``shrinking=True`` (``tol=0``: no gap check inside the fit); for each: the CPU of
 its epochs and of the whole fit, the certified relative gap of its returned pair
-(:func:`sdca_pegasos.solvers.objectives.certificate`) and its suboptimality against the exact
+(:func:`sdca_pegasos.solvers.core.objectives.certificate`) and its suboptimality against the exact
 engine's certified lower bound on P*. ``ExactSVMClassifier()``: its fit's CPU, its method and its
 certified relative gap. Behind issue 33's dense target: how far dual coordinate ascent is from the
 exact engine on such problems."""
@@ -33,7 +33,8 @@ import numpy as np
 
 def main(argv=None) -> None:
     from benchmarks.gpu import dense_problem
-    from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier, objectives
+    from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier
+    from sdca_pegasos.solvers.core import objectives
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)

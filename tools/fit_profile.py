@@ -34,7 +34,7 @@ import argparse
 
 import numpy as np
 
-from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core import objectives
 
 
 def suboptimality(X, y, coef, lmbd, p_lower) -> float:

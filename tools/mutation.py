@@ -112,7 +112,7 @@ TARGETS = {
         select="too_small_to_split or too_few_samples or bad_option",
     ),
     "objectives": Target(
-        "sdca_pegasos/solvers/objectives.py",
+        "sdca_pegasos/solvers/core/objectives.py",
         ("tests/test_properties.py", "tests/test_exact.py", "tests/test_sdca.py", INVARIANTS),
         select="duality or dual_never or exact_optimum or certificate or compensated "
         "or reported_gap or certified or gap",
@@ -167,7 +167,7 @@ TARGETS = {
         functions=("ipm_costs", "choose_method"),
     ),
     "base": Target(
-        "sdca_pegasos/solvers/core/estimator.py",
+        "sdca_pegasos/solvers/driver/estimator.py",
         (
             "tests/test_bad_inputs.py",
             "tests/test_sdca.py",
@@ -180,13 +180,13 @@ TARGETS = {
     # the driver's rooms (split out of _base.py): what a binary fit takes and returns, and
     # the loop's rules (when the exact gap is due, what a callback's answer means)
     "problem": Target(
-        "sdca_pegasos/solvers/core/problem.py",
+        "sdca_pegasos/solvers/driver/problem.py",
         ("tests/test_sdca_shrinking.py", "tests/test_bad_inputs.py", "tests/test_sdca.py"),
         select="gap_due or callback or stops or bad or durations or samples_seen",
     ),
     # labels, class and sample weights, warm starts
     "targets": Target(
-        "sdca_pegasos/solvers/core/targets.py",
+        "sdca_pegasos/solvers/driver/targets.py",
         ("tests/test_bad_inputs.py", "tests/test_weights.py", "tests/test_defaults.py"),
         select="label or warm_start or class_weight or bad_sample_weight or weight_zero "
         "or weights_of_one or weights_that or one_vs_rest or two_classes or partial_fit_rules "
@@ -194,7 +194,7 @@ TARGETS = {
     ),
     # λ and the overflow checks
     "scales": Target(
-        "sdca_pegasos/solvers/core/scales.py",
+        "sdca_pegasos/solvers/driver/scales.py",
         ("tests/test_bad_inputs.py", "tests/test_defaults.py"),
         select="scale or overflowing or row_norms or smallest_lmbd or lmbd_accepts or auto "
         "or check_lmbd",

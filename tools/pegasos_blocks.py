@@ -26,8 +26,8 @@ if __name__ == "__main__":  # this checkout's packages (solvers, ...)
 
 import numpy as np
 
+from sdca_pegasos.solvers.core.losses import HINGE
 from sdca_pegasos.solvers.core.rows import DenseRows
-from sdca_pegasos.solvers.losses import HINGE
 from sdca_pegasos.solvers.pegasos.kernels import (
     LAST,
     Iterate,

@@ -21,7 +21,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from sdca_pegasos.data import Dataset
-from sdca_pegasos.solvers import check_lmbd, objectives
+from sdca_pegasos.solvers import check_lmbd
+from sdca_pegasos.solvers.core import objectives
 
 from .inputs import BadInput
 

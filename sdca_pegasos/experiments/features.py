@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from sdca_pegasos.solvers import PegasosClassifier, SDCAClassifier, lambda_path, objectives
+from sdca_pegasos.solvers import PegasosClassifier, SDCAClassifier, lambda_path
+from sdca_pegasos.solvers.core import objectives
 
 from . import datasets, reports
 from .catalogue import BLOOD_LAMBDAS

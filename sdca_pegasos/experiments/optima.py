@@ -60,7 +60,8 @@ def certify(
     # imported here: a reader of the optima (the scorecard, the figures) imports no solver
     from sklearn.exceptions import ConvergenceWarning
 
-    from sdca_pegasos.solvers import ExactSVMClassifier, objectives
+    from sdca_pegasos.solvers import ExactSVMClassifier
+    from sdca_pegasos.solvers.core import objectives
 
     try:
         with threadpool_limits(limits=1):
@@ -119,7 +120,7 @@ def certify(
 
 def _predicted_positive(X, w: np.ndarray, bias: float) -> int:
     """Rows of ``X`` whose score ``x·w[:-1] + bias·w[-1]`` is above 0 (``predict``'s +1)."""
-    from sdca_pegasos.solvers import objectives
+    from sdca_pegasos.solvers.core import objectives
 
     return int(np.sum(objectives.margins(X, np.ones(X.shape[0]), w, bias) > 0.0))
 

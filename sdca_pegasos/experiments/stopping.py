@@ -36,7 +36,8 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from sdca_pegasos.solvers import EpochInfo, objectives
+from sdca_pegasos.solvers import EpochInfo
+from sdca_pegasos.solvers.core import objectives
 
 from .metrics import Recorder
 from .spec import Config

@@ -21,22 +21,23 @@ scikit-learn's estimator checks that an estimator fails by design, with the reas
 :func:`sdca_pegasos.solvers.sklearn_checks.expected_failed_checks` (``check_estimator``'s
 ``expected_failed_checks``; none for ``SDCAClassifier()`` and ``ExactSVMClassifier()``).
 
-Shared maths (objectives, dual, gap, λ ↔ C) lives in :mod:`sdca_pegasos.solvers.objectives`, the
-losses (hinge, smoothed hinge, squared hinge: value, conjugate, coordinate step, shrinking test) in
-:mod:`sdca_pegasos.solvers.losses`; ``FASTMATH`` is the kernels' compile flag set and ``dot4``
-their pass of four rows against one vector (benchmarks stream X with it as the kernels do)."""
+Shared maths (objectives, dual, gap, λ ↔ C) lives in :mod:`sdca_pegasos.solvers.core.objectives`,
+the losses (hinge, smoothed hinge, squared hinge: value, conjugate, coordinate step, shrinking
+test) in :mod:`sdca_pegasos.solvers.core.losses`; ``FASTMATH`` is the kernels' compile flag set and
+``dot4`` their pass of four rows against one vector (benchmarks stream X with it as the kernels
+do)."""
 
 from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
 
-from sdca_pegasos.solvers import losses, objectives
 from sdca_pegasos.solvers.cluster.estimator import DaskSVMClassifier
-from sdca_pegasos.solvers.core.estimator import BaseLinearSVM
-from sdca_pegasos.solvers.core.problem import EpochInfo
+from sdca_pegasos.solvers.core import losses, objectives
 from sdca_pegasos.solvers.core.rows import FASTMATH, dot4
-from sdca_pegasos.solvers.core.scales import check_lmbd
+from sdca_pegasos.solvers.driver.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.driver.problem import EpochInfo
+from sdca_pegasos.solvers.driver.scales import check_lmbd
 from sdca_pegasos.solvers.exact.engine import ExactSVMClassifier
 from sdca_pegasos.solvers.path import PathPoint, lambda_path
 from sdca_pegasos.solvers.pegasos.estimator import PegasosClassifier

@@ -4,17 +4,17 @@ An experiment records, after every epoch, the hinge primal :math:`P(\tilde w)`, 
 solver's own loss, the dual :math:`D(\alpha)` with :math:`\tilde w(\alpha)` rebuilt from
 :math:`\alpha`, the gap, the training and test errors of the current iterate, and the primal and
 errors of the returned iterate (a running average) when it differs. Computed one function at a time
-(:func:`sdca_pegasos.solvers.objectives.monitor`,
-:func:`sdca_pegasos.solvers.objectives.error_rate`) that is up to four passes over the training
-set, two over the test set, a validation of the labels at every call and half a dozen temporaries
-of length n.
+(:func:`sdca_pegasos.solvers.core.objectives.monitor`,
+:func:`sdca_pegasos.solvers.core.objectives.error_rate`) that is up to four passes over the
+training set, two over the test set, a validation of the labels at every call and half a dozen
+temporaries of length n.
 
 :class:`EpochMetrics` validates a split once and then, per epoch, reads each training row once for
 both iterates and the dual's :math:`\tilde w(\alpha)`
 (:func:`sdca_pegasos.solvers.core.passes.train_pass`, the kernel of
-:func:`sdca_pegasos.solvers.objectives.monitor`), each test row once for both iterates
+:func:`sdca_pegasos.solvers.core.objectives.monitor`), each test row once for both iterates
 (``_test_pass``), and :math:`\alpha` once for the dual's terms (``_dual_terms``). Its numbers are
-those of :mod:`sdca_pegasos.solvers.objectives` bit for bit: the same per-row arithmetic
+those of :mod:`sdca_pegasos.solvers.core.objectives` bit for bit: the same per-row arithmetic
 (:func:`sdca_pegasos.solvers.core.passes.row_margin`) in the same order under the same compile
 flags, and the same NumPy reductions (:func:`numpy.mean` of the dual's terms, :func:`numpy.dot` for
 the squared norms), which ``tests/test_monitoring.py`` asserts on dense and CSR data, every loss,
@@ -27,6 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
+from sdca_pegasos.solvers.core.losses import HINGE, Loss, make_loss
 from sdca_pegasos.solvers.core.passes import (
     FEASIBILITY_SLACK,
     as_data,
@@ -39,7 +40,6 @@ from sdca_pegasos.solvers.core.passes import (
     train_pass,
 )
 from sdca_pegasos.solvers.core.rows import FASTMATH, kernel_rows, n_rows, weight_of
-from sdca_pegasos.solvers.losses import HINGE, Loss, make_loss
 
 __all__ = ["EpochMetrics"]
 
@@ -65,9 +65,9 @@ class EpochMetrics:
     Notes
     -----
     Calling the instance with ``(w, dual_coef, w_out)`` returns the dict of
-    :func:`sdca_pegasos.solvers.objectives.monitor` for ``w`` (``primal``, ``primal_smooth``,
+    :func:`sdca_pegasos.solvers.core.objectives.monitor` for ``w`` (``primal``, ``primal_smooth``,
     ``error``, ``dual``, ``gap``) plus ``test_error``
-    (:func:`sdca_pegasos.solvers.objectives.error_rate` of ``w`` on the test split) and, for
+    (:func:`sdca_pegasos.solvers.core.objectives.error_rate` of ``w`` on the test split) and, for
     ``w_out``, ``primal_output``, ``error_output`` and ``test_error_output`` (the values of ``w``
     when ``w_out`` is ``w`` or equal to it)."""
 
@@ -160,7 +160,7 @@ class EpochMetrics:
 
     def _dual(self, alpha: np.ndarray) -> float:
         """D(α) from α and w(α) left in the scratch by the training pass (the arithmetic of
-        :func:`sdca_pegasos.solvers.objectives.dual`: box check, clip, terms, NumPy mean and
+        :func:`sdca_pegasos.solvers.core.objectives.dual`: box check, clip, terms, NumPy mean and
         dot)."""
         loss, c = self.loss, self.sample_weight
         lo, hi, over, box_max = _dual_terms(alpha, self.y, loss, c, self._terms)

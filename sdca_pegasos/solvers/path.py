@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core import objectives
 
 __all__ = ["PathPoint", "lambda_path"]
 
@@ -36,8 +36,8 @@ class PathPoint:
     dual_coef : ndarray of shape (n_samples,) or (n_classes, n_samples)
     primal, dual : float or ndarray of shape (n_classes,)
         :math:`P` and :math:`D` of the returned pair, from
-        :func:`sdca_pegasos.solvers.objectives.certificate` (compensated, apart from the solver):
-        ``dual <= P* <= primal`` (one per class in one-vs-rest).
+        :func:`sdca_pegasos.solvers.core.objectives.certificate` (compensated, apart from the
+        solver): ``dual <= P* <= primal`` (one per class in one-vs-rest).
     rel_gap : float
         :math:`(P - D)/P`, the largest over the classes in one-vs-rest.
     reached : bool

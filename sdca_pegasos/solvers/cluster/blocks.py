@@ -49,9 +49,9 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import Loss
 from sdca_pegasos.solvers.core.rows import kernel_rows
-from sdca_pegasos.solvers.losses import Loss
 from sdca_pegasos.solvers.sdca.kernels import kernel_inputs, sdca_epoch
 from sdca_pegasos.solvers.sdca.shrinking import (
     PERMUTATION,
@@ -552,10 +552,10 @@ def block_certificate(
     previous: tuple | None = None,
     w_implied: np.ndarray | None = None,
 ) -> tuple:
-    """The chunk's :class:`sdca_pegasos.solvers.objectives.CertificateSums` at (w, α_k) and, given
-    ``w_implied``, at (w_implied, :func:`sdca_pegasos.solvers.objectives.implied_dual` of it), each
-    merged with those of the block's chunks before it (``previous``) when given: a tuple of
-    one or two sums.
+    """The chunk's :class:`sdca_pegasos.solvers.core.objectives.CertificateSums` at (w, α_k) and,
+    given ``w_implied``, at (w_implied, :func:`sdca_pegasos.solvers.core.objectives.implied_dual`
+    of it), each merged with those of the block's chunks before it (``previous``) when given: a
+    tuple of one or two sums.
 
     A chunk whose rows all weigh 0 (``sample_weight`` times the class weights) holds α = 0
     and adds no term: its sums are those of no row, counted as its rows (the objectives

@@ -1,7 +1,7 @@
 r"""One linear SVM trained across a dask cluster: CoCoA+ with SDCA as the local solver,
 stopped and certified on the duality gap summed over the blocks.
 
-:class:`DaskSVMClassifier` minimises the objective of :mod:`sdca_pegasos.solvers.objectives`,
+:class:`DaskSVMClassifier` minimises the objective of :mod:`sdca_pegasos.solvers.core.objectives`,
 :math:`P(\tilde w) = \frac\lambda2\|\tilde w\|^2 + \frac1n\sum_i c_i\phi(y_i\tilde x_i^\top \tilde
 w)`, over data given as dask arrays whose row chunks are the blocks (dense or scipy.sparse CSR
 chunks; :func:`sdca_pegasos.solvers.cluster.shards.read_shards` reads a folder of files into such
@@ -27,13 +27,13 @@ travel (w to each block, :math:`v_k` back: ``bytes_per_round_``). The driver hol
 
 Certificate. Every ``check_every`` rounds each block computes its compensated partial sums of
 :math:`P(\tilde w)` and :math:`D(\alpha)`
-(:func:`sdca_pegasos.solvers.objectives.certificate_sums`), which the driver adds without rounding
-and bounds outward (:func:`sdca_pegasos.solvers.objectives.combine_certificate`): the same
-certified bounds as :func:`sdca_pegasos.solvers.objectives.certificate` on the whole data. The same
-pass returns :math:`\tilde w(\alpha)` summed over the blocks, which replaces the driver's w (the
-rounding drift of the additions is gone). A fit stops when the relative gap is at most ``tol``; it
-is declared ``certified_`` only after one more pass certifies the returned pair itself,
-:math:`(\tilde w(\alpha), \alpha)`.
+(:func:`sdca_pegasos.solvers.core.objectives.certificate_sums`), which the driver adds without
+rounding and bounds outward (:func:`sdca_pegasos.solvers.core.objectives.combine_certificate`): the
+same certified bounds as :func:`sdca_pegasos.solvers.core.objectives.certificate` on the whole
+data. The same pass returns :math:`\tilde w(\alpha)` summed over the blocks, which replaces the
+driver's w (the rounding drift of the additions is gone). A fit stops when the relative gap is at
+most ``tol``; it is declared ``certified_`` only after one more pass certifies the returned pair
+itself, :math:`(\tilde w(\alpha), \alpha)`.
 
 Faults. A block lost with its worker is recomputed by dask from its chain: from the last
 checkpoint when ``checkpoint_dir`` is set (each block's α and stream are written there
@@ -61,13 +61,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from sdca_pegasos.solvers import losses
 from sdca_pegasos.solvers.cluster import blocks as _cocoa
 from sdca_pegasos.solvers.cluster import layout as _cocoa_layout
 from sdca_pegasos.solvers.cluster import rounds as _cocoa_rounds
 from sdca_pegasos.solvers.cluster.blocks import BadInput
-from sdca_pegasos.solvers.core.problem import caller_stacklevel, canonical
-from sdca_pegasos.solvers.core.scales import resolve_lmbd
+from sdca_pegasos.solvers.core import losses
+from sdca_pegasos.solvers.core.runtime import caller_stacklevel
+from sdca_pegasos.solvers.driver.problem import canonical
+from sdca_pegasos.solvers.driver.scales import resolve_lmbd
 
 __all__ = ["BadInput", "DaskSVMClassifier", "RoundInfo", "expected_failed_checks"]
 
@@ -308,8 +309,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     }
 
     #: For a smooth loss, certify with D(α̃(w)) too, the dual point that w implies
-    # (:func:`sdca_pegasos.solvers.objectives.implied_dual`): one more pass over the rows at each
-    # check.
+    # (:func:`sdca_pegasos.solvers.core.objectives.implied_dual`): one more pass over the rows at
+    # each check.
     #: False (tests, benchmarks) certifies with D(α) alone.
     _IMPLIED_DUAL = True
     #: With it and an intercept, the candidate w' takes one Newton step on its bias weight.

@@ -12,14 +12,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from sdca_pegasos.solvers import objectives
 from sdca_pegasos.solvers.cluster import blocks as _cocoa
+from sdca_pegasos.solvers.core import objectives
 
 
 class Certified(NamedTuple):
     """What :func:`certify` returns: the certified ``bounds`` (the dict of
-    :func:`sdca_pegasos.solvers.objectives.certificate`), ``w_alpha`` = w(α), the primal ``point``
-    those bounds certify, and the ``passes`` over the rows that it took."""
+    :func:`sdca_pegasos.solvers.core.objectives.certificate`), ``w_alpha`` = w(α), the primal
+    ``point`` those bounds certify, and the ``passes`` over the rows that it took."""
 
     bounds: dict
     w_alpha: np.ndarray
@@ -63,8 +63,8 @@ def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_
     by one Newton step of P along it (with ``bias_step`` and an intercept: one more pass; a pass
     chunk by chunk leaves the bias weight dragged toward the last chunk's own,
     docs/distributed.md); the dual bound is the larger of D(α) and D(α̃(w')), α̃ the dual point
-    that w' implies (:func:`sdca_pegasos.solvers.objectives.implied_dual`). Each is a certified
-    bound of P*, with its own rounding allowance."""
+    that w' implies (:func:`sdca_pegasos.solvers.core.objectives.implied_dual`). Each is a
+    certified bound of P*, with its own rounding allowance."""
     implied = implied and loss.smooth
     w_key = w if len(states) == len(groups) else client.scatter(w, hash=False)
     w_implied = None

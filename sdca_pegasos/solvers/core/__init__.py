@@ -1,4 +1,4 @@
-"""What every engine stands on: the rows as the kernels read them, the problem a binary fit
-takes and returns, the estimators' shared base (validation, targets and weights, λ and the
-overflow checks, the timed epoch loop), index streams, the certificate's compensated sums and
-BLAS on one thread. Nothing here imports an engine."""
+"""The maths every engine shares: the rows as the kernels read them (``rows``), the losses,
+the objectives and the certificate (``objectives``, its compensated sums in ``compensated``,
+the passes they share with monitoring in ``passes``), index streams (``sampling``) and BLAS
+on one thread (``blas``). Imports no estimator and no engine."""

@@ -1,6 +1,6 @@
 r"""Compensated arithmetic of the objectives: the certificate of a pair (w, α) and the exact
-margins and dual weights (re-exported by :mod:`sdca_pegasos.solvers.objectives`, which documents
-the problem).
+margins and dual weights (re-exported by :mod:`sdca_pegasos.solvers.core.objectives`, which
+documents the problem).
 
 Every sum here is a compensated Dot2 sum in float64 (Ogita, Rump & Oishi 2005: exact products by
 :func:`sdca_pegasos.solvers.core.rows.two_product`, Knuth's TwoSum for the additions), so each
@@ -18,7 +18,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.core import losses
+from sdca_pegasos.solvers.core.losses import Loss, make_loss
 from sdca_pegasos.solvers.core.passes import (
     as_data,
     as_dual,
@@ -35,7 +36,6 @@ from sdca_pegasos.solvers.core.rows import (
     two_product,
     weight_of,
 )
-from sdca_pegasos.solvers.losses import Loss, make_loss
 
 __all__ = [
     "CertificateSums",
@@ -152,8 +152,8 @@ def _exact_margins(rows, w, out):
 def exact_dual_weights(
     X: np.ndarray, dual_coef: np.ndarray, lmbd: float, bias: float = 0.0
 ) -> np.ndarray:
-    r""":func:`sdca_pegasos.solvers.objectives.dual_weights` with compensated (Dot2) sums: exact to
-    a few roundings.
+    r""":func:`sdca_pegasos.solvers.core.objectives.dual_weights` with compensated (Dot2) sums:
+    exact to a few roundings.
 
     Where thousands of :math:`\alpha_i x_i` of both signs cancel (raw crops at λ = 1/n),
     a plain float64 sum errs by ~1e-11 per coordinate, which alone costs ~1e-10 of
@@ -168,8 +168,8 @@ def exact_dual_weights(
 
 
 def exact_margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> np.ndarray:
-    """:func:`sdca_pegasos.solvers.objectives.margins` with compensated (Dot2) dot products: exact
-    to a few roundings."""
+    """:func:`sdca_pegasos.solvers.core.objectives.margins` with compensated (Dot2) dot products:
+    exact to a few roundings."""
     X = as_data(X)
     y = as_labels(y, X.shape[0])
     out = np.empty(X.shape[0])

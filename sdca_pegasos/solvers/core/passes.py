@@ -1,7 +1,7 @@
 r"""The arrays as every objective takes them, and the passes over the samples that
-:mod:`sdca_pegasos.solvers.objectives` and :mod:`sdca_pegasos.solvers.monitoring` share (internal
-API: the names here are for those modules and :mod:`sdca_pegasos.solvers.core.compensated`, not for
-users).
+:mod:`sdca_pegasos.solvers.core.objectives` and :mod:`sdca_pegasos.solvers.monitoring` share
+(internal API: the names here are for those modules and
+:mod:`sdca_pegasos.solvers.core.compensated`, not for users).
 
 Validation (:func:`as_data`, :func:`as_labels`, :func:`as_sample_weight`, :func:`as_full`,
 :func:`as_dual`, :func:`feasible`) casts and checks once at the boundary. The passes are written
@@ -17,9 +17,9 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
-from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.core import losses
+from sdca_pegasos.solvers.core.losses import Loss
 from sdca_pegasos.solvers.core.rows import FASTMATH, n_rows, row_axpy, row_dot, weight_of
-from sdca_pegasos.solvers.losses import Loss
 
 __all__ = [
     "FEASIBILITY_SLACK",
@@ -34,8 +34,8 @@ __all__ = [
     "train_pass",
 ]
 
-# Dual feasibility slack tolerated before :func:`sdca_pegasos.solvers.objectives.dual` declares
-# ``a_i``
+# Dual feasibility slack tolerated before :func:`sdca_pegasos.solvers.core.objectives.dual`
+# declares ``a_i``
 #: outside its box (round-off of convex combinations in ASDCA).
 FEASIBILITY_SLACK = 1e-9
 
@@ -44,7 +44,7 @@ FEASIBILITY_SLACK = 1e-9
 def as_data(X):
     """Dense: C-contiguous float32/float64. Sparse: CSR float32/float64 (no copy if already;
     a CSR matrix is not canonicalised: a duplicated column counts as two entries in
-    :func:`sdca_pegasos.solvers.objectives.row_sq_norms`, as it always did here)."""
+    :func:`sdca_pegasos.solvers.core.objectives.row_sq_norms`, as it always did here)."""
     if sp.issparse(X):
         if X.format != "csr":
             X = X.tocsr()

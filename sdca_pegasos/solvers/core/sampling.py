@@ -40,7 +40,7 @@ import warnings
 import numpy as np
 from numba import njit
 
-from sdca_pegasos.solvers.core.problem import caller_stacklevel
+from sdca_pegasos.solvers.core.runtime import caller_stacklevel
 
 SAMPLINGS = ("iid", "permutation", "cyclic")
 

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.core import losses
 from sdca_pegasos.solvers.core.rows import (
     FASTMATH,
     ROW_AHEAD,
@@ -45,10 +45,10 @@ def _prefetch_row_start_impl(rows, i):
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def _cd_step(loss, ai, g, h, c, pg_hi, pg_lo, hi, lo):
     """One shrinking coordinate step on a_i (gradient g, curvature h, weight c): returns ``(keep,
-    hi, lo, new a_i)`` by liblinear's rule (:func:`sdca_pegasos.solvers.losses.stays_active`) and
-    the exact coordinate minimum (:func:`sdca_pegasos.solvers.losses.coordinate_step`), with the
-    sweep's running max ``hi`` and min ``lo`` of the projected gradient updated when a_i is kept; a
-    dropped or stationary variable keeps a_i."""
+    hi, lo, new a_i)`` by liblinear's rule (:func:`sdca_pegasos.solvers.core.losses.stays_active`)
+    and the exact coordinate minimum (:func:`sdca_pegasos.solvers.core.losses.coordinate_step`),
+    with the sweep's running max ``hi`` and min ``lo`` of the projected gradient updated when a_i
+    is kept; a dropped or stationary variable keeps a_i."""
     if not losses.stays_active(loss, ai, g, pg_hi, pg_lo, c):
         return False, hi, lo, ai
     pg = losses.projected_gradient(loss, ai, g, c)

@@ -2,10 +2,10 @@ r"""Exact optimum of the linear SVM, with a certificate computed apart from the 
 
 Problem and notation
 --------------------
-The primal :math:`P` and dual :math:`D` of :mod:`sdca_pegasos.solvers.objectives`, for every loss
-of :mod:`sdca_pegasos.solvers.losses` (hinge, :math:`\gamma`-smoothed hinge, squared hinge: a
-conjugate of curvature :math:`\kappa` on a box of height :math:`U`) and sample weights :math:`c_i
-\ge 0`:
+The primal :math:`P` and dual :math:`D` of :mod:`sdca_pegasos.solvers.core.objectives`, for every
+loss of :mod:`sdca_pegasos.solvers.core.losses` (hinge, :math:`\gamma`-smoothed hinge, squared
+hinge: a conjugate of curvature :math:`\kappa` on a box of height :math:`U`) and sample weights
+:math:`c_i \ge 0`:
 
 .. math::
 
@@ -72,7 +72,7 @@ costs what it must and no more:
    in skin, the minimum-norm step). CD then resumes.
 
 4. **Certificate apart from the solver.** :math:`\tilde w` is rebuilt from :math:`\alpha`, then
-4. :func:`sdca_pegasos.solvers.objectives.certificate` computes :math:`P(\tilde w)`,
+4. :func:`sdca_pegasos.solvers.core.objectives.certificate` computes :math:`P(\tilde w)`,
 4. :math:`D(\alpha)` and the gap in one fused pass over X with exact products and compensated sums,
 4. each bound moved outward by its rounding allowance, so rounding cannot fake a 1e-10 relative
 4. gap. The run stops once :math:`(P - D)/|P| \le` ``tol``, or when the CPU budget ends, in which
@@ -113,15 +113,15 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from sdca_pegasos.solvers import losses, objectives
-from sdca_pegasos.solvers.core.blas import blas_single_thread
-from sdca_pegasos.solvers.core.estimator import WARM_UP_LMBD, WARMED, BaseLinearSVM, layout_key
-from sdca_pegasos.solvers.core.problem import BinaryFit, Problem, caller_stacklevel
+from sdca_pegasos.solvers.core import losses, objectives
+from sdca_pegasos.solvers.core.losses import Loss
+from sdca_pegasos.solvers.core.runtime import blas_single_thread, caller_stacklevel
+from sdca_pegasos.solvers.driver.estimator import WARM_UP_LMBD, WARMED, BaseLinearSVM, layout_key
+from sdca_pegasos.solvers.driver.problem import BinaryFit, Problem
 from sdca_pegasos.solvers.exact.cd import newton_stage
 from sdca_pegasos.solvers.exact.choice import MethodChoice, choose_method, ipm_costs
 from sdca_pegasos.solvers.exact.ipm import crossover, implied_rel_gap, ipm_iterates
 from sdca_pegasos.solvers.exact.qp import Gram, Primal, make_qp
-from sdca_pegasos.solvers.losses import Loss
 
 __all__ = ["ExactResult", "ExactSVMClassifier", "MethodChoice", "choose_method", "solve_exact"]
 
@@ -139,7 +139,7 @@ class ExactResult:
     Attributes
     ----------
     w : ndarray of shape (n_features + 1,)
-        Last entry the bias weight (see :mod:`sdca_pegasos.solvers.objectives`). Certified:
+        Last entry the bias weight (see :mod:`sdca_pegasos.solvers.core.objectives`). Certified:
         :math:`\\tilde w(\\alpha)` of ``dual_coef``. Not certified (the budget ended): the
         point of lowest certified :math:`P` among every point the solve certified, the
         interior point's last iterate and :math:`w = 0` included.
@@ -187,7 +187,7 @@ class ExactResult:
 
 # ---------------------------------------------------------------------------- driver
 def _resolve_loss(loss, gamma) -> Loss:
-    """The :class:`~sdca_pegasos.solvers.losses.Loss` of ``loss`` and ``gamma`` (solve_exact)."""
+    """The :class:`~sdca_pegasos.solvers.core.losses.Loss` of ``loss`` and ``gamma``."""
     if gamma is None:
         return losses.make_loss(loss)
     if not (isinstance(gamma, int | float) and math.isfinite(gamma) and gamma >= 0.0):
@@ -225,8 +225,8 @@ def solve_exact(
     lmbd : float
         :math:`\lambda > 0`.
     loss : {"hinge", "smooth_hinge", "squared_hinge"}, Loss or float, default="hinge"
-        The loss (:mod:`sdca_pegasos.solvers.losses`); a number is the γ-smoothed hinge (0: the
-        hinge).
+        The loss (:mod:`sdca_pegasos.solvers.core.losses`); a number is the γ-smoothed hinge (0:
+        the hinge).
     gamma : float or None, default=None
         Smoothing of ``"smooth_hinge"`` (None: 1.0). With ``loss="hinge"`` a γ > 0 selects
         the γ-smoothed hinge too (the older spelling ``solve_exact(..., gamma=1.0)``).
@@ -412,7 +412,7 @@ class _Bounds:
 
     def certificate(self) -> dict[str, float]:
         """``primal``, ``dual``, ``gap`` and ``rel_gap`` of the two (as
-        :func:`sdca_pegasos.solvers.objectives.certificate` computes them for one pair)."""
+        :func:`sdca_pegasos.solvers.core.objectives.certificate` computes them for one pair)."""
         gap = self.primal - self.dual
         rel = gap / abs(self.primal) if self.primal != 0.0 else (0.0 if gap == 0 else np.inf)
         return {"primal": self.primal, "dual": self.dual, "gap": gap, "rel_gap": rel}

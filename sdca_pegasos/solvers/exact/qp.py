@@ -18,10 +18,10 @@ import scipy.linalg
 import scipy.sparse as sp
 from numba import njit
 
-from sdca_pegasos.solvers import objectives
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import Loss
 from sdca_pegasos.solvers.core.rows import kernel_rows
 from sdca_pegasos.solvers.exact.cd import cd_sweep_gram, cd_sweep_primal
-from sdca_pegasos.solvers.losses import Loss
 
 #: Bytes of the row (or column) blocks the dense products convert and scale at a time.
 BLOCK_BYTES = 2**24

@@ -11,7 +11,8 @@ before Numba is first imported): that is how the tests run it on machines withou
   ``to_device`` also takes device arrays in place, but the estimators' ``fit`` validates X to
   NumPy first: CuPy input is not accepted yet).
 - :mod:`sdca_pegasos.solvers.gpu.certificate`: P(w(α)) and D(α) in float64 on the device, with an
-  outward-rounded allowance, as :func:`sdca_pegasos.solvers.objectives.certificate` on the CPU.
+- outward-rounded allowance, as :func:`sdca_pegasos.solvers.core.objectives.certificate` on the
+- CPU.
 - :mod:`sdca_pegasos.solvers.gpu.sdca`, :mod:`sdca_pegasos.solvers.gpu.pegasos`: the fits.
 """
 

@@ -9,8 +9,8 @@ in the simulator, a butterfly of warp shuffles on a GPU): the result does not de
 scheduling. Atomics appear only where the docstring says so; those sums are not
 bit-deterministic (their order is the hardware's).
 
-The losses are :mod:`sdca_pegasos.solvers.losses`' own functions, compiled for the device from the
-same source (:func:`_device_losses`): a loss is never written into a kernel.
+The losses are :mod:`sdca_pegasos.solvers.core.losses`' own functions, compiled for the device from
+the same source (:func:`_device_losses`): a loss is never written into a kernel.
 
 Shapes: ``X`` (n, d) row-major, float32/float64, or CSR ``(data, cols, indptr)``; ``y`` (n,)
 ±1 float64; ``c`` (n,) sample weights float64 (ones when unweighted); ``w`` (d + 1,) float64,
@@ -25,7 +25,7 @@ import types
 
 from numba import cuda, float64
 
-from sdca_pegasos.solvers import losses as _losses
+from sdca_pegasos.solvers.core import losses as _losses
 
 #: Whether the kernels run in Numba's CUDA simulator (one Python thread per GPU thread).
 SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
@@ -36,8 +36,9 @@ TPB = 4 if SIMULATED else 32
 
 
 def _device_losses():
-    """The ``@njit`` loss functions of :mod:`sdca_pegasos.solvers.losses`, compiled for the device
-    from their own Python source (their calls to each other resolved to the device versions)."""
+    """The ``@njit`` loss functions of :mod:`sdca_pegasos.solvers.core.losses`, compiled for the
+    device from their own Python source (their calls to each other resolved to the device
+    versions)."""
     names = ("value", "dual_term", "dual_target", "gradient", "curvature", "upper_bound")
     names += ("coordinate_step",)
     namespace = dict(vars(_losses))
@@ -460,8 +461,8 @@ def column_counts(cols, counts):
 @cuda.jit
 def pegasos_coef(z, rows, start, count, y, c, v_scale, step, loss, coef):
     r"""coef[r] = step·c_i·y_i·a^*(y_i s z_i) for the batch's rows (z: margins of v, s =
-    ``v_scale``; :math:`a^* = -\phi'` from :mod:`sdca_pegasos.solvers.losses`: 1 below the hinge's
-    margin, 0 beyond): the batch's sub-gradient coefficients, scaled by ``step``."""
+    ``v_scale``; :math:`a^* = -\phi'` from :mod:`sdca_pegasos.solvers.core.losses`: 1 below the
+    hinge's margin, 0 beyond): the batch's sub-gradient coefficients, scaled by ``step``."""
     for r in range(cuda.grid(1), count, cuda.gridsize(1)):
         i = rows[start + r]
         zi = y[i] * v_scale * z[r]

@@ -1,12 +1,12 @@
 r"""The duality-gap certificate on the device: ``dual <= P* <= primal``, rounding included.
 
-As :func:`sdca_pegasos.solvers.objectives.certificate`, for the pair :math:`(\hat w, \alpha)` where
-:math:`\hat w` is :math:`\tilde w(\alpha) = \frac{1}{\lambda n}\sum_i a_i y_i\tilde x_i`
+As :func:`sdca_pegasos.solvers.core.objectives.certificate`, for the pair :math:`(\hat w, \alpha)`
+where :math:`\hat w` is :math:`\tilde w(\alpha) = \frac{1}{\lambda n}\sum_i a_i y_i\tilde x_i`
 computed on the device: ``primal`` bounds :math:`P(\hat w)` from above and ``dual`` bounds
-:math:`D(\alpha)` from below, as real numbers. The device sums in plain float64 (no
-compensation), so the allowance is the classical a-priori bound of each sum instead of the
-CPU's compensated one: :math:`\gamma_m = mu/(1 - mu)` (u the unit roundoff) times the sum
-of the magnitudes, for a sum whose every result passed through at most m roundings,
+:math:`D(\alpha)` from below, as real numbers. The device sums in plain float64 (no compensation),
+so the allowance is the classical a-priori bound of each sum instead of the CPU's compensated one:
+:math:`\gamma_m = mu/(1 - mu)` (u the unit roundoff) times the sum of the magnitudes, for a sum
+whose every result passed through at most m roundings,
 
 - a margin (≤ d/TPB terms per thread, a tree of log2 TPB, the bias): error
   :math:`\delta_i = 2(\gamma_{d+2} m_i + 2u|z_i|)`, :math:`m_i = \sum_k|\tilde x_{ik}\hat w_k|`,
@@ -19,8 +19,8 @@ of the magnitudes, for a sum whose every result passed through at most m roundin
   ``math.fsum`` of the blocks): :math:`\gamma_{N}` times the sum of magnitudes;
 
 each counted twice over, as on the CPU. The tests check that this interval contains
-:func:`sdca_pegasos.solvers.objectives.certificate`'s on the same pair, within the two allowances.
-"""
+:func:`sdca_pegasos.solvers.core.objectives.certificate`'s on the same pair, within the two
+allowances."""
 
 from __future__ import annotations
 

@@ -129,7 +129,7 @@ def epoch_callback(est, problem, epoch: int, times: tuple, w_host, output, resul
     """Call ``est.callback`` with the epoch's :class:`sdca_pegasos.solvers.EpochInfo` (``times``:
     the update's GPU seconds, its wall seconds and the set-up's wall seconds; ``result``: the
     epoch's certificate, if one was computed); True if the callback asks to stop."""
-    from sdca_pegasos.solvers.core.problem import EpochInfo, stops
+    from sdca_pegasos.solvers.driver.problem import EpochInfo, stops
 
     gpu_s, wall_s, setup_s = times
     info = EpochInfo(

@@ -5,7 +5,7 @@ Iteration t takes the next batch of the epoch's index array (drawn by the host f
 ``random_state`` exactly as on the CPU: a permutation cut into batches, or distinct i.i.d.
 batches), computes its margins at :math:`\tilde w^{(t-1)}` (one block per row), the
 coefficients :math:`\eta_t c_i y_i a^*(z_i)/|A_t|` (:math:`a^* = -\phi'` of
-:mod:`sdca_pegasos.solvers.losses`: the hinge's 1 below the margin), their combination
+:mod:`sdca_pegasos.solvers.core.losses`: the hinge's 1 below the margin), their combination
 :math:`\sum_i \mathrm{coef}_i\tilde x_i` (dense: deterministic chunk sums; CSR: atomics, not
 bit-deterministic), then :math:`\tilde w \leftarrow (1 - \eta_t\lambda)\tilde w + \ldots`, the
 projection onto :math:`\|\tilde w\| \le 1/\sqrt\lambda` and the running average: the same
@@ -23,7 +23,7 @@ import time
 import numpy as np
 from numba import cuda
 
-from sdca_pegasos.solvers.core.problem import BinaryFit, Problem
+from sdca_pegasos.solvers.driver.problem import BinaryFit, Problem
 from sdca_pegasos.solvers.gpu import _kernels as K
 from sdca_pegasos.solvers.gpu.data import (
     GRID,
@@ -33,11 +33,11 @@ from sdca_pegasos.solvers.gpu.data import (
     margins,
     zeros,
 )
-from sdca_pegasos.solvers.pegasos.kernels import WEIGHTED
 
 
-def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
-    """Solve one binary problem of ``est`` (a PegasosClassifier with ``device="cuda"``)."""
+def fit(est, problem: Problem, data: DeviceData, weighted: bool) -> BinaryFit:
+    """Solve one binary problem of ``est`` (a PegasosClassifier with ``device="cuda"``);
+    ``weighted``: whether its average weighs iterate t by t (``average="weighted"``)."""
     n, d = problem.n_samples, problem.n_features
     lmbd, bias = problem.lmbd, problem.bias
     k = int(est.batch_size)
@@ -73,7 +73,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
         for b0 in range(0, n, k):
             t += 1
             count = min(k, n - b0)
-            eta = 2.0 / (lmbd * (t + 1)) if mode == WEIGHTED else 1.0 / (lmbd * t)
+            eta = 2.0 / (lmbd * (t + 1)) if weighted else 1.0 / (lmbd * t)
             margins(data, idx, b0, count, w, bias, z, mag)
             K.pegasos_coef[GRID, K.TPB](z, idx, b0, count, y, c, 1.0, eta / count, loss, coef)
             g, _ = combine(idx, b0, count, coef, bias)
@@ -84,7 +84,7 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
                 if sq > radius2:
                     K.rescale[GRID, K.TPB](w, 1.0 / math.sqrt(lmbd * sq))
             if mode and t >= t0:
-                rho_t = float(t) if mode == WEIGHTED else 1.0
+                rho_t = float(t) if weighted else 1.0
                 weight_sum += rho_t
                 K.running_mean[GRID, K.TPB](avg, w, rho_t / weight_sum)
         stop_ev.record()

@@ -59,7 +59,7 @@ import time
 import numpy as np
 from numba import cuda
 
-from sdca_pegasos.solvers.core.problem import BinaryFit, Problem, warn_unconverged
+from sdca_pegasos.solvers.driver.problem import BinaryFit, Problem, warn_unconverged
 from sdca_pegasos.solvers.gpu import _kernels as K
 from sdca_pegasos.solvers.gpu.certificate import Certifier
 from sdca_pegasos.solvers.gpu.data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros
@@ -245,7 +245,7 @@ def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, pr
     (:func:`sdca_pegasos.solvers.gpu._kernels.sdca_round_dense`), in the kernel's own order of
     operations (a row's products summed per thread over columns t, t + TPB, ..., then by the same
     tree), so that the simulator's result equals it bit for bit. Returns (a_new, buf, stats)."""
-    from sdca_pegasos.solvers import losses
+    from sdca_pegasos.solvers.core import losses
 
     n_b = starts.shape[0] - 1
     d = w.shape[0] - 1

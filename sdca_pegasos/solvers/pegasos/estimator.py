@@ -1,7 +1,7 @@
 r"""Pegasos: primal estimated sub-gradient solver for the linear SVM (Shalev-Shwartz et al. 2011).
 
-Minimises the primal :math:`P(\tilde w)` of :mod:`sdca_pegasos.solvers.objectives` (of the hinge;
-of another loss: *Loss* below) by stochastic sub-gradient steps (seeds/001 algorithms 3–4,
+Minimises the primal :math:`P(\tilde w)` of :mod:`sdca_pegasos.solvers.core.objectives` (of the
+hinge; of another loss: *Loss* below) by stochastic sub-gradient steps (seeds/001 algorithms 3–4,
 seeds/002). Iteration :math:`t = 1, 2, \dots` (counted across epochs) takes a batch :math:`A_t` of
 :math:`|A_t| \le k` samples and, with every margin taken at the current iterate :math:`\tilde
 w^{(t-1)}`,
@@ -38,9 +38,9 @@ weight by one, so, suboptimalities being non-negative, our average is within
 Loss
 ----
 With ``loss`` other than the hinge the same iterations take the sub-gradient of :math:`\phi`, the
-loss of :mod:`sdca_pegasos.solvers.losses`: sample :math:`i \in A_t` contributes :math:`a_i c_i y_i
-\tilde x_i` with :math:`a_i = -\phi'(y_i\tilde x_i^\top\tilde w^{(t-1)})`
-(:func:`sdca_pegasos.solvers.losses.minus_derivative`; the hinge's :math:`a_i` is 1 on
+loss of :mod:`sdca_pegasos.solvers.core.losses`: sample :math:`i \in A_t` contributes :math:`a_i
+c_i y_i \tilde x_i` with :math:`a_i = -\phi'(y_i\tilde x_i^\top\tilde w^{(t-1)})`
+(:func:`sdca_pegasos.solvers.core.losses.minus_derivative`; the hinge's :math:`a_i` is 1 on
 :math:`A_t^+`, 0 elsewhere, so the update above is this one). The ball of radius
 :math:`1/\sqrt\lambda` holds the optimum for every loss there (:math:`\lambda\|\tilde w^*\|^2 \le
 \frac1n\sum_i (a_i - \frac\kappa2 a_i^2) \le 1`), so ``projection`` stays exact. The squared hinge
@@ -62,14 +62,14 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from sdca_pegasos.solvers import objectives
-from sdca_pegasos.solvers.core.estimator import BaseLinearSVM
-from sdca_pegasos.solvers.core.problem import Problem, canonical
+from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.core.sampling import (
     DEPRECATED_SAMPLINGS,
     distinct_batches,
     resolve_sampling,
 )
+from sdca_pegasos.solvers.driver.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.driver.problem import Problem, canonical
 from sdca_pegasos.solvers.gpu.device import DEVICE_CONSTRAINT, DeviceMixin
 from sdca_pegasos.solvers.pegasos.kernels import (
     LAST,
@@ -125,7 +125,7 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         a number, e.g. 1/(the number of samples in the stream), for LinearSVC's ``C = 1`` on
         the whole stream.
     loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
-        :math:`\phi` (:mod:`sdca_pegasos.solvers.losses`), as in
+        :math:`\phi` (:mod:`sdca_pegasos.solvers.core.losses`), as in
         :class:`sdca_pegasos.solvers.SDCAClassifier`: the hinge, the :math:`\gamma`-smoothed hinge
         or the squared hinge :math:`\max(0, 1 - z)^2`. A step adds :math:`-\phi'(z_i)\,c_i
         y_i\tilde x_i` per sample (the hinge's sub-gradient: 1 below the margin, 0 from it on). The
@@ -230,7 +230,7 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
     def _gpu_fit(self, problem: Problem, data):
         from sdca_pegasos.solvers.gpu import pegasos as gpu_pegasos
 
-        return gpu_pegasos.fit(self, problem, data)
+        return gpu_pegasos.fit(self, problem, data, weighted=self._mode() == WEIGHTED)
 
     def __init__(
         self,

@@ -4,9 +4,9 @@ its driver).
 Two kernels, :func:`pegasos_single_epoch` (:math:`k = 1`) and :func:`pegasos_batch_epoch` (:math:`k
 > 1`), each written once against the row-access layer of :mod:`sdca_pegasos.solvers.core.rows` and
 compiled for dense rows and for CSR rows (practice 14). The update, its sub-gradient
-:math:`-\phi'(z)` (:func:`sdca_pegasos.solvers.losses.minus_derivative`), the steps, projection,
-lazy average and renormalisation below exist once; only the reading of a block of rows has a dense
-specialisation (*Memory streams*), chosen at compile time from the type of ``rows``.
+:math:`-\phi'(z)` (:func:`sdca_pegasos.solvers.core.losses.minus_derivative`), the steps,
+projection, lazy average and renormalisation below exist once; only the reading of a block of rows
+has a dense specialisation (*Memory streams*), chosen at compile time from the type of ``rows``.
 
 Efficient implementation
 ------------------------
@@ -87,7 +87,8 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.core import losses
+from sdca_pegasos.solvers.core.losses import Loss
 from sdca_pegasos.solvers.core.rows import (
     FASTMATH,
     DenseRows,
@@ -99,7 +100,6 @@ from sdca_pegasos.solvers.core.rows import (
     row_nnz,
     weight_of,
 )
-from sdca_pegasos.solvers.losses import Loss
 
 #: Output modes (``Params.mode``): the last iterate, the uniform average, the weighted one.
 LAST, UNIFORM, WEIGHTED = 0, 1, 2
@@ -149,7 +149,8 @@ class Params(NamedTuple):
         k.
     loss : solvers.losses.Loss
         φ: a sample's step is :math:`-\phi'(z_i)`
-        (:func:`sdca_pegasos.solvers.losses.minus_derivative`) times :math:`c_i y_i \tilde x_i`.
+        (:func:`sdca_pegasos.solvers.core.losses.minus_derivative`) times :math:`c_i y_i \tilde
+        x_i`.
     """
 
     lmbd: float

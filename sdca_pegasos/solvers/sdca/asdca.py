@@ -1,10 +1,11 @@
 r"""Accelerated mini-batch SDCA (Shalev-Shwartz & Zhang, NIPS 2013) for the smoothed-hinge SVM.
 
 Minimises the :math:`\gamma`-smoothed primal :math:`P_\gamma(\tilde w)` of
-:mod:`sdca_pegasos.solvers.objectives` (:math:`\gamma > 0`), with the dual :math:`D_\gamma(\alpha)`
-of the same module. Written as in seeds/001 §2.5 with :math:`g(w) = \frac\lambda2\|w\|^2`,
-:math:`\nabla g^*(\bar\alpha) = \bar\alpha/\lambda` and :math:`\phi_i(w) = \phi_\gamma(y_i\tilde
-x_i^\top w)`, iteration :math:`t` draws a set :math:`I` of :math:`m` distinct samples and does
+:mod:`sdca_pegasos.solvers.core.objectives` (:math:`\gamma > 0`), with the dual
+:math:`D_\gamma(\alpha)` of the same module. Written as in seeds/001 §2.5 with :math:`g(w) =
+\frac\lambda2\|w\|^2`, :math:`\nabla g^*(\bar\alpha) = \bar\alpha/\lambda` and :math:`\phi_i(w) =
+\phi_\gamma(y_i\tilde x_i^\top w)`, iteration :math:`t` draws a set :math:`I` of :math:`m` distinct
+samples and does
 
 .. math::
 
@@ -25,12 +26,12 @@ a_i \in [0, 1]`):
     \qquad -\phi_\gamma'(z) = 1\ (z \le 1-\gamma),\ \ (1-z)/\gamma\ (1-\gamma < z < 1),\ \ 0\
     (z \ge 1),
 
-a convex combination of two numbers of :math:`[0, 1]`; the kernel clips the result to
-:math:`[0, 1]`, which only ever removes round-off (one ulp of :math:`1 - \theta + \theta`).
-Then :math:`\nabla g^*(\bar\alpha) = \tilde w(\alpha) = \frac{1}{\lambda n}\sum_i a_i\tilde x_i`,
-and ``dual_coef_`` :math:`= a` gives :math:`D_\gamma(\alpha)` through
-:func:`sdca_pegasos.solvers.objectives.dual`; :math:`P_\gamma(w) - D_\gamma(\alpha)` bounds the
-suboptimality of :math:`w` and is the stopping test (``tol``).
+a convex combination of two numbers of :math:`[0, 1]`; the kernel clips the result to :math:`[0,
+1]`, which only ever removes round-off (one ulp of :math:`1 - \theta + \theta`). Then :math:`\nabla
+g^*(\bar\alpha) = \tilde w(\alpha) = \frac{1}{\lambda n}\sum_i a_i\tilde x_i`, and ``dual_coef_``
+:math:`= a` gives :math:`D_\gamma(\alpha)` through
+:func:`sdca_pegasos.solvers.core.objectives.dual`; :math:`P_\gamma(w) - D_\gamma(\alpha)` bounds
+the suboptimality of :math:`w` and is the stopping test (``tol``).
 
 Efficient form
 --------------
@@ -103,9 +104,8 @@ from numba import njit
 from numba.extending import overload
 from sklearn.utils._param_validation import Interval
 
-from sdca_pegasos.solvers import losses, objectives
-from sdca_pegasos.solvers.core.estimator import BaseLinearSVM
-from sdca_pegasos.solvers.core.problem import Problem
+from sdca_pegasos.solvers.core import losses, objectives
+from sdca_pegasos.solvers.core.losses import Loss
 from sdca_pegasos.solvers.core.rows import (
     FASTMATH,
     CSRRows,
@@ -115,7 +115,8 @@ from sdca_pegasos.solvers.core.rows import (
     weight_of,
 )
 from sdca_pegasos.solvers.core.sampling import distinct_batches
-from sdca_pegasos.solvers.losses import Loss
+from sdca_pegasos.solvers.driver.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.driver.problem import Problem
 
 #: Renormalise e = s_e·v_e (v_e ← s_e·v_e, s_e ← 1) when s_e falls below this.
 _S_MIN = 1e-6
@@ -378,10 +379,9 @@ def _add_delta(z, ve, acc_z, acc_e, k, dk, inv_se, weight, cs, avg):
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def _dual_moves(rows, it, params, indices, start, size, ce, inv, weight):
-    """The batch's dual steps a_i ← (1 − θ) a_i + θ c_i a*(y_i x̃_iᵀu), with x̃_iᵀu =
-    gz + ce·ge (:func:`sdca_pegasos.solvers.losses.dual_target`); ``coef[b]`` gets y_i Δa_i/(λn).
-    Returns whether any a_i moved. Clipping to the box only removes round-off (one ulp of
-    1 − θ + θ)."""
+    """The batch's dual steps a_i ← (1 − θ) a_i + θ c_i a*(y_i x̃_iᵀu), with x̃_iᵀu = gz + ce·ge
+    (:func:`sdca_pegasos.solvers.core.losses.dual_target`); ``coef[b]`` gets y_i Δa_i/(λn). Returns
+    whether any a_i moved. Clipping to the box only removes round-off (one ulp of 1 − θ + θ)."""
     y, dual_coef, acc_a = rows.y, it.dual_coef, it.acc_a
     loss, theta = params.loss, params.theta
     keep = 1.0 - theta

@@ -1,8 +1,8 @@
 r"""Stochastic Dual Coordinate Ascent (Shalev-Shwartz & Zhang, JMLR 2013) for the linear SVM.
 
-Maximises the dual :math:`D(\alpha)` of :mod:`sdca_pegasos.solvers.objectives` one coordinate at a
-time, keeping :math:`\tilde w = \tilde w(\alpha)` up to date. With :math:`a_i = y_i\alpha_i` and
-:math:`z_i = y_i\tilde x_i^\top\tilde w`, the exact coordinate maximiser is
+Maximises the dual :math:`D(\alpha)` of :mod:`sdca_pegasos.solvers.core.objectives` one coordinate
+at a time, keeping :math:`\tilde w = \tilde w(\alpha)` up to date. With :math:`a_i = y_i\alpha_i`
+and :math:`z_i = y_i\tilde x_i^\top\tilde w`, the exact coordinate maximiser is
 
 .. math::
 
@@ -72,15 +72,15 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from sdca_pegasos.solvers import objectives
-from sdca_pegasos.solvers.core.estimator import BaseLinearSVM
-from sdca_pegasos.solvers.core.problem import Problem
+from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.core.sampling import (
     DEPRECATED_SAMPLINGS,
     SAMPLINGS,
     epoch_indices,
     resolve_sampling,
 )
+from sdca_pegasos.solvers.driver.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.driver.problem import Problem
 from sdca_pegasos.solvers.gpu.device import DEVICE_CONSTRAINT, DeviceMixin
 from sdca_pegasos.solvers.sdca.finish import BlockFinish
 from sdca_pegasos.solvers.sdca.kernels import (
@@ -139,14 +139,14 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
     ----------
     lmbd : float or "auto", default="auto"
         Regularisation :math:`\lambda > 0` (liblinear's ``C = 1/(λ n)``, see
-        :func:`sdca_pegasos.solvers.objectives.lmbd_to_C`). ``"auto"`` (the default):
+        :func:`sdca_pegasos.solvers.core.objectives.lmbd_to_C`). ``"auto"`` (the default):
         :math:`\lambda = 1/n`, n the number of rows of X, resolved at ``fit`` (``lmbd_``):
         ``LinearSVC``'s default ``C = 1`` (with sample weights n still counts the rows: each weight
         multiplies its sample's loss, as in ``LinearSVC(C=1)``).
     loss : {"hinge", "smooth_hinge", "squared_hinge"}, default="hinge"
-        :mod:`sdca_pegasos.solvers.losses`: the hinge, the :math:`\gamma`-smoothed hinge, or the
-        squared hinge :math:`\max(0, 1 - z)^2` (``LinearSVC``'s default, the L2-SVM: its dual box
-        has no upper bound and gains the diagonal term :math:`a_i^2/4`; the gap stays exact).
+        :mod:`sdca_pegasos.solvers.core.losses`: the hinge, the :math:`\gamma`-smoothed hinge, or
+        the squared hinge :math:`\max(0, 1 - z)^2` (``LinearSVC``'s default, the L2-SVM: its dual
+        box has no upper bound and gains the diagonal term :math:`a_i^2/4`; the gap stays exact).
     gamma : float, default=1.0
         Smoothing :math:`\gamma \ge 0` of ``smooth_hinge`` (ignored by the other losses;
         ``gamma=0`` is the hinge).
@@ -201,10 +201,10 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         Stop when the exact duality gap :math:`P(w(\alpha)) - D(\alpha) \le` ``tol``, checked
         outside the timer after each epoch (with ``shrinking``, after those whose
         projected-gradient range predicts it, at least every
-        :data:`sdca_pegasos.solvers.core.problem.GAP_CHECK_EVERY`-th:
-        :func:`sdca_pegasos.solvers.core.problem.gap_due`), and always for the returned pair. ``0``
-        or ``None``: run all epochs and compute no gap at all (``duality_gap_`` is then NaN; see
-        :meth:`duality_gap`).
+        :data:`sdca_pegasos.solvers.driver.problem.GAP_CHECK_EVERY`-th:
+        :func:`sdca_pegasos.solvers.driver.problem.gap_due`), and always for the returned pair.
+        ``0`` or ``None``: run all epochs and compute no gap at all (``duality_gap_`` is then NaN;
+        see :meth:`duality_gap`).
     bias_multiplier : float, default=1.0
         :math:`B \ge 0`: learn an intercept through a constant feature of value :math:`B`
         (regularised like the other weights, as in VLFeat): the default 1.0 is

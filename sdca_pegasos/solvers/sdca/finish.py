@@ -24,7 +24,7 @@ pass checks the partition, and the stopping test certifies as always.
 
 A finish is part of the timed update (it is the solver's work); it depends only on the
 state and runs its linear algebra on one BLAS thread
-(:func:`sdca_pegasos.solvers.core.blas.blas_single_thread`, as the exact engine), so the same
+(:func:`sdca_pegasos.solvers.core.runtime.blas_single_thread`, as the exact engine), so the same
 seed gives the same bits on any machine's core count.
 """
 
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sdca_pegasos.solvers.core.blas import blas_single_thread
+from sdca_pegasos.solvers.core.runtime import blas_single_thread
 
 #: The largest active set given a finish (its eigendecompositions are |F| × |F|, |F| ≤ |A|).
 LIMIT = 64

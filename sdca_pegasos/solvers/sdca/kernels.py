@@ -17,7 +17,8 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from sdca_pegasos.solvers import losses, objectives
+from sdca_pegasos.solvers.core import losses, objectives
+from sdca_pegasos.solvers.core.losses import HINGE, Loss
 from sdca_pegasos.solvers.core.rows import (
     FASTMATH,
     ROW_AHEAD,
@@ -38,7 +39,6 @@ from sdca_pegasos.solvers.core.rows import (
     update_gram4,
     weight_of,
 )
-from sdca_pegasos.solvers.losses import HINGE, Loss
 
 # Output modes shared by the kernels.
 LAST, AVERAGE, RANDOM = 0, 1, 2
@@ -152,7 +152,7 @@ class Params(NamedTuple):
 @njit(cache=True)  # no fast-math: see above
 def _coordinate_step(i, score, rows, sweep, loss, inv_lmbd_n):
     """Exact maximisation of D along coordinate i given x̃_i·w = ``score``
-    (:func:`sdca_pegasos.solvers.losses.coordinate_step`).
+    (:func:`sdca_pegasos.solvers.core.losses.coordinate_step`).
 
     Returns ``(Δα_i, PG_i)`` and, with ``sweep.grad``, writes ``grad[i]``. With
     G_i = y_i x̃_i·w − 1 + κ a_i/c_i, the derivative of −nD along a_i (liblinear's gradient),

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from sdca_pegasos.solvers import losses
+from sdca_pegasos.solvers.core import losses
 from sdca_pegasos.solvers.core.rows import FASTMATH, weight_of
 from sdca_pegasos.solvers.core.sampling import uniform_below
 from sdca_pegasos.solvers.sdca.kernels import sdca_sweep
@@ -58,15 +58,14 @@ def _next_pass(rows, sweep, loss, active, m, start, shrink, draw, state):
     """The shrink after a pass and the draw of the next one, in one loop over the active set.
 
     With ``shrink``, every sample of ``samples[:m]`` held at a bound by its gradient leaves
-    (:func:`sdca_pegasos.solvers.losses.stays_active`; G_i from ``sweep.grad``, NaN: unknown, never
-    removed), against the thresholds of the pass just made (``sweep.pg_range``, a projected
-    gradient within ``PG_ZERO`` of 0 counting as 0); the survivors are compacted to the front
-    in order and, for i.i.d. passes, their gradients forgotten (NaN: the next pass may not
-    visit them all). With ``draw``, the next pass is written to ``order[start:start + k]``:
-    a permutation of the k survivors (Durstenfeld's "inside-out" Fisher–Yates, built as they
-    are found), k i.i.d. draws among them, or them in order. Returns ``(k, state)``, the
-    generator's state (:func:`sdca_pegasos.solvers.core.sampling.uniform_below`) advanced.
-    """
+    (:func:`sdca_pegasos.solvers.core.losses.stays_active`; G_i from ``sweep.grad``, NaN: unknown,
+    never removed), against the thresholds of the pass just made (``sweep.pg_range``, a projected
+    gradient within ``PG_ZERO`` of 0 counting as 0); the survivors are compacted to the front in
+    order and, for i.i.d. passes, their gradients forgotten (NaN: the next pass may not visit them
+    all). With ``draw``, the next pass is written to ``order[start:start + k]``: a permutation of
+    the k survivors (Durstenfeld's "inside-out" Fisher–Yates, built as they are found), k i.i.d.
+    draws among them, or them in order. Returns ``(k, state)``, the generator's state
+    (:func:`sdca_pegasos.solvers.core.sampling.uniform_below`) advanced."""
     samples, order, sampling = active.samples, active.order, active.sampling
     y, dual_coef, grad = rows.y, sweep.dual_coef, sweep.grad
     upper = sweep.pg_range[0] if sweep.pg_range[0] > PG_ZERO else np.inf

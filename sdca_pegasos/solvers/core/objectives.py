@@ -11,9 +11,9 @@ weight vector :math:`\tilde w = (w, w_b) \in \mathbb{R}^{d+1}`:
     P(\tilde w) = \frac{\lambda}{2}\|\tilde w\|^2
         + \frac{1}{n}\sum_{i=1}^n \phi(y_i \tilde x_i^\top \tilde w),
 
-with :math:`\phi` a loss of :mod:`sdca_pegasos.solvers.losses`: the hinge :math:`\max(0, 1 - z)`,
-the :math:`\gamma`-smoothed hinge of Shalev-Shwartz & Zhang (2013) or the squared hinge, each a
-:math:`\phi(z) = \max_{0 \le a \le U} a(1 - z) - \kappa a^2/2`. The dual variables are stored
+with :math:`\phi` a loss of :mod:`sdca_pegasos.solvers.core.losses`: the hinge :math:`\max(0, 1 -
+z)`, the :math:`\gamma`-smoothed hinge of Shalev-Shwartz & Zhang (2013) or the squared hinge, each
+a :math:`\phi(z) = \max_{0 \le a \le U} a(1 - z) - \kappa a^2/2`. The dual variables are stored
 signed, :math:`\alpha_i = y_i a_i` with :math:`a_i \in [0, U]`, and
 
 .. math::
@@ -26,10 +26,10 @@ signed, :math:`\alpha_i = y_i a_i` with :math:`a_i \in [0, U]`, and
 hinge). With sample weights :math:`c_i \ge 0` (``sample_weight``) the primal's loss term is
 :math:`\frac1n\sum_i c_i\phi(\cdot)` (as ``SGDClassifier``; liblinear's ``C = 1/(λn)``
 with the same weights), the box :math:`0 \le a_i \le c_i U` and the dual's term
-:math:`a_i - \kappa a_i^2/(2c_i)` (:mod:`sdca_pegasos.solvers.losses`).
+:math:`a_i - \kappa a_i^2/(2c_i)` (:mod:`sdca_pegasos.solvers.core.losses`).
 
-Every function here takes the loss as ``loss``: a :class:`sdca_pegasos.solvers.losses.Loss`, or a
-number :math:`\gamma \ge 0` for the :math:`\gamma`-smoothed hinge (0, the default: the hinge).
+Every function here takes the loss as ``loss``: a :class:`sdca_pegasos.solvers.core.losses.Loss`,
+or a number :math:`\gamma \ge 0` for the :math:`\gamma`-smoothed hinge (0, the default: the hinge).
 
 Weak duality :math:`D(\alpha) \le P(w^*) \le P(\tilde w)` holds for every :math:`\tilde w`
 and every feasible :math:`\alpha`, so :math:`P(\tilde w) - D(\alpha)` certifies the
@@ -69,6 +69,7 @@ from sdca_pegasos.solvers.core.compensated import (
     exact_margins,
     merge_sums,
 )
+from sdca_pegasos.solvers.core.losses import HINGE, Loss, make_loss
 from sdca_pegasos.solvers.core.passes import (
     as_data,
     as_dual,
@@ -80,7 +81,6 @@ from sdca_pegasos.solvers.core.passes import (
     train_pass,
 )
 from sdca_pegasos.solvers.core.rows import FASTMATH, kernel_rows, n_rows, row_axpy, row_sq_norm
-from sdca_pegasos.solvers.losses import HINGE, Loss, make_loss
 
 __all__ = [
     "C_to_lmbd",
@@ -219,8 +219,8 @@ def margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> n
 
 
 def loss_values(z: np.ndarray, loss: Loss | float = 0.0) -> np.ndarray:
-    r"""Pointwise loss :math:`\phi(z)` (``loss``: a :class:`sdca_pegasos.solvers.losses.Loss` or
-    the smoothing γ of the smoothed hinge, 0 the hinge)."""
+    r"""Pointwise loss :math:`\phi(z)` (``loss``: a :class:`sdca_pegasos.solvers.core.losses.Loss`
+    or the smoothing γ of the smoothed hinge, 0 the hinge)."""
     return make_loss(loss).values(z)
 
 
@@ -234,7 +234,7 @@ def implied_dual(
 ) -> np.ndarray:
     r"""The dual point that a primal point implies, signed, shape (n_samples,):
     :math:`\tilde\alpha_i = y_i c_i a^*(z_i)` with :math:`a^* = -\phi'` at the margin :math:`z_i =
-    y_i\tilde x_i^\top\tilde w` (:meth:`sdca_pegasos.solvers.losses.Loss.dual_targets`), the
+    y_i\tilde x_i^\top\tilde w` (:meth:`sdca_pegasos.solvers.core.losses.Loss.dual_targets`), the
     maximiser of the dual's term i given w. It is feasible, and :math:`D(\tilde\alpha(w^*)) = P^*`;
     for a smooth loss (κ > 0) it is Lipschitz in w, so a primal point near the optimum certifies
     itself through it while the α of a solver may still be far behind (CoCoA+'s primal runs ahead

@@ -1,11 +1,11 @@
 """From labels and weights to binary problems: classes, ±1 targets, weights, warm starts.
 
-:class:`TargetsMixin` holds the part of :class:`sdca_pegasos.solvers.core.estimator.BaseLinearSVM`
-that reads ``y``, ``sample_weight``, ``class_weight`` and the previous fit: it sets ``classes_``,
-encodes the ±1 targets of the binary problems (one for two classes, one per class in one-vs-rest),
-gives each problem its weights (``sample_weight`` times ``class_weight``) and, for ``warm_start``
-and ``partial_fit``, its start (:class:`sdca_pegasos.solvers.core.problem.Init`) from the fitted
-attributes."""
+:class:`TargetsMixin` holds the part of
+:class:`sdca_pegasos.solvers.driver.estimator.BaseLinearSVM` that reads ``y``, ``sample_weight``,
+``class_weight`` and the previous fit: it sets ``classes_``, encodes the ±1 targets of the binary
+problems (one for two classes, one per class in one-vs-rest), gives each problem its weights
+(``sample_weight`` times ``class_weight``) and, for ``warm_start`` and ``partial_fit``, its start
+(:class:`sdca_pegasos.solvers.driver.problem.Init`) from the fitted attributes."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight
 
-from sdca_pegasos.solvers import objectives
-from sdca_pegasos.solvers.core.problem import Init
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.driver.problem import Init
 
 
 class TargetsMixin:
     """Labels, weights and warm starts of
-    :class:`sdca_pegasos.solvers.core.estimator.BaseLinearSVM`.
+    :class:`sdca_pegasos.solvers.driver.estimator.BaseLinearSVM`.
 
     Reads the estimator's ``class_weight``, ``warm_start`` and ``bias_multiplier`` and, to
     continue a fit, its ``coef_``, ``intercept_``, ``dual_coef_`` and ``t_``; sets

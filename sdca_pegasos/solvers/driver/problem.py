@@ -3,16 +3,14 @@
 :class:`Problem` is a validated binary problem as the kernels see it (with its warm start,
 :class:`Init`); :class:`BinaryFit` is what a fit of it returns to ``BaseLinearSVM.fit``;
 :class:`EpochInfo` is what the per-epoch ``callback`` receives. The driver's loop
-(:meth:`sdca_pegasos.solvers.core.estimator.BaseLinearSVM._fit_binary`) and the drivers that
+(:meth:`sdca_pegasos.solvers.driver.estimator.BaseLinearSVM._fit_binary`) and the drivers that
 replace it (the exact and GPU solvers) share these types and helpers: :func:`gap_due` (when an
 epoch computes the exact gap), :func:`stops` (whether a callback's answer stops the fit),
-:func:`canonical` (CSR in the layout the kernels read) and :func:`caller_stacklevel` (warnings that
-point at the user's line)."""
+:func:`canonical` (CSR in the layout the kernels read) and :func:`warn_unconverged` (the
+``ConvergenceWarning``, at the user's line)."""
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,16 +18,14 @@ from typing import NamedTuple
 
 import numpy as np
 import scipy.sparse as sp
-import sklearn
 from sklearn.exceptions import ConvergenceWarning
 
 from sdca_pegasos.solvers.core.rows import kernel_rows
-from sdca_pegasos.solvers.core.scales import scaling_advice
+from sdca_pegasos.solvers.core.runtime import caller_stacklevel
+from sdca_pegasos.solvers.driver.scales import scaling_advice
+
 
 #: Source folders whose frames a warning skips to point at the caller's line.
-_INTERNAL = (os.path.dirname(__file__), os.path.dirname(sklearn.__file__))
-
-
 class Init(NamedTuple):
     """Where a warm-started fit begins: the previous fit's full weight vector, its dual
     point (None for primal solvers) and the iterations it had made (Pegasos' step counter)."""
@@ -250,10 +246,10 @@ def canonical(X):
 def warn_unconverged(
     est, gap: float, tol: float, max_epochs: int, detail: str = "", X=None
 ) -> None:
-    """The ``ConvergenceWarning`` of a fit whose gap is above ``tol`` when ``max_epochs``
-    ran out; ``detail`` (e.g. which class, what was returned) follows the numbers. Given the
-    fit's ``X``, whose columns' scales differ by orders of magnitude, the advice names scaling
-    first (:func:`sdca_pegasos.solvers.core.scales.scaling_advice`): more epochs do not mend it."""
+    """The ``ConvergenceWarning`` of a fit whose gap is above ``tol`` when ``max_epochs`` ran out;
+    ``detail`` (e.g. which class, what was returned) follows the numbers. Given the fit's ``X``,
+    whose columns' scales differ by orders of magnitude, the advice names scaling first
+    (:func:`sdca_pegasos.solvers.driver.scales.scaling_advice`): more epochs do not mend it."""
     advice = "Increase max_epochs or tol (or pass tol=0 to run a fixed number of epochs)."
     scaling = "" if X is None else scaling_advice(X, getattr(est, "feature_names_in_", None))
     if scaling:
@@ -264,12 +260,3 @@ def warn_unconverged(
         ConvergenceWarning,
         stacklevel=caller_stacklevel(),
     )
-
-
-def caller_stacklevel() -> int:
-    """``stacklevel`` for the first frame outside this package and scikit-learn (the ``fit``
-    call in the user's code), whatever the chain of overrides and decorators in between."""
-    frame, level = sys._getframe(2), 2  # the frame that calls warnings.warn is level 1
-    while frame is not None and frame.f_code.co_filename.startswith(_INTERNAL):
-        frame, level = frame.f_back, level + 1
-    return level

@@ -23,17 +23,17 @@ Only the kernel calls of ``_run_epoch`` are inside ``time.process_time()``; inde
 objectives, gaps and the user callback all run after the clock stops.
 
 What code outside this package needs to know about an estimator is public and read-only:
-:attr:`BaseLinearSVM.loss_function` (the :class:`sdca_pegasos.solvers.losses.Loss` its objective
-uses), :attr:`BaseLinearSVM.has_dual` and :attr:`BaseLinearSVM.supports_sparse`.
+:attr:`BaseLinearSVM.loss_function` (the :class:`sdca_pegasos.solvers.core.losses.Loss` its
+objective uses), :attr:`BaseLinearSVM.has_dual` and :attr:`BaseLinearSVM.supports_sparse`.
 
 This module holds the estimator itself: parameter and input validation, ``fit`` (one binary problem
 per target), the epoch loop (:meth:`BaseLinearSVM._fit_binary`), the stored attributes and the
 warm-up fits (``WARMED``, :func:`layout_key`). The rest of the driver has rooms of its own: the
 types a binary fit takes and returns and the loop's small rules in
-:mod:`sdca_pegasos.solvers.core.problem`; labels, class and sample weights and warm starts in
-:mod:`sdca_pegasos.solvers.core.targets` (:class:`~sdca_pegasos.solvers.core.targets.TargetsMixin`,
-which :class:`BaseLinearSVM` inherits); λ and the overflow checks in
-:mod:`sdca_pegasos.solvers.core.scales`."""
+:mod:`sdca_pegasos.solvers.driver.problem`; labels, class and sample weights and warm starts in
+:mod:`sdca_pegasos.solvers.driver.targets`
+(:class:`~sdca_pegasos.solvers.driver.targets.TargetsMixin`, which :class:`BaseLinearSVM`
+inherits); λ and the overflow checks in :mod:`sdca_pegasos.solvers.driver.scales`."""
 
 from __future__ import annotations
 
@@ -47,8 +47,9 @@ from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from sdca_pegasos.solvers import objectives
-from sdca_pegasos.solvers.core.problem import (
+from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import Loss, make_loss
+from sdca_pegasos.solvers.driver.problem import (
     BinaryFit,
     EpochInfo,
     Problem,
@@ -57,9 +58,8 @@ from sdca_pegasos.solvers.core.problem import (
     stops,
     warn_unconverged,
 )
-from sdca_pegasos.solvers.core.scales import check_lmbd, max_abs, resolve_lmbd
-from sdca_pegasos.solvers.core.targets import TargetsMixin
-from sdca_pegasos.solvers.losses import Loss, make_loss
+from sdca_pegasos.solvers.driver.scales import check_lmbd, max_abs, resolve_lmbd
+from sdca_pegasos.solvers.driver.targets import TargetsMixin
 
 # (estimator class, dtype, writeable, kernel-selecting params) already compiled in this process.
 WARMED: set[tuple] = set()
@@ -118,9 +118,9 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------- what others may read
     @property
     def loss_function(self) -> Loss:
-        """The :class:`sdca_pegasos.solvers.losses.Loss` of the objective this estimator minimises,
-        from its parameters ``loss`` and ``gamma`` (its dual, gap and certificate are those of this
-        loss)."""
+        """The :class:`sdca_pegasos.solvers.core.losses.Loss` of the objective this estimator
+        minimises, from its parameters ``loss`` and ``gamma`` (its dual, gap and certificate are
+        those of this loss)."""
         return make_loss(self.loss, self.gamma)
 
     @property
@@ -509,7 +509,7 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         """A measure of the last epoch's KKT violation, free with its sweep, that falls to 0
         at the optimum (None, the default: none; the exact gap is then computed after every
         epoch). With one, the exact gap is computed only when it predicts ``gap <= tol``
-        (:func:`sdca_pegasos.solvers.core.problem.gap_due`)."""
+        (:func:`sdca_pegasos.solvers.driver.problem.gap_due`)."""
         return None
 
     def _iterations(self, state) -> int | None:

@@ -1,7 +1,7 @@
 r"""The SVM losses, each defined once: value, conjugate, derivative, dual coordinate step,
 shrinking test. Every kernel (SDCA, ASDCA, Pegasos, the exact engine) and every objective
-(:mod:`sdca_pegasos.solvers.objectives`) takes a :class:`Loss` and calls the functions here, so
-that a loss is never written into a kernel (the pattern of skglm's ``datafits``).
+(:mod:`sdca_pegasos.solvers.core.objectives`) takes a :class:`Loss` and calls the functions here,
+so that a loss is never written into a kernel (the pattern of skglm's ``datafits``).
 
 The family
 ----------
@@ -36,7 +36,7 @@ A sample of weight :math:`c \ge 0` contributes :math:`c\,\phi(z)` to the primal.
 :math:`-(c\phi)^*(-a) = a - \kappa a^2/(2c)` on :math:`0 \le a \le cU` (the box scales, the
 curvature divides), so with ``c = 1.0`` every function below is the unweighted one to the bit, and
 a weight of 0 fixes :math:`a = 0` (the sample has no say). The dual of the weighted problem, with
-the signed :math:`\alpha_i = y_i a_i` of :mod:`sdca_pegasos.solvers.objectives`, is
+the signed :math:`\alpha_i = y_i a_i` of :mod:`sdca_pegasos.solvers.core.objectives`, is
 
 .. math::
 

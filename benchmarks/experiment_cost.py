@@ -8,7 +8,8 @@ configuration of each solver and dataset (JIT, the dataset's load). Each run's C
 split into
 
 - **timed**: the update loops the report times (its last ``cpu_time_cum``);
-- **monitoring**: :class:`sdca_pegasos.solvers.monitoring.EpochMetrics`, the pass over each split
+- **monitoring**: :class:`sdca_pegasos.solvers.core.monitoring.EpochMetrics`, the pass over each
+- split
 - that gives a recorded epoch's primal, dual, gap and errors (the report's rows);
 - **other**: the rest of the run (the estimator's driver, validation, the callback, the
   report's frame).
@@ -77,7 +78,7 @@ class Stopwatch:
 def profile_run(task) -> dict:
     """One run's CPU seconds by part (:data:`PARTS`) and its recorded rows."""
     from sdca_pegasos.experiments.runner import run_one
-    from sdca_pegasos.solvers.monitoring import EpochMetrics
+    from sdca_pegasos.solvers.core.monitoring import EpochMetrics
 
     with Stopwatch(EpochMetrics, "__call__") as metrics:
         start = time.process_time()

@@ -4,8 +4,9 @@ not change a bit.
 Fits each estimator in a grid of configurations (solver options × loss × sample weights ×
 dense/CSR × float32/float64) on small seeded problems, and hashes every epoch's ``w`` and
 ``dual_coef`` (through the callback), the fitted ``coef_``/``intercept_``/``dual_coef_``, the
-per-epoch records of :class:`sdca_pegasos.solvers.monitoring.EpochMetrics` and the outputs of the
-:mod:`sdca_pegasos.solvers.core.objectives` passes. Run it before and after a change and compare::
+per-epoch records of :class:`sdca_pegasos.solvers.core.monitoring.EpochMetrics` and the outputs
+of the :mod:`sdca_pegasos.solvers.core.objectives` passes. Run it before and after a change
+and compare::
 
     python benchmarks/iterates_digest.py --out /tmp/before.json
     ... change ...
@@ -39,7 +40,7 @@ from sdca_pegasos.solvers import (
     SDCAClassifier,
 )
 from sdca_pegasos.solvers.core import objectives
-from sdca_pegasos.solvers.monitoring import EpochMetrics
+from sdca_pegasos.solvers.core.monitoring import EpochMetrics
 
 
 def _problem(n, d, storage, dtype, seed):

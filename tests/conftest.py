@@ -72,40 +72,52 @@ class FitRecord:
         self.state = None
 
 
+def engine_class(cls):
+    """The engine class an epoch-based estimator class builds for each binary problem."""
+    from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier
+    from sdca_pegasos.solvers.pegasos.estimator import PegasosEngine
+    from sdca_pegasos.solvers.sdca.asdca import ASDCAEngine
+    from sdca_pegasos.solvers.sdca.estimator import SDCAEngine
+
+    engines = {SDCAClassifier: SDCAEngine, PegasosClassifier: PegasosEngine,
+               ASDCAClassifier: ASDCAEngine}  # fmt: skip
+    return engines[cls]
+
+
 @pytest.fixture
 def record_fit(monkeypatch):
     """``record_fit(cls)`` -> FitRecord filled by the next fits of ``cls``.
 
-    The record is reset at each ``_init_state``, so after ``fit`` it describes that fit (a
-    warm-up fit, which runs first, is overwritten).
+    The record is reset when the fit's engine is built, so after ``fit`` it describes that
+    fit (a warm-up fit, which runs first, is overwritten); ``state`` is the engine.
     """
 
     def install(cls):
         record = FitRecord()
-        init, draw, run = cls._init_state, cls._epoch_indices, cls._run_epoch
+        engine = engine_class(cls)
+        init, draw, step = engine.__init__, engine.draw, engine.step
 
-        def _init_state(self, problem, rng):
+        def __init__(self, *args, **kwargs):
             record.indices, record.visited = [], []
-            record.state = init(self, problem, rng)
-            return record.state
+            init(self, *args, **kwargs)
+            record.state = self
 
-        def _epoch_indices(self, state, rng, epoch):
-            idx = draw(self, state, rng, epoch)
-            record.indices.append(np.array(idx, copy=True))
-            return idx
+        def _draw(self, k):
+            draw(self, k)
+            record.indices.append(np.array(self.indices, copy=True))
 
-        def _run_epoch(self, state, indices, epoch):
-            before = getattr(state, "steps", 0)
-            run(self, state, indices, epoch)
-            active = getattr(state, "active", None)
-            if isinstance(active, tuple) and not (epoch == 1 and state.sgd_first):
-                record.visited.append(active.order[: state.steps - before].copy())
+        def _step(self, k):
+            before = getattr(self, "steps", 0)
+            step(self, k)
+            active = getattr(self, "active", None)
+            if isinstance(active, tuple) and not (k == 1 and self.sgd_first):
+                record.visited.append(active.order[: self.steps - before].copy())
             else:
                 record.visited.append(record.indices[-1])
 
-        monkeypatch.setattr(cls, "_init_state", _init_state)
-        monkeypatch.setattr(cls, "_epoch_indices", _epoch_indices)
-        monkeypatch.setattr(cls, "_run_epoch", _run_epoch)
+        monkeypatch.setattr(engine, "__init__", __init__)
+        monkeypatch.setattr(engine, "draw", _draw)
+        monkeypatch.setattr(engine, "step", _step)
         return record
 
     return install

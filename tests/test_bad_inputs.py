@@ -18,7 +18,7 @@ from sdca_pegasos import solvers
 from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier, gpu
 from sdca_pegasos.solvers.driver import estimator as base_module
 from sdca_pegasos.solvers.driver import targets as targets_module
-from tests.conftest import gaussian_problem
+from tests.conftest import engine_class, gaussian_problem
 from tests.reference import dual_reference, primal_reference
 
 SOLVERS = [SDCAClassifier, PegasosClassifier, ASDCAClassifier]
@@ -230,10 +230,11 @@ def test_asdca_theta_just_above_resolution_is_accepted(small):
 @pytest.mark.parametrize("bad", [np.nan, np.inf])
 def test_non_finite_output_is_never_stored(small, monkeypatch, cls, bad):
     """Whatever happens inside a fit, non-finite coefficients are an error, not a model."""
-    output = cls._output
+    engine = engine_class(cls)
+    output = engine.output
 
-    def poisoned(self, state):
-        w, dual = output(self, state)
+    def poisoned(self):
+        w, dual = output(self)
         w = w.copy()
         w[0] = bad
         return w, dual
@@ -243,7 +244,7 @@ def test_non_finite_output_is_never_stored(small, monkeypatch, cls, bad):
     if cls is not PegasosClassifier:
         params["tol"] = 0
     cls(**params).fit(X, y)  # warm up with the real hooks
-    monkeypatch.setattr(cls, "_output", poisoned)
+    monkeypatch.setattr(engine, "output", poisoned)
     est = cls(**params)
     with pytest.raises(ValueError, match="diverged to non-finite coefficients"):
         est.fit(X, y)

@@ -62,7 +62,7 @@ def test_a_runs_parts_add_up_to_its_cpu_and_its_timed_part_is_the_reports(monkey
     import time
 
     from sdca_pegasos.experiments import runner
-    from sdca_pegasos.solvers.monitoring import EpochMetrics
+    from sdca_pegasos.solvers.core.monitoring import EpochMetrics
 
     exp = Experiment(
         name="cost_probe",

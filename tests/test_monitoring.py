@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.core.losses import make_loss
-from sdca_pegasos.solvers.monitoring import EpochMetrics
+from sdca_pegasos.solvers.core.monitoring import EpochMetrics
 
 LOSSES = {
     "hinge": make_loss("hinge"),

@@ -416,25 +416,31 @@ def test_sklearn_compatible(estimator, check):
 
 
 # ------------------------------------------------------------------ the stopping test's cost
-def test_gap_due_follows_the_statistic_one_sided():
-    """The exact gap is due once the statistic predicts gap <= tol: at the threshold yes,
-    just above it no; at least every GAP_CHECK_EVERY epochs; always without a statistic."""
-    from sdca_pegasos.solvers.driver.problem import GAP_CHECK_EVERY, gap_due
+def test_the_check_schedule_follows_the_statistic_one_sided():
+    """With a statistic, the exact gap is due once it predicts gap <= tol: at the threshold
+    yes, just above it no; at least every GAP_CHECK_EVERY steps; without a usable reference,
+    every step."""
+    from sdca_pegasos.solvers.driver.loop import GAP_CHECK_EVERY, Bounds, CheckSchedule
 
-    checked = (1e-2, 4.0, 10)  # gap 1e-2 measured at statistic 4.0, epoch 10
+    def after(gap, statistic, step, tol=1e-4):  # a schedule whose last check is this one
+        schedule = CheckSchedule(tol)
+        schedule.checked(step, Bounds(1.0, 1.0 - gap, gap), statistic)
+        return schedule
+
+    checked = after(1e-2, 4.0, 10)  # gap 1e-2 measured at statistic 4.0, step 10
     threshold = 4.0 * 1e-4 / 1e-2  # tol 1e-4: the statistic must fall 100-fold
-    assert gap_due(threshold, checked, 1e-4, 11)
-    assert not gap_due(threshold * (1 + 1e-12), checked, 1e-4, 11)
-    assert gap_due(threshold * 10, checked, 1e-4, 10 + GAP_CHECK_EVERY)
-    assert not gap_due(threshold * 10, checked, 1e-4, 10 + GAP_CHECK_EVERY - 1)
-    assert gap_due(None, checked, 1e-4, 11) and gap_due(5.0, None, 1e-4, 1)
-    # overdue (a skipped epoch, a long one): due, whatever the statistic says
-    assert gap_due(threshold * 10, checked, 1e-4, 10 + GAP_CHECK_EVERY + 3)
-    assert gap_due(threshold * 10, (1e-2, 4.0, 3), 1e-4, 3 + 2 * GAP_CHECK_EVERY + 1)
+    assert checked.due(11, threshold)
+    assert not checked.due(11, threshold * (1 + 1e-12))
+    assert checked.due(10 + GAP_CHECK_EVERY, threshold * 10)
+    assert not checked.due(10 + GAP_CHECK_EVERY - 1, threshold * 10)
+    assert CheckSchedule(1e-4).due(1, 5.0)  # the first step is always checked
+    # overdue (a skipped step, a long one): due, whatever the statistic says
+    assert checked.due(10 + GAP_CHECK_EVERY + 3, threshold * 10)
+    assert after(1e-2, 4.0, 3).due(3 + 2 * GAP_CHECK_EVERY + 1, threshold * 10)
     # no usable reference (a gap or a statistic of 0 or less): due
     for reference in (0.0, -4.0):
-        assert gap_due(threshold * 10, (1e-2, reference, 10), 1e-4, 11)
-    assert gap_due(threshold * 10, (0.0, 4.0, 10), 1e-4, 11)
+        assert after(1e-2, reference, 10).due(11, threshold * 10)
+    assert after(0.0, 4.0, 10).due(11, threshold * 10)
 
 
 @pytest.mark.parametrize(("loss", "gamma"), [("hinge", 0.0), ("squared_hinge", 0.0)])
@@ -460,20 +466,33 @@ def test_shrinking_fit_pays_the_exact_gap_rarely_and_certifies_what_it_returns(l
     y_pm = np.where(y == est.classes_[1], 1.0, -1.0)
     g = objectives.duality_gap(X, y_pm, est.coef_, est.dual_coef_, lmbd, est.loss_function)[2]
     assert g == pytest.approx(est.duality_gap_, rel=1e-9, abs=1e-15)
-    # without shrinking there is no free statistic: a gap after every epoch, as before
+    # without shrinking there is no free statistic: the log-gap of the last two checks is
+    # extrapolated (the first two epochs checked, then at least every GAP_CHECK_EVERY), and a
+    # callback that needs every epoch's gap asks for it (info.bounds())
+    from sdca_pegasos.solvers.driver.loop import GAP_CHECK_EVERY
+
     gaps.clear()
+    every = []
+
+    def both(info):
+        gaps.append(info.gap)
+        every.append(info.bounds()[2])
+
     est2 = SDCAClassifier(
         lmbd,
         shrinking=False,
         tol=1e-6,
         max_epochs=20,
         random_state=0,
-        callback=lambda i: gaps.append(i.gap),
+        callback=both,
         bias_multiplier=0.0,
     )
     with pytest.warns(ConvergenceWarning):
         est2.fit(X, y)
-    assert all(g is not None for g in gaps)
+    at = [k for k, g in enumerate(gaps) if g is not None]
+    assert at[:2] == [0, 1] and len(at) < len(gaps) / 2, at
+    assert max(np.diff(at)) <= GAP_CHECK_EVERY
+    assert all(every[k] == gaps[k] for k in at) and all(e > 1e-6 for e in every)
 
 
 def test_a_shrinking_fit_ending_at_max_epochs_reports_the_exact_final_gap():
@@ -500,7 +519,7 @@ def test_the_docs_state_the_check_spacing_the_code_uses():
     number they give is GAP_CHECK_EVERY (a change to it fails here until they follow)."""
     from pathlib import Path
 
-    from sdca_pegasos.solvers.driver.problem import GAP_CHECK_EVERY
+    from sdca_pegasos.solvers.driver.loop import GAP_CHECK_EVERY
 
     root = Path(__file__).resolve().parents[1]
     for doc in ("README.md", "docs/scikit-learn.md"):

@@ -1,6 +1,6 @@
 """Per-epoch metrics of one run, computed after each epoch's clock has stopped.
 
-Every quantity comes from :class:`sdca_pegasos.solvers.monitoring.EpochMetrics` (the maths of
+Every quantity comes from :class:`sdca_pegasos.solvers.core.monitoring.EpochMetrics` (the maths of
 :mod:`sdca_pegasos.solvers.core.objectives`, bit for bit): the hinge and smoothed primal
 objectives, the training error and, for solvers with a dual, w(α) recomputed from α (never taken
 from the solver) and the dual, from ONE pass over the training split that also evaluates the output
@@ -15,7 +15,7 @@ import numpy as np
 
 from sdca_pegasos import data
 from sdca_pegasos.solvers.core.losses import Loss
-from sdca_pegasos.solvers.monitoring import EpochMetrics
+from sdca_pegasos.solvers.core.monitoring import EpochMetrics
 
 #: Report columns written by :class:`Recorder`, in order.
 METRIC_COLUMNS = (

@@ -49,8 +49,8 @@ entries (so CSR and dense margins of the same matrix may differ in the last bits
 
 Modules
 -------
-The validation of the arrays and the passes shared with :mod:`sdca_pegasos.solvers.monitoring` live
-in :mod:`sdca_pegasos.solvers.core.passes`; the compensated arithmetic (:func:`certificate`,
+The validation of the arrays and the passes shared with :mod:`sdca_pegasos.solvers.core.monitoring`
+live in :mod:`sdca_pegasos.solvers.core.passes`; the compensated arithmetic (:func:`certificate`,
 :func:`exact_margins`, :func:`exact_dual_weights`) in :mod:`sdca_pegasos.solvers.core.compensated`.
 This module re-exports every public name."""
 

@@ -1,5 +1,5 @@
 r"""The arrays as every objective takes them, and the passes over the samples that
-:mod:`sdca_pegasos.solvers.core.objectives` and :mod:`sdca_pegasos.solvers.monitoring` share
+:mod:`sdca_pegasos.solvers.core.objectives` and :mod:`sdca_pegasos.solvers.core.monitoring` share
 (internal API: the names here are for those modules and
 :mod:`sdca_pegasos.solvers.core.compensated`, not for users).
 

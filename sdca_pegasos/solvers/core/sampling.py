@@ -160,3 +160,11 @@ def uniform_below(state, bound):
             state, z = splitmix64(state)
             m = (z >> np.uint64(32)) * b
     return state, np.int64(m >> np.uint64(32))
+
+
+def batch_order(rng: np.random.Generator, n: int, sampling: str, batch_size: int) -> np.ndarray:
+    """One epoch's sample order for mini-batches of ``batch_size`` (its consecutive runs):
+    a permutation (``"permutation"``), or distinct i.i.d. batches (``"iid"``)."""
+    if sampling == "permutation":
+        return rng.permutation(n)
+    return distinct_batches(rng, n, batch_size)

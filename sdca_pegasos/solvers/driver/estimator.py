@@ -1,43 +1,29 @@
-"""The shared driver of every solver: :class:`BaseLinearSVM`, its timed epoch loop and hooks.
+"""The estimators' shared base: :class:`BaseLinearSVM`.
 
-A solver subclasses :class:`BaseLinearSVM` and provides these hooks:
-
-``_init_state(problem, rng)``
-    allocate the state (never timed);
-``_setup(state)``
-    per-fit precomputation that the algorithm needs (e.g. squared row norms): timed and
-    reported as ``setup_time_``;
-``_epoch_indices(state, rng, epoch)``
-    draw the index array of one epoch from ``rng`` (not timed);
-``_run_epoch(state, indices, epoch)``
-    call the kernel(s) of one epoch: the only code inside the timer;
-``_output(state)``
-    the returned ``(w, dual_coef)`` (last iterate, averaged, ...);
-``_epoch_record(state)``
-    what the epoch's :class:`EpochInfo` says beyond the driver's own fields (default: every
-    epoch swept ``n_samples`` samples and there is no active set);
-``_finish(problem, state)``
-    fitted attributes of the solver's own, after the driver has stored the common ones.
-
-Only the kernel calls of ``_run_epoch`` are inside ``time.process_time()``; index drawing,
-objectives, gaps and the user callback all run after the clock stops.
+A solver subclasses :class:`BaseLinearSVM` and builds, for each binary problem of a fit, the
+engine that runs its epochs (``_engine(problem, rng)``: an
+:class:`~sdca_pegasos.solvers.driver.loop.Engine` made of plain settings, ``rng`` the fit's
+stream, ``numpy.random.default_rng(random_state)``), which
+:func:`sdca_pegasos.solvers.driver.loop.run` drives: the timed loop, the gap checks, the
+callback, the certificate and the warning are the driver's, once for every engine. A solver
+that is not epoch-based (the exact engine) overrides ``_fit_binary`` instead.
 
 What code outside this package needs to know about an estimator is public and read-only:
 :attr:`BaseLinearSVM.loss_function` (the :class:`sdca_pegasos.solvers.core.losses.Loss` its
 objective uses), :attr:`BaseLinearSVM.has_dual` and :attr:`BaseLinearSVM.supports_sparse`.
 
-This module holds the estimator itself: parameter and input validation, ``fit`` (one binary problem
-per target), the epoch loop (:meth:`BaseLinearSVM._fit_binary`), the stored attributes and the
-warm-up fits (``WARMED``, :func:`layout_key`). The rest of the driver has rooms of its own: the
-types a binary fit takes and returns and the loop's small rules in
+This module holds the estimator itself: parameter and input validation, ``fit`` (one binary
+problem per target), the stored attributes and the warm-up fits (``WARMED``,
+:func:`layout_key`). The rest of the driver has rooms of its own: the loop in
+:mod:`sdca_pegasos.solvers.driver.loop`; the types a binary fit takes and returns in
 :mod:`sdca_pegasos.solvers.driver.problem`; labels, class and sample weights and warm starts in
-:mod:`sdca_pegasos.solvers.driver.targets`
-(:class:`~sdca_pegasos.solvers.driver.targets.TargetsMixin`, which :class:`BaseLinearSVM`
-inherits); λ and the overflow checks in :mod:`sdca_pegasos.solvers.driver.scales`."""
+:mod:`sdca_pegasos.solvers.driver.targets` (``TargetsMixin``, which :class:`BaseLinearSVM`
+inherits); λ and the overflow checks in
+:mod:`sdca_pegasos.solvers.driver.scales`.
+"""
 
 from __future__ import annotations
 
-import time
 from numbers import Integral, Real
 
 import numpy as np
@@ -49,15 +35,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.core.losses import Loss, make_loss
-from sdca_pegasos.solvers.driver.problem import (
-    BinaryFit,
-    EpochInfo,
-    Problem,
-    canonical,
-    gap_due,
-    stops,
-    warn_unconverged,
-)
+from sdca_pegasos.solvers.driver.loop import Engine, Settings, run
+from sdca_pegasos.solvers.driver.problem import BinaryFit, Problem, canonical
 from sdca_pegasos.solvers.driver.scales import check_lmbd, max_abs, resolve_lmbd
 from sdca_pegasos.solvers.driver.targets import TargetsMixin
 
@@ -145,35 +124,9 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         Runs after :meth:`_check_scales`, before the warm-up and the fit.
         """
 
-    def _init_state(self, problem: Problem, rng: np.random.Generator):
+    def _engine(self, problem: Problem, rng: np.random.Generator) -> Engine:
+        """The engine of one binary problem (see the module docstring)."""
         raise NotImplementedError
-
-    def _setup(self, state) -> None:
-        """Timed per-fit precomputation; default: none."""
-
-    def _epoch_indices(self, state, rng: np.random.Generator, epoch: int) -> np.ndarray:
-        raise NotImplementedError
-
-    def _run_epoch(self, state, indices: np.ndarray, epoch: int) -> None:
-        raise NotImplementedError
-
-    def _output(self, state) -> tuple[np.ndarray, np.ndarray | None]:
-        raise NotImplementedError
-
-    def _current(self, state) -> tuple[np.ndarray, np.ndarray | None]:
-        """The current iterate ``(w, dual_coef)`` (views)."""
-        return state.w, getattr(state, "dual_coef", None)
-
-    def _epoch_record(self, state) -> dict:
-        """Fields of the epoch's :class:`EpochInfo` that only the solver knows, e.g.
-        ``n_active`` and ``n_samples_seen`` (default: none; the driver's
-        ``n_samples_seen`` is ``epoch * n_samples``)."""
-        return {}
-
-    def _finish(self, problem: Problem, state, w_out: np.ndarray) -> dict:
-        """The solver's own fitted attributes of this binary problem, as ``{name: value}``
-        (default: none); ``w_out`` is the returned full weight vector."""
-        return {}
 
     def _kernel_key(self) -> tuple:
         """Parameters that select which kernels a fit calls (for warm-up bookkeeping)."""
@@ -365,157 +318,23 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
             setattr(self, name, per_class([f.attributes[name] for f in fits]))
 
     def _fit_binary(self, problem: Problem) -> BinaryFit:
-        """Solve one binary problem: the timed epoch loop over this solver's kernels.
+        """Solve one binary problem: its engine driven by the one fit loop.
 
         A solver that is not epoch-based overrides this method alone.
         """
-        rng = np.random.default_rng(self.random_state)
-        state = self._init_state(problem, rng)
-        tol = getattr(self, "tol", None) or 0.0  # solvers without a dual have no `tol`
-        loss = self.loss_function
-
-        t_wall = time.perf_counter()
-        t_cpu = time.process_time()
-        self._setup(state)
-        setup_time = time.process_time() - t_cpu
-        setup_wall_time = time.perf_counter() - t_wall
-
-        cpu_times: list[float] = []
-        wall_times: list[float] = []
-        gap = primal = dual = None
-        checked = None  # (gap, KKT statistic, epoch) of the last exact gap computed
-        target = tol  # the absolute gap aimed at (tol·|P| of the last check if relative)
-        converged = False
-        stopped = False  # by the callback
-        for epoch in range(1, problem.epochs + 1):
-            indices = self._epoch_indices(state, rng, epoch)
-            t_wall = time.perf_counter()
-            t_cpu = time.process_time()
-            self._run_epoch(state, indices, epoch)
-            cpu = time.process_time() - t_cpu
-            wall = time.perf_counter() - t_wall
-            cpu_times.append(cpu)
-            wall_times.append(wall)
-            # ---- clock stopped: monitoring only below this line
-            w, dual_coef = self._current(state)
-            gap = primal = dual = None
-            if tol > 0.0 and self._has_dual:
-                statistic = self._kkt_statistic(state)
-                if gap_due(statistic, checked, target, epoch):
-                    primal, dual, gap = objectives.duality_gap(
-                        problem.X,
-                        problem.y,
-                        w,
-                        dual_coef,
-                        problem.lmbd,
-                        loss,
-                        problem.bias,
-                        problem.sample_weight,
-                    )
-                    checked = (gap, statistic, epoch)
-                    target = tol * abs(primal) if self._relative_tol else tol
-                    converged = gap <= target
-            if self.callback is not None:
-                fields = {"n_samples_seen": epoch * problem.n_samples, "n_active": None}
-                fields.update(self._epoch_record(state))
-                stop = self.callback(
-                    EpochInfo(
-                        output=lambda s=state: self._output(s)[0],
-                        epoch=epoch,
-                        cpu_time=cpu,
-                        wall_time=wall,
-                        setup_time=setup_time,
-                        setup_wall_time=setup_wall_time,
-                        w=w,
-                        dual_coef=dual_coef,
-                        gap=gap,
-                        primal=primal,
-                        dual=dual,
-                        bias=problem.bias,
-                        positive_class=problem.positive_class,
-                        **fields,
-                    )
-                )
-                if stops(stop):  # the caller's budget (scipy's convention): stop here
-                    stopped = True
-                    break
-            if converged:
-                break
-
-        w_out, dual_out = self._output(state)
-        if not (
-            np.all(np.isfinite(w_out)) and (dual_out is None or np.all(np.isfinite(dual_out)))
-        ):
-            raise ValueError(
-                f"{type(self).__name__} diverged to non-finite coefficients (lmbd="
-                f"{problem.lmbd:g}, max |X| = {abs(problem.X).max():.3g}): the iterates "
-                f"overflowed float64. Scale the features (e.g. StandardScaler) or increase "
-                f"lmbd; no model was stored."
-            )
-        duality_gap = np.nan
-        if tol > 0.0 and self._has_dual:
-            w_cur, dual_cur = self._current(state)
-            if gap is None:  # the last epoch skipped its check: the certificate is exact
-                primal, _, gap = objectives.duality_gap(
-                    problem.X,
-                    problem.y,
-                    w_cur,
-                    dual_cur,
-                    problem.lmbd,
-                    loss,
-                    problem.bias,
-                    problem.sample_weight,
-                )
-                converged = gap <= (tol * abs(primal) if self._relative_tol else tol)
-            if w_out is w_cur and dual_out is dual_cur:
-                duality_gap = gap
-            else:  # an averaged / sampled output: certify what is returned
-                duality_gap = objectives.duality_gap(
-                    problem.X,
-                    problem.y,
-                    w_out,
-                    dual_out,
-                    problem.lmbd,
-                    loss,
-                    problem.bias,
-                    problem.sample_weight,
-                )[2]
-        if (
-            self._warn_unconverged
-            and tol > 0.0
-            and self._has_dual
-            and not converged
-            and not stopped
-        ):
-            returned = "" if duality_gap == gap else f"; returned pair {duality_gap:.3g}"
-            which = "" if len(self.classes_) == 2 else f", class {problem.positive_class}"
-            warn_unconverged(
-                self, gap, tol, problem.epochs, f" (last iterate{returned}{which})", X=problem.X
-            )
-        return BinaryFit.of_epochs(
-            cpu_times,
-            wall_times,
-            w=w_out.copy(),
-            dual_coef=None if dual_out is None else dual_out.copy(),
-            setup_time=setup_time,
-            setup_wall_time=setup_wall_time,
-            converged=converged,
-            duality_gap=duality_gap,
-            iterations=self._iterations(state),
-            attributes=self._finish(problem, state, w_out),
+        engine = self._engine(problem, np.random.default_rng(self.random_state))
+        which = "" if len(self.classes_) == 2 else f", class {problem.positive_class}"
+        settings = Settings(
+            steps=problem.epochs,
+            tol=getattr(self, "tol", None) or 0.0,  # solvers without a dual have no `tol`
+            relative=self._relative_tol,
+            callback=self.callback,
+            warn=self._warn_unconverged,
+            name=type(self).__name__,
+            detail=which,
+            feature_names=getattr(self, "feature_names_in_", None),
         )
-
-    def _kkt_statistic(self, state) -> float | None:
-        """A measure of the last epoch's KKT violation, free with its sweep, that falls to 0
-        at the optimum (None, the default: none; the exact gap is then computed after every
-        epoch). With one, the exact gap is computed only when it predicts ``gap <= tol``
-        (:func:`sdca_pegasos.solvers.driver.problem.gap_due`)."""
-        return None
-
-    def _iterations(self, state) -> int | None:
-        """Iterations made so far, a warm start's included, for solvers whose next fit
-        continues their count (Pegasos' step size); None (default): not kept."""
-        return None
+        return run(engine, settings)
 
     # ---------------------------------------------------------------- internals
     def _warm_up_for(self, X, weighted: bool = False) -> None:

@@ -4,8 +4,8 @@
 :class:`Init`); :class:`BinaryFit` is what a fit of it returns to ``BaseLinearSVM.fit``;
 :class:`EpochInfo` is what the per-epoch ``callback`` receives. The driver's loop
 (:meth:`sdca_pegasos.solvers.driver.estimator.BaseLinearSVM._fit_binary`) and the drivers that
-replace it (the exact and GPU solvers) share these types and helpers: :func:`gap_due` (when an
-epoch computes the exact gap), :func:`stops` (whether a callback's answer stops the fit),
+replace it (the exact and GPU solvers) share these types and helpers: :func:`stops` (whether a
+callback's answer stops the fit),
 :func:`canonical` (CSR in the layout the kernels read) and :func:`warn_unconverged` (the
 ``ConvergenceWarning``, at the user's line)."""
 
@@ -148,9 +148,10 @@ class EpochInfo:
     dual_coef : ndarray of shape (n_samples,) or None
         Current dual point (signed, ``y_i * alpha_i`` in [0, 1]), None for primal solvers.
     gap : float or None
-        Duality gap of (w, dual_coef) when the solver computed it for its stopping test
-        (``tol > 0``; with SDCA's shrinking, only on the epochs whose free KKT statistic
-        called for it: None on the others).
+        Duality gap of (w, dual_coef) when the fit computed it for its stopping test (``tol >
+        0``, on the steps its check schedule calls for:
+        :class:`sdca_pegasos.solvers.driver.loop.CheckSchedule`; None on the others, where
+        :meth:`bounds` computes it on demand).
     primal, dual : float or None
         The primal P(w) and dual D(α) of that gap (None when no gap was computed): a
         callback can stop on a relative gap, ``info.gap <= eps * info.primal``.
@@ -161,6 +162,7 @@ class EpochInfo:
     """
 
     __slots__ = (
+        "_certify",
         "_output",
         "bias",
         "cpu_time",
@@ -178,8 +180,11 @@ class EpochInfo:
         "wall_time",
     )
 
-    def __init__(self, *, output: Callable[[], np.ndarray], **fields):
+    def __init__(
+        self, *, output: Callable[[], np.ndarray], certify: Callable | None = None, **fields
+    ):
         self._output = output
+        self._certify = certify
         for name, value in fields.items():
             setattr(self, name, value)
 
@@ -197,26 +202,17 @@ class EpochInfo:
         """What ``fit`` would return if it stopped now (e.g. the running average), full vector."""
         return self._output()
 
-
-#: With a KKT statistic, the exact gap is computed at least every this many epochs.
-GAP_CHECK_EVERY = 8
-
-
-def gap_due(statistic, checked, tol: float, epoch: int) -> bool:
-    """Whether this epoch computes the exact duality gap (the ``tol`` test).
-
-    Without a statistic, always. With one (s, free with the sweep), the gap is assumed to
-    shrink in proportion: after an exact gap g measured at statistic s₀, the next one is
-    computed once s ≤ s₀·tol/g (the predicted gap reaches tol), or ``GAP_CHECK_EVERY``
-    epochs later (the statistic is not monotone), so that the certificate is exact but paid
-    for rarely: liblinear's projected-gradient test, as a trigger rather than a stop.
-    """
-    if statistic is None or checked is None:
-        return True
-    gap, reference, at = checked
-    if epoch - at >= GAP_CHECK_EVERY or not (gap > 0.0 and reference > 0.0):
-        return True
-    return statistic <= reference * tol / gap
+    def bounds(self):
+        """``(primal, dual, gap)`` of the current pair: the step's own check when it made one
+        (``gap`` is not None), else computed now, outside the timer, for a callback that needs
+        the gap at every step (the fit's own checks follow its schedule). None for a solver
+        without a dual point."""
+        if self.gap is not None:
+            return self.primal, self.dual, self.gap
+        if self._certify is None:
+            return None
+        primal, dual, gap = self._certify()
+        return primal, dual, gap
 
 
 def stops(answer) -> bool:
@@ -244,18 +240,20 @@ def canonical(X):
 
 
 def warn_unconverged(
-    est, gap: float, tol: float, max_epochs: int, detail: str = "", X=None
-) -> None:
+    name: str, gap: float, tol: float, max_epochs: int, detail: str = "", X=None,
+    feature_names=None,
+) -> None:  # fmt: skip
     """The ``ConvergenceWarning`` of a fit whose gap is above ``tol`` when ``max_epochs`` ran out;
-    ``detail`` (e.g. which class, what was returned) follows the numbers. Given the fit's ``X``,
-    whose columns' scales differ by orders of magnitude, the advice names scaling first
+    ``detail`` (e.g. which class, what was returned) follows the numbers. Given the fit's ``X``
+    (``feature_names``: its columns' names, if any), whose columns' scales differ by orders of
+    magnitude, the advice names scaling first
     (:func:`sdca_pegasos.solvers.driver.scales.scaling_advice`): more epochs do not mend it."""
     advice = "Increase max_epochs or tol (or pass tol=0 to run a fixed number of epochs)."
-    scaling = "" if X is None else scaling_advice(X, getattr(est, "feature_names_in_", None))
+    scaling = "" if X is None else scaling_advice(X, feature_names)
     if scaling:
         advice = f"{scaling} or tol (or passing tol=0 to run a fixed number of epochs)."
     warnings.warn(
-        f"{type(est).__name__} did not converge: duality gap {gap:.3g} > tol={tol:g} after "
+        f"{name} did not converge: duality gap {gap:.3g} > tol={tol:g} after "
         f"max_epochs={max_epochs}{detail}. {advice}",
         ConvergenceWarning,
         stacklevel=caller_stacklevel(),

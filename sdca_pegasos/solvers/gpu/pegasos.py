@@ -23,6 +23,7 @@ import time
 import numpy as np
 from numba import cuda
 
+from sdca_pegasos.solvers.core.sampling import batch_order, resolve_sampling
 from sdca_pegasos.solvers.driver.problem import BinaryFit, Problem
 from sdca_pegasos.solvers.gpu import _kernels as K
 from sdca_pegasos.solvers.gpu.data import (
@@ -66,7 +67,7 @@ def fit(est, problem: Problem, data: DeviceData, weighted: bool) -> BinaryFit:
     t = start_t
     weight_sum = 0.0  # Σ of the weights of the averaged iterates so far
     for epoch in range(1, problem.epochs + 1):
-        indices = est._epoch_indices_for(rng, n)
+        indices = batch_order(rng, n, resolve_sampling("PegasosClassifier", est.sampling), k)
         idx = cuda.to_device(indices.astype(data.all_rows.dtype))
         t_wall = time.perf_counter()
         start_ev.record()

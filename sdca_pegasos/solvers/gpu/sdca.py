@@ -222,7 +222,10 @@ def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
             "the features (e.g. StandardScaler) or increase lmbd; no model was stored."
         )
     if est._warn_unconverged and tol > 0.0 and not converged and not stopped:
-        warn_unconverged(est, result["gap"], tol, problem.epochs, " (device='cuda')", X=problem.X)
+        warn_unconverged(
+            type(est).__name__, result["gap"], tol, problem.epochs, " (device='cuda')",
+            X=problem.X, feature_names=getattr(est, "feature_names_in_", None),
+        )  # fmt: skip
     return BinaryFit.of_epochs(
         gpu_times,
         wall_times,

@@ -54,7 +54,6 @@ The kernels, their scaled iterate, lazy average and the reading of rows are in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -65,10 +64,11 @@ from sklearn.utils.validation import validate_data
 from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.core.sampling import (
     DEPRECATED_SAMPLINGS,
-    distinct_batches,
+    batch_order,
     resolve_sampling,
 )
 from sdca_pegasos.solvers.driver.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.driver.loop import Engine
 from sdca_pegasos.solvers.driver.problem import Problem, canonical
 from sdca_pegasos.solvers.gpu.device import DEVICE_CONSTRAINT, DeviceMixin
 from sdca_pegasos.solvers.pegasos.kernels import (
@@ -90,15 +90,84 @@ _S_MIN = 1e-2
 SAMPLINGS = ("iid", "permutation")
 
 
-@dataclass
-class _State:
-    problem: Problem
-    rows: object  # DenseRows / CSRRows (sq_norms filled by the timed set-up, or empty)
-    it: Iterate
-    params: Params
-    w: np.ndarray  # materialised s·v (outside the timer)
-    iters_per_epoch: int
-    t: int = 0  # iterations done (a warm start's included)
+class PegasosEngine(Engine):
+    """Pegasos' epochs on one binary problem, for :func:`sdca_pegasos.solvers.driver.loop.run`.
+
+    Built from plain settings: the ``loss``, the mini-batch ``batch_size``, the output ``mode``
+    (LAST, UNIFORM, WEIGHTED), ``projection``, the ``sampling`` ("permutation" or "iid"), the
+    iterations a warm start made before (``start``) and the first averaged one ``t0`` (both
+    counted from the first fit of a warm-started sequence), and the fit's random stream
+    ``rng``. Its attributes are the fit's state: ``rows``, ``it`` (the iterate) and ``params``
+    (the kernels'), ``w`` (s·v, materialised outside the timer), ``iters_per_epoch``, ``t``
+    (iterations done, a warm start's included) and ``indices`` (the next epoch's order)."""
+
+    has_dual = False
+
+    def __init__(
+        self,
+        problem: Problem,
+        rng: np.random.Generator,
+        *,
+        loss,
+        batch_size: int,
+        mode: int,
+        projection: bool,
+        sampling: str,
+        start: int,
+        t0: int,
+    ):
+        n, d = problem.n_samples, problem.n_features
+        k = int(batch_size)
+        self.it = Iterate(
+            v=np.zeros(d + 1) if problem.init is None else problem.init.w.copy(),
+            acc=np.zeros(d + 1),  # full length even unused: see Iterate
+            scal=np.array([1.0, 0.0, 0.0]),
+            score_buf=np.empty(k),
+            coef_buf=np.empty(k),
+            row_buf=np.empty(k, dtype=np.int64),
+        )
+        self.it.scal[1] = self.it.v @ self.it.v
+        self.params = Params(
+            problem.lmbd, mode == WEIGHTED, bool(projection), mode, t0, _S_MIN, k, loss
+        )
+        self.problem, self.rng, self.sampling = problem, rng, sampling
+        self.rows = problem.rows(np.empty(n if (projection and k == 1) else 0))
+        self.w = np.zeros(d + 1)
+        self.iters_per_epoch = -(-n // k)
+        self.t = start
+        self.indices = None
+
+    def setup(self) -> None:
+        if self.rows.sq_norms.shape[0]:
+            p = self.problem
+            objectives.row_sq_norms(p.X, p.bias, out=self.rows.sq_norms)
+
+    def draw(self, step: int) -> None:
+        n, k = self.problem.n_samples, self.params.batch_size
+        self.indices = batch_order(self.rng, n, self.sampling, k)
+
+    def step(self, step: int) -> None:
+        kernel = pegasos_single_epoch if self.params.batch_size == 1 else pegasos_batch_epoch
+        kernel(self.rows, self.it, self.params, self.indices, self.t)
+        self.t += self.iters_per_epoch
+
+    def current(self) -> tuple[np.ndarray, None]:
+        np.multiply(self.it.v, self.it.scal[0], out=self.w)
+        return self.w, None
+
+    def iterations(self) -> int:
+        return self.t
+
+    def output(self) -> tuple[np.ndarray, None]:
+        T, t0, mode = self.t, self.params.t0, self.params.mode
+        if mode == LAST or t0 > T:
+            return self.current()
+        if mode == UNIFORM:
+            weight = T - t0 + 1.0
+        else:  # Σ_{t = max(t0, 1)}^{T} t
+            lo = max(t0, 1)
+            weight = (T * (T + 1.0) - (lo - 1.0) * lo) / 2.0
+        return (self.it.acc + self.it.scal[2] * self.it.v) / weight, None
 
 
 class PegasosClassifier(DeviceMixin, BaseLinearSVM):
@@ -298,59 +367,19 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         start = 0 if problem.init is None else problem.init.iterations
         return start, start + t0
 
-    def _init_state(self, problem: Problem, rng: np.random.Generator) -> _State:
-        n, d = problem.n_samples, problem.n_features
-        k = int(self.batch_size)
-        mode = self._mode()
-        iters = -(-n // k)
-        start, t0_abs = self._iteration_counts(problem)
-        it = Iterate(
-            v=np.zeros(d + 1) if problem.init is None else problem.init.w.copy(),
-            acc=np.zeros(d + 1),  # full length even unused: see Iterate
-            scal=np.array([1.0, 0.0, 0.0]),
-            score_buf=np.empty(k),
-            coef_buf=np.empty(k),
-            row_buf=np.empty(k, dtype=np.int64),
+    def _engine(self, problem: Problem, rng: np.random.Generator) -> PegasosEngine:
+        start, t0 = self._iteration_counts(problem)
+        return PegasosEngine(
+            problem,
+            rng,
+            loss=self.loss_function,
+            batch_size=int(self.batch_size),
+            mode=self._mode(),
+            projection=bool(self.projection),
+            sampling=resolve_sampling("PegasosClassifier", self.sampling),
+            start=start,
+            t0=t0,
         )
-        it.scal[1] = it.v @ it.v
-        params = Params(
-            problem.lmbd,
-            mode == WEIGHTED,
-            bool(self.projection),
-            mode,
-            t0_abs,
-            _S_MIN,
-            k,
-            self.loss_function,
-        )
-        rows = problem.rows(np.empty(n if (self.projection and k == 1) else 0))
-        return _State(problem, rows, it, params, np.zeros(d + 1), iters, start)
-
-    def _setup(self, state: _State) -> None:
-        if state.rows.sq_norms.shape[0]:
-            p = state.problem
-            objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms)
-
-    def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
-        return self._epoch_indices_for(rng, state.problem.n_samples)
-
-    def _epoch_indices_for(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        """One epoch's sample order (the batches are its consecutive runs of k)."""
-        if resolve_sampling("PegasosClassifier", self.sampling) == "permutation":
-            return rng.permutation(n)
-        return distinct_batches(rng, n, int(self.batch_size))
-
-    def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
-        kernel = pegasos_single_epoch if self.batch_size == 1 else pegasos_batch_epoch
-        kernel(state.rows, state.it, state.params, indices, state.t)
-        state.t += state.iters_per_epoch
-
-    def _current(self, state: _State) -> tuple[np.ndarray, None]:
-        np.multiply(state.it.v, state.it.scal[0], out=state.w)
-        return state.w, None
-
-    def _iterations(self, state: _State) -> int:
-        return state.t
 
     @_fit_context(prefer_skip_nested_validation=True)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -419,14 +448,3 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         lmbd = None if first or not isinstance(self.lmbd, str) else float(self.lmbd_)
         self._fit_targets(canonical(X), y, targets, weights, 1, inits, lmbd=lmbd)
         return self
-
-    def _output(self, state: _State) -> tuple[np.ndarray, None]:
-        T, t0, mode = state.t, state.params.t0, state.params.mode
-        if mode == LAST or t0 > T:
-            return self._current(state)
-        if mode == UNIFORM:
-            weight = T - t0 + 1.0
-        else:  # Σ_{t = max(t0, 1)}^{T} t
-            lo = max(t0, 1)
-            weight = (T * (T + 1.0) - (lo - 1.0) * lo) / 2.0
-        return (state.it.acc + state.it.scal[2] * state.it.v) / weight, None

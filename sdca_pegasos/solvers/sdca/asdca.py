@@ -95,7 +95,6 @@ batch's columns and only those are cleared (on dense rows, all of :math:`v_e`). 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -116,6 +115,7 @@ from sdca_pegasos.solvers.core.rows import (
 )
 from sdca_pegasos.solvers.core.sampling import distinct_batches
 from sdca_pegasos.solvers.driver.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.driver.loop import Engine
 from sdca_pegasos.solvers.driver.problem import Problem
 
 #: Renormalise e = s_e·v_e (v_e ← s_e·v_e, s_e ← 1) when s_e falls below this.
@@ -454,15 +454,103 @@ def _asdca_epoch(rows, it, params, indices, t_start):
     scal[0], scal[1] = se, sigma
 
 
-@dataclass
-class _State:
-    problem: Problem
-    rows: object  # DenseRows / CSRRows
-    it: Iterates
-    params: Params
-    w: np.ndarray  # materialised z + s_e v_e (outside the timer)
-    iters_per_epoch: int
-    t: int = 0  # iterations done
+class ASDCAEngine(Engine):
+    """ASDCA's epochs on one binary problem, for :func:`sdca_pegasos.solvers.driver.loop.run`.
+
+    Built from plain settings: the smoothed hinge ``loss``, ``theta`` (None: the paper's, from
+    the rows' largest squared norm, found by the timed set-up with ``gamma``), the mini-batch
+    ``batch_size`` (at most n), ``average`` and ``avg_start`` (as :class:`ASDCAClassifier`'s
+    parameters), and the fit's random stream ``rng``. Its attributes are the fit's state:
+    ``rows``, ``it`` (the iterates) and ``params`` (the kernel's), ``w`` (z + s_e v_e,
+    materialised outside the timer), ``iters_per_epoch``, ``t`` (iterations done) and
+    ``indices`` (the next epoch's batches)."""
+
+    def __init__(
+        self,
+        problem: Problem,
+        rng: np.random.Generator,
+        *,
+        loss: Loss,
+        gamma: float,
+        theta: float | None,
+        batch_size: int,
+        average: bool,
+        avg_start: int | None,
+    ):
+        n, d = problem.n_samples, problem.n_features
+        m = batch_size
+        self.iters_per_epoch = -(-n // m)
+        total = problem.epochs * self.iters_per_epoch
+        t0 = total // 2 if avg_start is None else min(int(avg_start), total)
+        self.it = Iterates(
+            z=np.zeros(d + 1),
+            ve=np.zeros(d + 1),
+            dual_coef=np.zeros(n),
+            scal=np.array([1.0, 0.0]),
+            acc_z=np.zeros(d + 1 if average else 1),
+            acc_e=np.zeros(d + 1 if average else 1),
+            acc_a=np.zeros(n if average else 1),
+            gz=np.empty(m),
+            ge=np.empty(m),
+            coef=np.empty(m),
+        )
+        given = np.nan if theta is None else float(theta)  # None: set by the set-up
+        self.params = Params(problem.lmbd * n, loss, given, _S_MIN, bool(average), t0, m)
+        self.problem, self.rng, self.loss, self.gamma = problem, rng, loss, float(gamma)
+        self.theta_from_rows = theta is None
+        self.rows = problem.rows(np.empty(n if theta is None else 0))
+        self.w = np.zeros(d + 1)
+        self.t = 0
+        self.indices = None
+
+    def setup(self) -> None:
+        p = self.problem
+        if self.theta_from_rows:
+            r2 = float(objectives.row_sq_norms(p.X, p.bias, out=self.rows.sq_norms).max())
+            theta = asdca_theta(self.gamma, r2, p, self.params.batch_size)
+            self.params = self.params._replace(theta=theta)
+        if p.init is not None:  # warm start: the last α, in the new box; w = z = w(α)
+            box = self.loss.box(self.rows.weights, p.n_samples)
+            self.it.dual_coef[:] = p.y * np.clip(p.y * p.init.dual_coef, 0.0, box)
+            self.it.z[:] = objectives.dual_weights(p.X, self.it.dual_coef, p.lmbd, p.bias)
+
+    def draw(self, step: int) -> None:
+        self.indices = distinct_batches(self.rng, self.problem.n_samples, self.params.batch_size)
+
+    def step(self, step: int) -> None:
+        _asdca_epoch(self.rows, self.it, self.params, self.indices, self.t)
+        self.t += self.iters_per_epoch
+
+    def current(self) -> tuple[np.ndarray, np.ndarray]:
+        it = self.it
+        np.multiply(it.ve, it.scal[0], out=self.w)
+        self.w += it.z
+        return self.w, it.dual_coef
+
+    def output(self) -> tuple[np.ndarray, np.ndarray]:
+        it, t0 = self.it, self.params.t0
+        if not self.params.average or self.t < t0:
+            return self.current()
+        count = self.t - t0 + 1.0
+        w = it.z - it.acc_z / count + (it.acc_e + it.scal[1] * it.ve) / count
+        return w, it.dual_coef - it.acc_a / count
+
+    def attributes(self, w_out: np.ndarray) -> dict:
+        p = self.problem
+        m = objectives.monitor(
+            p.X, p.y, w_out, p.lmbd, self.loss, p.bias, sample_weight=p.sample_weight
+        )
+        return {
+            "theta_": self.params.theta,
+            "objective_": m["primal_smooth"],
+            "hinge_objective_": m["primal"],
+        }
+
+
+def asdca_theta(gamma: float, r2: float, problem: Problem, batch_size: int) -> float:
+    """The paper's θ for the smoothing ``gamma`` over rows of largest squared norm ``r2``."""
+    g = gamma / r2 if r2 > 0.0 else math.inf
+    return paper_theta(g, problem.lmbd, problem.n_samples, batch_size)
 
 
 class ASDCAClassifier(BaseLinearSVM):
@@ -605,10 +693,10 @@ class ASDCAClassifier(BaseLinearSVM):
             X, m = problem.X, self._batch(problem.n_samples)
             big = max(abs(float(X.max())), abs(float(X.min())))
             r2 = big * big * X.shape[1] + problem.bias * problem.bias  # inf, never an error
-            theta = self._paper_theta(r2, problem, m)
+            theta = asdca_theta(float(self.gamma), r2, problem, m)
             if 1.0 - theta == 1.0:  # the bound may be loose: the exact R²
                 r2 = float(objectives.row_sq_norms(X, problem.bias).max())
-                theta = self._paper_theta(r2, problem, m)
+                theta = asdca_theta(float(self.gamma), r2, problem, m)
             q = self.gamma * problem.lmbd * problem.n_samples / r2 if r2 > 0.0 else math.inf
             how = f"the paper's theta for gamma*lmbd*n/R^2 = {q:.3g}"
         if 1.0 - theta == 1.0:
@@ -618,78 +706,14 @@ class ASDCAClassifier(BaseLinearSVM):
                 f"theta of at least 1e-15 (the study used 0.15)."
             )
 
-    def _paper_theta(self, r2: float, problem: Problem, batch_size: int) -> float:
-        gamma = float(self.gamma) / r2 if r2 > 0.0 else math.inf
-        return paper_theta(gamma, problem.lmbd, problem.n_samples, batch_size)
-
-    def _init_state(self, problem: Problem, rng: np.random.Generator) -> _State:
-        n, d = problem.n_samples, problem.n_features
-        m = self._batch(n)
-        avg = bool(self.average)
-        iters = -(-n // m)
-        total = problem.epochs * iters
-        t0 = total // 2 if self.avg_start is None else min(int(self.avg_start), total)
-        it = Iterates(
-            z=np.zeros(d + 1),
-            ve=np.zeros(d + 1),
-            dual_coef=np.zeros(n),
-            scal=np.array([1.0, 0.0]),
-            acc_z=np.zeros(d + 1 if avg else 1),
-            acc_e=np.zeros(d + 1 if avg else 1),
-            acc_a=np.zeros(n if avg else 1),
-            gz=np.empty(m),
-            ge=np.empty(m),
-            coef=np.empty(m),
+    def _engine(self, problem: Problem, rng: np.random.Generator) -> ASDCAEngine:
+        return ASDCAEngine(
+            problem,
+            rng,
+            loss=self.loss_function,
+            gamma=float(self.gamma),
+            theta=self.theta,
+            batch_size=self._batch(problem.n_samples),
+            average=bool(self.average),
+            avg_start=self.avg_start,
         )
-        theta = np.nan if self.theta is None else float(self.theta)  # None: set in _setup
-        params = Params(problem.lmbd * n, self.loss_function, theta, _S_MIN, avg, t0, m)
-        rows = problem.rows(np.empty(n if self.theta is None else 0))
-        return _State(problem, rows, it, params, np.zeros(d + 1), iters)
-
-    def _setup(self, state: _State) -> None:
-        p = state.problem
-        if self.theta is None:
-            r2 = float(objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms).max())
-            theta = self._paper_theta(r2, p, state.params.batch_size)
-            state.params = state.params._replace(theta=theta)
-        if p.init is not None:  # warm start: the last α, in the new box; w = z = w(α)
-            box = state.params.loss.box(state.rows.weights, p.n_samples)
-            state.it.dual_coef[:] = p.y * np.clip(p.y * p.init.dual_coef, 0.0, box)
-            state.it.z[:] = objectives.dual_weights(p.X, state.it.dual_coef, p.lmbd, p.bias)
-
-    def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
-        return distinct_batches(rng, state.problem.n_samples, state.params.batch_size)
-
-    def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
-        _asdca_epoch(state.rows, state.it, state.params, indices, state.t)
-        state.t += state.iters_per_epoch
-
-    def _current(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
-        it = state.it
-        np.multiply(it.ve, it.scal[0], out=state.w)
-        state.w += it.z
-        return state.w, it.dual_coef
-
-    def _output(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
-        it, t0 = state.it, state.params.t0
-        if not state.params.average or state.t < t0:
-            return self._current(state)
-        count = state.t - t0 + 1.0
-        w = it.z - it.acc_z / count + (it.acc_e + it.scal[1] * it.ve) / count
-        return w, it.dual_coef - it.acc_a / count
-
-    def _finish(self, problem: Problem, state: _State, w_out: np.ndarray) -> dict:
-        m = objectives.monitor(
-            problem.X,
-            problem.y,
-            w_out,
-            problem.lmbd,
-            self.loss_function,
-            problem.bias,
-            sample_weight=problem.sample_weight,
-        )
-        return {
-            "theta_": state.params.theta,
-            "objective_": m["primal_smooth"],
-            "hinge_objective_": m["primal"],
-        }

@@ -66,7 +66,6 @@ to the order of the additions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
@@ -80,6 +79,7 @@ from sdca_pegasos.solvers.core.sampling import (
     resolve_sampling,
 )
 from sdca_pegasos.solvers.driver.estimator import BaseLinearSVM
+from sdca_pegasos.solvers.driver.loop import Engine
 from sdca_pegasos.solvers.driver.problem import Problem
 from sdca_pegasos.solvers.gpu.device import DEVICE_CONSTRAINT, DeviceMixin
 from sdca_pegasos.solvers.sdca.finish import BlockFinish
@@ -113,19 +113,148 @@ def _explicitly_on(option) -> bool:
 __all__ = ["SDCAClassifier"]
 
 
-@dataclass
-class _State:
-    problem: Problem
-    rows: object  # DenseRows / CSRRows (sq_norms filled by the timed set-up)
-    sweep: Sweep
-    params: Params
-    cyclic_order: np.ndarray | None
-    active: ActiveSet | None  # shrinking: the active set (None without shrinking)
-    eps: float = np.inf  # shrinking: restore every sample once the PG range is below it
-    steps: int = 0  # samples processed (steps taken) so far
-    swept: int = 0  # size of the set the last epoch swept (its first pass: passes only shrink)
-    sgd_first: bool = False  # epoch 1 is the modified-SGD epoch (sgd_init, cold start)
-    finish: BlockFinish | None = None  # finish=True: the exact finish of small active sets
+class SDCAEngine(Engine):
+    """SDCA's epochs on one binary problem, for :func:`sdca_pegasos.solvers.driver.loop.run`.
+
+    Built from plain settings: the ``loss``, the output ``mode`` (LAST, AVERAGE, RANDOM),
+    the ``sampling`` ("permutation", "iid", "cyclic"), whether to ``shrink`` and ``finish``,
+    ``sgd_init`` and ``avg_start`` (as :class:`SDCAClassifier`'s parameters), and the fit's
+    random stream ``rng``. Its attributes are the fit's state: ``rows`` (DenseRows / CSRRows,
+    squared norms filled by the timed set-up), ``sweep`` and ``params`` (the kernels'),
+    ``cyclic_order``, ``active`` (the active set with shrinking, else None), ``eps`` (restore
+    every sample once the PG range is below it), ``steps`` (samples processed so far),
+    ``swept`` (the size of the set the last epoch swept), ``sgd_first`` (epoch 1 is the
+    modified-SGD epoch), ``finish`` (the exact finish of small active sets, or None) and
+    ``indices`` (the next epoch's index array, or with shrinking the seed of its passes)."""
+
+    def __init__(
+        self,
+        problem: Problem,
+        rng: np.random.Generator,
+        *,
+        loss,
+        mode: int,
+        sampling: str,
+        shrink: bool,
+        finish: bool,
+        sgd_init: bool,
+        avg_start: int | None,
+    ):
+        n, d = problem.n_samples, problem.n_features
+        total = problem.epochs * n
+        t0 = total // 2 if avg_start is None else min(int(avg_start), total)
+        self.sgd_first = bool(sgd_init) and problem.init is None
+        if self.sgd_first:
+            t0 = max(t0, n)
+        snap = -1
+        if mode == RANDOM:  # a child stream: the index stream is the same for every output
+            snap = int(rng.spawn(1)[0].integers(t0, total, endpoint=True))
+        self.problem, self.rng, self.sampling, self.loss = problem, rng, sampling, loss
+        self.cyclic_order = rng.permutation(n) if sampling == "cyclic" else None
+        self.sweep = Sweep(
+            w=np.zeros(d + 1),
+            dual_coef=np.zeros(n),
+            acc_w=np.zeros(d + 1 if mode else 1),
+            acc_a=np.zeros(n if mode else 1),
+            grad=np.full(n, np.nan) if shrink else None,
+            pg_range=np.array([-np.inf, np.inf]),
+        )
+        self.params = Params(problem.lmbd, problem.lmbd * n, loss, mode, t0, snap)
+        self.active: ActiveSet | None = None
+        if shrink:
+            kinds = {"permutation": PERMUTATION, "iid": IID, "cyclic": CYCLIC}
+            self.active = new_active_set(n, kinds[sampling], self.cyclic_order)
+        self.rows = problem.rows(np.empty(n))
+        self.finish = BlockFinish(problem, loss) if finish else None
+        self.eps = np.inf
+        self.steps = 0
+        self.swept = n
+        self.indices = None
+
+    def setup(self) -> None:
+        p = self.problem
+        objectives.row_sq_norms(p.X, p.bias, out=self.rows.sq_norms)
+        if p.init is not None:  # warm start: the last α, in the new box; w(α) for this λ
+            box = self.loss.box(self.rows.weights, p.n_samples)
+            a = np.clip(p.y * p.init.dual_coef, 0.0, box)
+            self.sweep.dual_coef[:] = p.y * a
+            self.sweep.w[:] = objectives.dual_weights(p.X, self.sweep.dual_coef, p.lmbd, p.bias)
+
+    def draw(self, step: int) -> None:
+        """The epoch's index array; with shrinking (after an SGD first epoch), the seed of the
+        passes that :func:`~sdca_pegasos.solvers.sdca.shrinking.shrunk_epoch` draws (one
+        int64)."""
+        n = self.problem.n_samples
+        if step == 1 and self.sgd_first:
+            cyclic = self.sampling == "cyclic"
+            self.indices = self.cyclic_order if cyclic else self.rng.permutation(n)
+        elif self.active is not None:
+            self.indices = self.rng.integers(2**63, size=1)
+        else:
+            self.indices = epoch_indices(self.rng, n, self.sampling, self.cyclic_order)
+
+    def step(self, step: int) -> None:
+        indices = self.indices
+        if step == 1 and self.sgd_first:
+            sgd_init_epoch(self.rows, self.sweep, self.params, indices)
+            self.steps += indices.shape[0]
+            snap = self.params.snap
+            if self.params.mode == RANDOM and snap == self.steps:
+                self.sweep.acc_w[:] = self.sweep.w  # the SGD kernel keeps no snapshot: its
+                self.sweep.acc_a[:] = self.sweep.dual_coef  # last step is the snapshot
+        elif self.active is None:
+            m = indices.shape[0]
+            self.steps += sdca_epoch(
+                self.rows, self.sweep, self.params, indices, self.steps, m, -np.inf
+            )
+        else:
+            self._shrunk_epoch(int(indices[0]))
+
+    def _shrunk_epoch(self, seed: int) -> None:
+        """An epoch of :func:`~sdca_pegasos.solvers.sdca.shrinking.shrunk_epoch`, then the active
+        set's bookkeeping (see ``shrinking``); timed."""
+        if self.finish is not None:  # the exact finish of a small active set, if due
+            self.steps += self.finish(self)
+        self.swept = int(self.active.size[0])
+        steps, self.eps = shrinking_epoch(
+            self.rows,
+            self.sweep,
+            self.params,
+            self.active,
+            self.steps,
+            seed,
+            self.eps,
+            self.cyclic_order,
+        )
+        self.steps += steps
+
+    def statistic(self) -> float | None:
+        """Shrinking: the last pass's projected-gradient range (liblinear's stopping
+        statistic, free with the sweep); without shrinking: None."""
+        if self.active is None:
+            return None
+        pg_max, pg_min = self.sweep.pg_range
+        return float(pg_max - pg_min) if pg_max >= pg_min else 0.0
+
+    def attributes(self, w_out: np.ndarray) -> dict:
+        if self.finish is None:
+            return {}
+        return {"n_finishes_": self.finish.finishes, "finish_iterations_": self.finish.iterations}
+
+    def record(self) -> dict:
+        return {"n_active": self.swept, "n_samples_seen": self.steps}
+
+    def current(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.sweep.w, self.sweep.dual_coef
+
+    def output(self) -> tuple[np.ndarray, np.ndarray]:
+        sweep, params = self.sweep, self.params
+        if params.mode == AVERAGE and self.steps >= params.t0:
+            count = self.steps - params.t0 + 1
+            return sweep.w - sweep.acc_w / count, sweep.dual_coef - sweep.acc_a / count
+        if params.mode == RANDOM and self.steps >= params.snap:
+            return sweep.acc_w, sweep.acc_a
+        return sweep.w, sweep.dual_coef
 
 
 class SDCAClassifier(DeviceMixin, BaseLinearSVM):
@@ -419,128 +548,16 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
     def _warm_up_overrides(self) -> dict:
         return {"avg_start": None}
 
-    def _init_state(self, problem: Problem, rng: np.random.Generator) -> _State:
-        n, d = problem.n_samples, problem.n_features
-        mode = self._mode()
-        total = problem.epochs * n
-        t0 = total // 2 if self.avg_start is None else min(int(self.avg_start), total)
-        sgd_first = bool(self.sgd_init) and problem.init is None
-        shrinks = self._shrinks(n)
-        if sgd_first:
-            t0 = max(t0, n)
-        snap = -1
-        if mode == RANDOM:  # a child stream: the index stream is the same for every output
-            snap = int(rng.spawn(1)[0].integers(t0, total, endpoint=True))
-        cyclic_order = rng.permutation(n) if self._sampling() == "cyclic" else None
-        sweep = Sweep(
-            w=np.zeros(d + 1),
-            dual_coef=np.zeros(n),
-            acc_w=np.zeros(d + 1 if mode else 1),
-            acc_a=np.zeros(n if mode else 1),
-            grad=np.full(n, np.nan) if shrinks else None,
-            pg_range=np.array([-np.inf, np.inf]),
-        )
-        params = Params(problem.lmbd, problem.lmbd * n, self.loss_function, mode, t0, snap)
-        active = None
-        if shrinks:
-            sampling = {"permutation": PERMUTATION, "iid": IID, "cyclic": CYCLIC}
-            active = new_active_set(n, sampling[self._sampling()], cyclic_order)
-        rows = problem.rows(np.empty(n))
-        finish = BlockFinish(problem, params.loss) if self._finishes(n) else None
-        return _State(
+    def _engine(self, problem: Problem, rng: np.random.Generator) -> SDCAEngine:
+        n = problem.n_samples
+        return SDCAEngine(
             problem,
-            rows,
-            sweep,
-            params,
-            cyclic_order,
-            active,
-            swept=n,
-            sgd_first=sgd_first,
-            finish=finish,
+            rng,
+            loss=self.loss_function,
+            mode=self._mode(),
+            sampling=self._sampling(),
+            shrink=self._shrinks(n),
+            finish=self._finishes(n),
+            sgd_init=bool(self.sgd_init),
+            avg_start=self.avg_start,
         )
-
-    def _setup(self, state: _State) -> None:
-        p = state.problem
-        objectives.row_sq_norms(p.X, p.bias, out=state.rows.sq_norms)
-        if p.init is not None:  # warm start: the last α, in the new box; w(α) for this λ
-            box = state.params.loss.box(state.rows.weights, p.n_samples)
-            a = np.clip(p.y * p.init.dual_coef, 0.0, box)
-            state.sweep.dual_coef[:] = p.y * a
-            state.sweep.w[:] = objectives.dual_weights(p.X, state.sweep.dual_coef, p.lmbd, p.bias)
-
-    def _epoch_indices(self, state: _State, rng: np.random.Generator, epoch: int) -> np.ndarray:
-        """The epoch's index array; with shrinking (after an SGD first epoch), the seed of the
-        passes that :func:`~sdca_pegasos.solvers.sdca.shrinking.shrunk_epoch` draws (one
-        int64)."""
-        n = state.problem.n_samples
-        if epoch == 1 and state.sgd_first:
-            return state.cyclic_order if self._sampling() == "cyclic" else rng.permutation(n)
-        if state.active is not None:
-            return rng.integers(2**63, size=1)
-        return epoch_indices(rng, n, self._sampling(), state.cyclic_order)
-
-    def _run_epoch(self, state: _State, indices: np.ndarray, epoch: int) -> None:
-        if epoch == 1 and state.sgd_first:
-            sgd_init_epoch(state.rows, state.sweep, state.params, indices)
-            state.steps += indices.shape[0]
-            snap = state.params.snap
-            if state.params.mode == RANDOM and snap == state.steps:
-                state.sweep.acc_w[:] = state.sweep.w  # the SGD kernel keeps no snapshot: its
-                state.sweep.acc_a[:] = state.sweep.dual_coef  # last step is the snapshot
-        elif state.active is None:
-            kernel = sdca_epoch
-            m = indices.shape[0]
-            state.steps += kernel(
-                state.rows, state.sweep, state.params, indices, state.steps, m, -np.inf
-            )
-        else:
-            self._shrunk_epoch(state, int(indices[0]))
-
-    @staticmethod
-    def _shrunk_epoch(state: _State, seed: int) -> None:
-        """An epoch of :func:`~sdca_pegasos.solvers.sdca.shrinking.shrunk_epoch`, then the active
-        set's bookkeeping (see ``shrinking``); timed."""
-        active = state.active
-        if state.finish is not None:  # the exact finish of a small active set, if due
-            state.steps += state.finish(state)
-        state.swept = int(active.size[0])
-        steps, state.eps = shrinking_epoch(
-            state.rows,
-            state.sweep,
-            state.params,
-            active,
-            state.steps,
-            seed,
-            state.eps,
-            state.cyclic_order,
-        )
-        state.steps += steps
-
-    def _kkt_statistic(self, state: _State) -> float | None:
-        """Shrinking: the last pass's projected-gradient range (liblinear's stopping
-        statistic, free with the sweep); without shrinking: None (a gap every epoch)."""
-        if state.active is None:
-            return None
-        pg_max, pg_min = state.sweep.pg_range
-        return float(pg_max - pg_min) if pg_max >= pg_min else 0.0
-
-    def _finish(self, problem: Problem, state: _State, w_out: np.ndarray) -> dict:
-        if state.finish is None:
-            return {}
-        f = state.finish
-        return {"n_finishes_": f.finishes, "finish_iterations_": f.iterations}
-
-    def _epoch_record(self, state: _State) -> dict:
-        return {"n_active": state.swept, "n_samples_seen": state.steps}
-
-    def _current(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
-        return state.sweep.w, state.sweep.dual_coef
-
-    def _output(self, state: _State) -> tuple[np.ndarray, np.ndarray]:
-        sweep, params = state.sweep, state.params
-        if params.mode == AVERAGE and state.steps >= params.t0:
-            count = state.steps - params.t0 + 1
-            return sweep.w - sweep.acc_w / count, sweep.dual_coef - sweep.acc_a / count
-        if params.mode == RANDOM and state.steps >= params.snap:
-            return sweep.acc_w, sweep.acc_a
-        return sweep.w, sweep.dual_coef

@@ -96,11 +96,15 @@ class Engine:
         then the very arrays :meth:`current` returns)."""
         return self.current()
 
-    def certify(self, w: np.ndarray, dual_coef: np.ndarray) -> Bounds:
-        """P, D and the gap of ``(w, dual_coef)`` on the problem, for the engine's ``loss``
+    def certify(self, w: np.ndarray, dual_coef: np.ndarray, check: bool = True) -> Bounds:
+        """P, D and the gap of ``(w, dual_coef)`` on the problem, for the engine's ``loss``;
+        ``check``: whether this is the fit's own check (an engine may then refresh its state
+        from the certificate, as the GPU's resynchronises w = w(α)) or a certificate asked
+        on demand, which changes nothing
         (default: the CPU passes of :func:`sdca_pegasos.solvers.core.objectives.duality_gap`,
         bit for bit, through an :class:`~sdca_pegasos.solvers.core.monitoring.EpochMetrics`
-        that validates the problem's arrays once per fit instead of at every check)."""
+        that validates the problem's arrays once per fit instead of at every check).
+        """
         metrics = getattr(self, "_metrics", None)
         if metrics is None:
             p = self.problem
@@ -231,17 +235,17 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
         cpu_times.append(times.cpu)
         wall_times.append(times.wall)
         # ---- clock stopped: monitoring only below this line
-        w, dual_coef = engine.current()
         bounds = None
         if certifies:
             statistic = engine.statistic()
             if schedule.due(k, statistic):
-                bounds = engine.certify(w, dual_coef)
+                bounds = engine.certify(*engine.current(), check=True)
                 converged = schedule.checked(k, bounds, statistic)
         if settings.callback is not None:
+            w, dual_coef = engine.current()
             info = EpochInfo(
                 output=lambda: engine.output()[0],
-                certify=(lambda w=w, d=dual_coef: engine.certify(w, d))
+                certify=(lambda w=w, d=dual_coef: engine.certify(w, d, check=False))
                 if engine.has_dual
                 else None,
                 epoch=k,
@@ -264,18 +268,18 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
         if converged:
             break
 
+    if certifies and bounds is None:  # the last step made no check: the returned pair's
+        bounds = engine.certify(*engine.current(), check=True)
+        converged = schedule.checked(len(cpu_times), bounds, engine.statistic())
     w_out, dual_out = engine.output()
     _refuse_divergence(settings.name, problem, w_out, dual_out)
     returned_gap = np.nan
     if certifies:
         w_cur, dual_cur = engine.current()
-        if bounds is None:  # the last step made no check: the returned pair is certified
-            bounds = engine.certify(w_cur, dual_cur)
-            converged = schedule.checked(len(cpu_times), bounds, engine.statistic())
         if w_out is w_cur and dual_out is dual_cur:
             returned_gap = bounds.gap
         else:  # an averaged / sampled output: certify what is returned
-            returned_gap = engine.certify(w_out, dual_out).gap
+            returned_gap = engine.certify(w_out, dual_out, check=False).gap
         if settings.warn and not converged and not stopped:
             returned = "" if returned_gap == bounds.gap else f"; returned pair {returned_gap:.3g}"
             warn_unconverged(

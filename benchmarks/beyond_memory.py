@@ -184,23 +184,24 @@ def main(argv=None) -> dict:
 
         def record(info):
             held = client.run(worker_memory)
+            rel_gap = None if info.gap is None else info.gap / abs(info.primal)
             trace.append(
                 {
-                    "round": info.round,
+                    "round": info.epoch,
                     "wall": time.perf_counter() - t0,
-                    "cpu": info.cpu,
+                    "cpu": info.cpu_time,
                     "block_cpu": list(info.block_cpu),
                     "check_wall": info.check_wall,
                     "finish": info.finish,
-                    "rel_gap": info.rel_gap,
+                    "rel_gap": rel_gap,
                     "workers": held,
                 }
             )
             on_disk = sum(h["on_disk"] for h in held.values()) / 2**30
             in_mem = sum(h["in_memory"] for h in held.values()) / 2**30
             print(
-                f"  round {info.round}: {trace[-1]['wall']:.1f} s, rel gap "
-                f"{info.rel_gap if info.rel_gap is None else format(info.rel_gap, '.3g')}, "
+                f"  round {info.epoch}: {trace[-1]['wall']:.1f} s, rel gap "
+                f"{rel_gap if rel_gap is None else format(rel_gap, '.3g')}, "
                 f"{in_mem:.2f} GiB in memory, {on_disk:.2f} GiB on disk",
                 flush=True,
             )

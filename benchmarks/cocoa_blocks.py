@@ -95,7 +95,9 @@ def main(argv=None) -> dict:
                     tol=1e-12,
                     max_rounds=args.rounds,
                     random_state=0,
-                    callback=lambda info, gaps=gaps: gaps.append(info.rel_gap),
+                    callback=lambda info, gaps=gaps: gaps.append(
+                        info.gap / abs(info.primal)  # every round checked (check_every=1)
+                    ),
                 ).fit(*dask_rows(n_chunks))
                 first = {
                     eps: next((r + 1 for r, g in enumerate(gaps) if g <= eps), None)

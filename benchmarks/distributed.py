@@ -5,8 +5,9 @@ For K = 1, 2, 4, 8 blocks on a LocalCluster of 2 workers × 1 thread, each run a
 says (default: H = 1 plain local pass per round, ``local_epochs="auto"`` plain passes, and
 with shrinking, and the estimator's defaults, "auto" with shrinking and the finish):
 rounds (and the finish's among them), data passes (the local
-coordinate steps over n: ``RoundInfo.data_passes``), CPU seconds (the blocks' local
-passes, summed) and wall seconds (the whole round: passes, transfers, certificate) until
+coordinate steps over n: ``EpochInfo.data_passes``), CPU seconds (the blocks' local
+passes, summed) and wall seconds (the whole round: passes, transfers, certificate: the
+record's ``wall_time`` and ``check_wall``) until
 the certified relative gap first reaches each ε; the bytes a round moves; and a round's
 fixed cost (at K = 1, H = 1). The references are ``SDCAClassifier`` in this process,
 plain and with ``shrinking=True``: epochs, CPU (its update loop) and wall to the same
@@ -137,10 +138,11 @@ def dask_run(
     yd = da.from_array(y, chunks=(rows_per_block,))
     rows = []
 
-    def record(info):
+    def record(info):  # the round's wall with its check, which comes after its clock
+        rel = None if info.gap is None else info.gap / abs(info.primal)
         rows.append(
-            (info.round, info.cpu, info.wall, info.rel_gap, info.data_passes, info.finish,
-             list(info.block_cpu), info.check_wall)
+            (info.epoch, info.cpu_time, info.wall_time + info.check_wall, rel,
+             info.data_passes, info.finish, list(info.block_cpu), info.check_wall)
         )  # fmt: skip
 
     clf = DaskSVMClassifier(

@@ -62,7 +62,7 @@ def test_max_epochs_before_tol_warns_with_the_gap_reached(small, cls):
     ("device", "classes", "detail"),
     [
         ("cpu", 3, r" \(last iterate, class 2\)"),  # one-vs-rest names the class
-        ("cuda", 2, r" \(device='cuda'\)"),  # the simulator without a GPU
+        ("cuda", 2, r" \(last iterate, device='cuda'\)"),  # the simulator without a GPU
     ],
 )
 def test_one_convergence_warning_for_every_fit(device, classes, detail):

@@ -8,6 +8,7 @@ engine's, a killed worker changes nothing, the certificate bounds the exact opti
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import warnings
@@ -346,24 +347,53 @@ def test_shrinking_rounds_are_sdcas_shrinking_epochs_carried_bit_for_bit(client)
 
 
 def test_a_rounds_info_splits_its_cpu_by_block_and_times_its_certificate(client):
-    """``RoundInfo.block_cpu``: one entry per block (K = 3), summing to ``cpu`` and to
-    ``round_cpu_times_``; ``check_wall``: the certificate's share of the round's wall,
-    positive exactly in the rounds that checked (``check_every=2``), 0.0 in the others."""
+    """A round's record is every estimator's ``EpochInfo`` (the one fit loop's), with the
+    round's own fields: ``block_cpu``, one entry per block (K = 3), summing to ``cpu_time``
+    and to ``round_cpu_times_``; ``wall_time`` is ``round_times_``; ``check_wall``, the
+    certificate's wall seconds after the round's clock, positive exactly in the rounds the
+    loop's schedule checked and 0.0 in the others. With ``check_every=2`` and a target
+    (tol=1e-300) the extrapolated log-gap never nears, those are the first two rounds and
+    then every second one: 1, 2, 4 (``driver.loop.CheckSchedule``)."""
     X, y = gaussian_problem(n=90, d=4, seed=5)
     seen = []
     clf = DaskSVMClassifier(
-        lmbd=0.05, tol=1e-300, max_rounds=4, check_every=2, n_blocks=None, finish=False,
-        callback=seen.append,
+        lmbd=0.05, tol=1e-300, max_rounds=5, check_every=2, n_blocks=None, finish=False,
+        random_state=0, callback=seen.append,
     )  # fmt: skip
-    with pytest.warns(ConvergenceWarning):
+    with pytest.warns(ConvergenceWarning) as caught:
         clf.fit(*blocks(X, y, 3))
-    assert [info.round for info in seen] == [1, 2, 3, 4]
-    for info, cpu in zip(seen, clf.round_cpu_times_, strict=True):
+    assert [info.epoch for info in seen] == [1, 2, 3, 4, 5]
+    assert [info.epoch for info in seen if info.gap is not None] == [1, 2, 4]
+    for info, cpu, wall in zip(seen, clf.round_cpu_times_, clf.round_times_, strict=True):
         assert len(info.block_cpu) == 3 and all(c > 0.0 for c in info.block_cpu)
-        assert info.cpu == sum(info.block_cpu) == cpu
-        checked = info.round % 2 == 0
-        assert (info.rel_gap is not None) == checked
-        assert (0.0 < info.check_wall < info.wall) if checked else info.check_wall == 0.0
+        assert info.cpu_time == sum(info.block_cpu) == cpu and info.wall_time == wall
+        assert info.finish is False and 0 < info.data_passes <= info.epoch * clf.local_epochs_
+        assert info.data_passes == info.n_samples_seen / 90 and info.dual_coef is None
+        if info.gap is not None:
+            assert info.check_wall > 0.0 and info.dual <= info.primal
+            assert info.gap == info.primal - info.dual and info.bounds()[2] == info.gap
+        else:
+            assert info.check_wall == 0.0 and info.primal is None
+    assert "tol=1e-300 after" in str(caught[0].message)
+    # a pass over the rows by each check (the hinge), by the loop's check of round 5 (it
+    # made none) and by the certificate of the returned pair, w(α) of that check's α
+    assert clf.certificate_passes_ == 3 + 1 + 1
+    # a callback that certifies every round on demand and asks what the fit would return
+    # changes nothing: the same rounds, checks and bits
+    asked, coef, rel_gap = [], clf.coef_.copy(), clf.rel_gap_
+
+    def ask(info):
+        asked.append((info.epoch, info.gap, info.bounds(), info.output_w().copy()))
+
+    again = DaskSVMClassifier(**{**clf.get_params(), "callback": ask})
+    with pytest.warns(ConvergenceWarning):
+        again.fit(*blocks(X, y, 3))
+    np.testing.assert_array_equal(again.coef_, coef)
+    assert again.rel_gap_ == rel_gap and again.certificate_passes_ == 5
+    assert [a[1] for a in asked] == [info.gap for info in seen]
+    for _, gap, (primal, dual, on_demand), _ in asked:
+        assert (on_demand == gap) if gap is not None else (0.0 < on_demand == primal - dual)
+    np.testing.assert_array_equal(asked[-1][3], np.append(coef[0], again.intercept_))
 
 
 def test_one_block_with_shrinking_is_sdca_with_shrinking_bit_for_bit(client):
@@ -656,12 +686,18 @@ def test_warm_start_continues_from_the_last_dual_point(client):
 
 
 def test_max_rounds_warns_with_the_gap_reached(client):
-    """The warning gives the gap reached; with an intercept and several blocks it also says
-    why CoCoA+ is slow there (docs/distributed.md), and not without one or with one block."""
+    """The warning (the one fit loop's) gives the gap of the last round's check; with an
+    intercept and several blocks it also says why CoCoA+ is slow there
+    (docs/distributed.md), and not without one or with one block."""
     X, y = gaussian_problem(n=60, d=4, seed=6)
-    with pytest.warns(ConvergenceWarning, match="relative duality gap") as caught:
-        clf = DaskSVMClassifier(lmbd=1e-3, tol=1e-12, max_rounds=2).fit(*blocks(X, y, 2))
+    seen = []
+    with pytest.warns(ConvergenceWarning, match="did not converge: relative duality") as caught:
+        clf = DaskSVMClassifier(lmbd=1e-3, tol=1e-12, max_rounds=2, callback=seen.append)
+        clf.fit(*blocks(X, y, 2))
     assert not clf.certified_ and clf.rel_gap_ > 1e-12 and clf.n_rounds_ == 2
+    rel = seen[-1].gap / abs(seen[-1].primal)  # tol bounds the relative gap: so does the text
+    said = f"relative duality gap {rel:.3g} > tol=1e-12 after max_rounds=2"
+    assert said in str(caught[0].message)
     assert "docs/distributed.md" in str(caught[0].message)
     for params, k in (({"bias_multiplier": 0.0}, 2), ({}, 1)):
         with pytest.warns(ConvergenceWarning) as caught:
@@ -782,6 +818,13 @@ def test_checkpoints_change_no_bit(client, tmp_path):
     assert ref.n_rounds_ == ck.n_rounds_ > 4 and ref.data_passes_ == ck.data_passes_
     np.testing.assert_array_equal(ck.coef_, ref.coef_)
     np.testing.assert_array_equal(ck.dual_coef_.compute(), ref.dual_coef_.compute())
+    # every 4 rounds: the fit certified at its 6th writes a checkpoint of its last state
+    late = DaskSVMClassifier(**params, checkpoint_dir=str(tmp_path / "4"), checkpoint_every=4)
+    late.fit(*blocks(X, y, 3))
+    assert ref.n_rounds_ == 6 and late.n_rounds_ == 6 and late.certified_
+    manifest = json.loads((tmp_path / "4" / "manifest.json").read_text())
+    assert manifest["rounds"] == {"0": 6}
+    np.testing.assert_array_equal(late.coef_, ref.coef_)
 
 
 def test_dealt_rows_take_chunks_shorter_than_the_blocks(client):
@@ -818,7 +861,7 @@ def test_a_killed_worker_changes_nothing(own_client, tmp_path):
     killed = []
 
     def kill_at_round_5(info):
-        if info.round == 5:
+        if info.epoch == 5:
             killed.append(next(iter(_cocoa_layout.workers(own_client))))
             # the connection to the killed worker closes mid-call
             with contextlib.suppress(Exception):
@@ -880,7 +923,7 @@ def test_ctrl_c_leaves_a_checkpoint_to_resume_from(client, tmp_path):
     params["local_epochs"] = 1  # rounds of one pass: round 1's gap is far from round 6's
 
     def interrupt(info):
-        if info.round == 7:
+        if info.epoch == 7:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt) as caught:
@@ -890,7 +933,7 @@ def test_ctrl_c_leaves_a_checkpoint_to_resume_from(client, tmp_path):
     first = []
 
     def first_gap(info):
-        first.append(info.rel_gap)
+        first.append(info.gap / abs(info.primal))
 
     resumed = DaskSVMClassifier(**params, warm_start=True, callback=first_gap).fit(Xd, yd)
     exact = ExactSVMClassifier(lmbd=0.5).fit(X, y)

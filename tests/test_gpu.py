@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 import types
+import warnings
 from fractions import Fraction
 from pathlib import Path
 
@@ -20,10 +21,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numba import cuda, float64
+from sklearn.exceptions import ConvergenceWarning
 
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import ExactSVMClassifier, PegasosClassifier, SDCAClassifier
 from sdca_pegasos.solvers.core import losses, objectives
+from sdca_pegasos.solvers.driver.loop import Bounds, CheckSchedule
 from sdca_pegasos.solvers.gpu import _kernels as K
 from sdca_pegasos.solvers.gpu import sdca as gpu_sdca
 from sdca_pegasos.solvers.gpu.certificate import Certifier
@@ -360,6 +363,110 @@ def test_sdca_gpu_dense_private_is_deterministic_and_shared_warm_starts(monkeypa
     first = warm.n_epochs_
     warm.fit(X, y)  # restarts at the optimum: one round certifies it
     assert warm.converged_ and warm.n_epochs_ == 1 < first
+
+
+def _count_certificates(monkeypatch, n_samples: int) -> list:
+    """Every device certificate computed on n_samples rows (not the warm-up fit's 8),
+    appended to the list returned (its gap)."""
+    made = []
+    shipped = Certifier.__call__
+
+    def counted(self, a):
+        result = shipped(self, a)
+        if self.data.n_samples == n_samples:
+            made.append(result["gap"])
+        return result
+
+    monkeypatch.setattr(Certifier, "__call__", counted)
+    return made
+
+
+def test_sdca_gpu_gap_is_the_certificate_of_the_returned_pair(monkeypatch):
+    """max_epochs ending between two checks: ``duality_gap_``, ``primal_`` and ``dual_`` are
+    the device certificate of the pair returned, recomputed here on the CPU from ``coef_``,
+    ``intercept_`` and ``dual_coef_`` (the certificate is outward-rounded: at or above the
+    CPU's gap, by rounding only), that pair is (w(α), α), and the driver certified it once:
+    one device certificate per check, plus the returned pair's."""
+    X, y = _problem(n=48, d=3, seed=5)
+    weights = np.random.default_rng(6).uniform(0.5, 2.0, X.shape[0])
+    checked = []
+    made = _count_certificates(monkeypatch, X.shape[0])
+    est = SDCAClassifier(lmbd=0.1, tol=1e-14, max_epochs=7, random_state=0, device="cuda",
+                         callback=lambda info: checked.append(info.gap is not None))  # fmt: skip
+    with pytest.warns(ConvergenceWarning, match=r"\(last iterate, device='cuda'\)"):
+        est.fit(X, y, sample_weight=weights)
+    assert est.n_epochs_ == 7 and not checked[-1], "the fit must end between two checks"
+    assert len(made) == sum(checked) + 1
+    # the device certificate of the returned α, from a certifier of its own: its w(α) is the
+    # returned w (not the running w of the rounds), its bounds the fit's, bit for bit
+    own = Certifier(to_device(X), cuda.to_device(y), cuda.to_device(weights), 0.1, 1.0,
+                    est.loss_function)(cuda.to_device(y * est.dual_coef_))  # fmt: skip
+    w = objectives.full_weights(est.coef_.ravel(), est.intercept_[0], 1.0)
+    np.testing.assert_array_equal(w, own["w"])  # bias 1: intercept_ is w's last entry
+    assert (est.primal_, est.dual_, est.duality_gap_) == (own["primal"], own["dual"], own["gap"])
+    # and on the CPU: the exact gap of the returned pair, which the certificate bounds
+    primal, dual, gap = objectives.duality_gap(
+        X, y, w, est.dual_coef_, 0.1, est.loss_function, 1.0, weights
+    )
+    assert gap > 1e-14 and not est.converged_
+    assert gap <= est.duality_gap_ <= gap + 1e-13
+    assert est.primal_ == pytest.approx(primal, rel=1e-13)
+    assert est.dual_ == pytest.approx(dual, rel=1e-13)
+
+
+@pytest.mark.parametrize("tol", [0.0, 1e-14])
+def test_sdca_gpu_bounds_on_demand_change_no_iterate(monkeypatch, tol):
+    """A callback that asks ``info.bounds()`` after every round (between the fit's checks, or
+    with no checks at all at tol=0) gets the device certificate of that round's pair, and the
+    fit is the same bit for bit as without it (private buffers: deterministic): an on-demand
+    certificate does not resynchronise w nor touch α. The last round's on-demand bounds are
+    those of the returned pair."""
+    X, y = _problem(n=40, d=3, seed=7)
+    monkeypatch.setattr(gpu_sdca, "DENSE_PRIVATE", True)
+    params = {"lmbd": 0.1, "tol": tol, "max_epochs": 6, "random_state": 4, "device": "cuda"}
+    seen = []
+
+    def callback(info):
+        seen.append((info.gap, info.bounds()))
+
+    fits = []
+    for callback_ in (None, callback):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            fits.append(SDCAClassifier(**params, callback=callback_).fit(X, y))
+    plain, asked = fits
+    assert sum(gap is None for gap, _ in seen) >= 3  # rounds certified on demand only
+    for name in ("coef_", "intercept_", "dual_coef_", "primal_", "dual_", "sigma_"):
+        np.testing.assert_array_equal(getattr(asked, name), getattr(plain, name), err_msg=name)
+    np.testing.assert_array_equal(asked.duality_gap_, plain.duality_gap_)
+    primal, dual, gap = seen[-1][1]
+    assert (primal, dual) == (plain.primal_, plain.dual_)
+    assert tol == 0.0 or gap == plain.duality_gap_
+
+
+def test_sdca_gpu_checks_follow_the_driver_schedule():
+    """The rounds a GPU fit certifies are those :class:`CheckSchedule` calls for (no KKT
+    statistic: the extrapolated log-gap), replayed here from the gaps the callback saw:
+    rounds 1 and 2, then fewer than one a round (the rule before checked rounds 1 to 10
+    all), and the last, where the gap meets tol."""
+    X, y = _problem(n=48, d=3, seed=5)
+    tol, checks = 1e-8, {}
+
+    def callback(info):
+        if info.gap is not None:
+            checks[info.epoch] = Bounds(info.primal, info.dual, info.gap)
+
+    est = SDCAClassifier(lmbd=0.1, tol=tol, max_epochs=400, random_state=0, device="cuda",
+                         callback=callback).fit(X, y)  # fmt: skip
+    schedule = CheckSchedule(tol)
+    for k in range(1, est.n_epochs_ + 1):
+        assert schedule.due(k, None) == (k in checks), k
+        if k in checks:
+            schedule.checked(k, checks[k], None)
+    made = sorted(checks)
+    assert made[:2] == [1, 2] and made[-1] == est.n_epochs_
+    assert est.converged_ and checks[made[-1]].gap <= tol < checks[made[-2]].gap
+    assert len([k for k in made if k <= 10]) < min(10, est.n_epochs_)
 
 
 def test_sdca_gpu_one_vs_rest_matches_cpu_optimum():

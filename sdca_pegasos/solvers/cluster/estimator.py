@@ -25,7 +25,16 @@ them: a block's state is a chain of dask futures, one per round, and only d-size
 travel (w to each block, :math:`v_k` back: ``bytes_per_round_``). The driver holds
 :math:`O(d)`, never an n-sized array.
 
-Certificate. Every ``check_every`` rounds each block computes its compensated partial sums of
+The rounds are driven by the one fit loop of every estimator,
+:func:`sdca_pegasos.solvers.driver.loop.run`, a round a step of the engine
+:class:`sdca_pegasos.solvers.cluster.rounds.ClusterEngine`: the driver times the rounds, decides
+when a round is checked (:class:`sdca_pegasos.solvers.driver.loop.CheckSchedule`: the first two
+rounds, then where the log-gap of the last two checks, extrapolated, predicts the target, and
+at least every ``check_every`` rounds), calls ``callback`` with its record
+(:class:`sdca_pegasos.solvers.driver.problem.EpochInfo`), and warns when ``max_rounds`` end a
+fit above ``tol``.
+
+Certificate. At a check each block computes its compensated partial sums of
 :math:`P(\tilde w)` and :math:`D(\alpha)`
 (:func:`sdca_pegasos.solvers.core.objectives.certificate_sums`), which the driver adds without
 rounding and bounds outward (:func:`sdca_pegasos.solvers.core.objectives.combine_certificate`): the
@@ -47,15 +56,11 @@ ends where it would have without the fault. Ctrl-C on the driver leaves the chec
 from __future__ import annotations
 
 import os
-import time
-import warnings
-from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import NamedTuple
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
@@ -66,11 +71,16 @@ from sdca_pegasos.solvers.cluster import layout as _cocoa_layout
 from sdca_pegasos.solvers.cluster import rounds as _cocoa_rounds
 from sdca_pegasos.solvers.cluster.blocks import BadInput
 from sdca_pegasos.solvers.core import losses
-from sdca_pegasos.solvers.core.runtime import caller_stacklevel
-from sdca_pegasos.solvers.driver.problem import canonical
+from sdca_pegasos.solvers.driver.loop import Settings, run
+from sdca_pegasos.solvers.driver.problem import BinaryFit, canonical
 from sdca_pegasos.solvers.driver.scales import resolve_lmbd
+from sdca_pegasos.solvers.driver.targets import (
+    TargetsMixin,
+    class_weight_map,
+    refuse_weightless_sides,
+)
 
-__all__ = ["BadInput", "DaskSVMClassifier", "RoundInfo", "expected_failed_checks"]
+__all__ = ["BadInput", "DaskSVMClassifier", "expected_failed_checks"]
 
 
 def _refuse_text_columns(X) -> None:
@@ -117,32 +127,6 @@ def _names_proxy(X):
     return X
 
 
-@dataclass(frozen=True)
-class RoundInfo:
-    """What ``callback`` receives after each round of a binary problem.
-
-    ``w`` is the driver's weight vector (full, last entry the bias weight), ``rel_gap``
-    the relative gap certified this round (None when no certificate was due), ``cpu`` the
-    CPU seconds of the blocks' local passes summed over the blocks, ``wall`` the round's
-    wall seconds (local passes, transfers, certificate), ``data_passes`` the local passes'
-    coordinate steps so far, all blocks and rounds, over n (``data_passes_`` at the end),
-    ``finish`` whether the round was a finish (``finish``) instead of CoCoA+'s passes,
-    ``block_cpu`` each block's CPU seconds of its local passes this round (a finish: the
-    driver's solve alone), ``check_wall`` the wall seconds of the round spent on its
-    certificate (0.0 when none was due)."""
-
-    round: int
-    w: np.ndarray
-    rel_gap: float | None
-    cpu: float
-    wall: float
-    positive_class: object
-    data_passes: float
-    finish: bool
-    block_cpu: tuple
-    check_wall: float
-
-
 class _Setup(NamedTuple):
     """What every binary problem of one ``fit`` shares: the client, the blocks' data
     futures and layout (``groups`` of chunks, rows per chunk ``sizes``), d, the class
@@ -162,7 +146,7 @@ class _Setup(NamedTuple):
     one_class: dict
 
 
-class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
+class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
     r"""Linear SVM by CoCoA+ over a dask cluster, certified by the duality gap.
 
     Parameters
@@ -229,21 +213,45 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
     check_every : int, default=1
-        Rounds between two certificates (each costs one pass over the data; for a smooth
-        loss three, four with an intercept: ``certificate_passes_``).
+        A certificate at least every this many rounds (each costs one pass over the data;
+        for a smooth loss three, four with an intercept: ``certificate_passes_``). The
+        rounds checked are the one fit loop's
+        (:class:`sdca_pegasos.solvers.driver.loop.CheckSchedule`): the first two, then the
+        round where the log-gap of the last two checks, extrapolated, is half way to 2·tol
+        (relative) and every round from there, and at least every ``check_every`` rounds:
+        1 checks every round. A finish is decided at a check only
+        (:class:`sdca_pegasos.solvers.cluster.rounds.FinishSchedule`).
     bias_multiplier : float, default=1.0
     random_state : int, numpy Generator or None, default=None
         ``numpy.random.default_rng(random_state).spawn(K)``: block k's stream.
     class_weight : dict, "balanced" or None, default=None
+        As :class:`sdca_pegasos.solvers.SDCAClassifier`'s, computed by the same functions
+        (:mod:`sdca_pegasos.solvers.driver.targets`) from the classes' counts (their total
+        ``sample_weight``), which the workers count.
     warm_start : bool, default=False
-        Start from the last fit's α (``dual_coef_``, same rows and classes), or, with
-        ``checkpoint_dir`` holding a checkpoint of the same data, from that checkpoint.
+        Start from the last fit's α (``dual_coef_``, same rows, features and classes, as
+        :class:`sdca_pegasos.solvers.SDCAClassifier` checks them: a refused start leaves the
+        fit as it was), or, with ``checkpoint_dir`` holding a checkpoint of the same data,
+        from that checkpoint.
     checkpoint_dir : str or None, default=None
         A folder every worker can write and read (shared storage): each block's α and
         random stream are saved there every ``checkpoint_every`` rounds.
     checkpoint_every : int, default=5
     callback : callable or None, default=None
-        ``callback(info)`` with a :class:`RoundInfo` after every round; ``True`` stops.
+        ``callback(info)`` after every round with its
+        :class:`sdca_pegasos.solvers.driver.problem.EpochInfo`, every estimator's record:
+        ``epoch`` the round, ``w`` the driver's weight vector (full, last entry the bias
+        weight; ``dual_coef`` None: α is on the workers), ``cpu_time`` the CPU seconds of
+        the blocks' local passes summed over the blocks, ``wall_time`` the round's wall
+        seconds (local passes, transfers, checkpoint; not its check), ``gap``, ``primal``
+        and ``dual`` the round's certificate (None when it made no check; the relative gap
+        is ``gap / abs(primal)``; ``info.bounds()`` certifies the round's w on demand, and
+        ``info.output_w()`` certifies what the fit would return, one or two passes over the
+        rows each, changing nothing), ``n_samples_seen`` the local passes' coordinate steps
+        so far, and the round's own fields ``data_passes`` (those steps over n), ``finish``,
+        ``block_cpu`` (each block's CPU seconds, a finish's the driver's solve) and
+        ``check_wall`` (the check's wall seconds, 0.0 when none). ``True`` (or a NumPy
+        bool) stops; None or False goes on; anything else is a TypeError.
 
     Attributes
     ----------
@@ -279,7 +287,8 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         D(α)); for a smooth loss three, or four with an intercept (the bias weight's Newton step to
         w', the margins and P(w'), D(α̃(w')) of the dual point w' implies).
     round_times_, round_cpu_times_ : ndarray or list of them
-        Wall seconds of each round, and CPU seconds of its local passes (all blocks).
+        Wall seconds of each round (local passes, transfers, checkpoint; its check is
+        ``EpochInfo.check_wall``), and CPU seconds of its local passes (all blocks).
     n_blocks_ : int
         K.
     bytes_per_round_ : int
@@ -409,13 +418,16 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         self.local_epochs_ = _cocoa_layout.resolve_local_epochs(self.local_epochs, works, groups)
         finish_rows = _cocoa_layout.max_finish_rows(works, n)
         two = classes.shape[0] == 2
-        class_weights = _cocoa_layout.class_weight_map(self.class_weight, classes, counts)
-        _cocoa_layout.check_sides(classes, counts, class_weights, two)
         self.classes_ = classes
-        positives = [classes[1]] if two else list(classes)
+        positives = self._positive_classes()
+        inits = self._warm_inits(client, X, previous, sizes, layout, d, len(positives))
+        # the weights' maths of every estimator (driver.targets), on the workers' counts
+        class_weights = class_weight_map(self.class_weight, classes, counts)
+        self._class_weight_map = class_weights
+        for positive in positives:
+            refuse_weightless_sides(classes, counts, class_weights, positive)
         lmbd = resolve_lmbd(self.lmbd, n)
         loss = self.loss_function
-        inits = self._warm_inits(client, previous, sizes, layout, d, len(positives))
         one_class = {  # block: its one class, for the blocks whose rows hold one class
             k: labels[0].item() if hasattr(labels[0], "item") else labels[0]
             for k, group in enumerate(groups)
@@ -467,231 +479,135 @@ class DaskSVMClassifier(LinearClassifierMixin, BaseEstimator):
         groups = _cocoa_layout.chunk_groups(client, len(sizes), self.n_blocks)
         return _cocoa_layout.scatter_rows(client, X, y, sample_weight, sizes, groups)
 
-    def _warm_inits(self, client, previous, sizes, layout, d, n_problems) -> list | None:
-        """Per problem, per block, the α to start from (futures or arrays), or None."""
+    def _warm_inits(self, client, X, previous, sizes, layout, d, n_problems) -> list | None:
+        """Per problem, per block, the α to start from (futures or arrays, or a checkpoint's
+        files), or None. A fit's start is checked as every estimator checks it
+        (:meth:`sdca_pegasos.solvers.driver.targets.TargetsMixin._fitted_inits`: the same
+        classes, features and rows; a refused one leaves ``classes_`` as it was)."""
         if not self.warm_start:
             return None
         from_checkpoint = _cocoa_rounds.checkpoint_inits(self.checkpoint_dir, sizes, d, n_problems)
         if from_checkpoint is not None:
             return from_checkpoint
-        if not hasattr(self, "coef_"):
+        inits = self._warm_start_inits(X, previous)
+        if inits is None:
             return None
-        if previous is None or not np.array_equal(previous, self.classes_):
-            raise ValueError(
-                f"warm_start=True starts from the last fit, of classes "
-                f"{None if previous is None else previous.tolist()}, and y has classes "
-                f"{self.classes_.tolist()}: fit the same classes or set warm_start=False."
-            )
-        duals = self.dual_coef_.reshape(n_problems, -1)
-        if duals.shape[1] != sum(sizes):
-            raise ValueError(
-                f"warm_start=True starts from the last fit's dual point, of {duals.shape[1]} "
-                f"samples, but X has {sum(sizes)}: fit the same samples or set "
-                "warm_start=False."
-            )
-        if isinstance(duals, np.ndarray):  # an unpickled fit's: scattered
-            return [client.scatter(layout.from_rows(duals[j])) for j in range(n_problems)]
-        return [client.compute(layout.from_rows(duals[j])) for j in range(n_problems)]
+        duals = [init.dual_coef for init in inits]
+        if isinstance(duals[0], np.ndarray):  # an unpickled fit's: scattered
+            return [client.scatter(layout.from_rows(dual)) for dual in duals]
+        return [client.compute(layout.from_rows(dual)) for dual in duals]
 
     # ---------------------------------------------------------------- one binary problem
-    def _fit_problem(self, setup: _Setup, j: int, positive, init) -> dict:
+    def _fit_problem(self, setup: _Setup, j: int, positive, init) -> BinaryFit:
         """CoCoA+ rounds on binary problem ``j`` (``positive`` against the rest) until
-        certified or ``max_rounds``, from α = ``init`` (or 0)."""
+        certified or ``max_rounds``, from α = ``init`` (or 0): a
+        :class:`sdca_pegasos.solvers.cluster.rounds.ClusterEngine` driven by the one fit loop
+        (:func:`sdca_pegasos.solvers.driver.loop.run`)."""
         client, data, groups, sizes, d, class_weights, two, lmbd, loss, finish_rows, _ = setup
-        n, k_blocks, n_chunks = sum(sizes), len(groups), len(sizes)
-        sigma = float(k_blocks)
-        # block k's stream, and the finish's (one more child: the blocks' are those of
-        # spawn(k_blocks) whatever follows)
-        *block_rngs, finish_rng = np.random.default_rng(self.random_state).spawn(k_blocks + 1)
-        rngs = [None] * n_chunks  # a chunk's stream: its block's, or one of its children
-        for group, block_rng in zip(groups, block_rngs, strict=True):
-            streams = [block_rng] if len(group) == 1 else block_rng.spawn(len(group))
-            for c, stream in zip(group, streams, strict=True):
-                rngs[c] = stream
-        bias = float(self.bias_multiplier)
-        alphas = [None] * n_chunks if init is None else init
-        if init is not None and isinstance(init[0], str):
-            alphas = [client.submit(_cocoa.read_alpha, p, pure=False) for p in init]
-        templates = [
-            client.submit(
-                _cocoa.init_block,
-                data[k],
-                k,
-                positive,
-                class_weights,
-                two,
-                bias,
-                loss,
-                lmbd,
-                lmbd * n / sigma,
-                rngs[k],
-                alphas[k],
-                pure=False,
-            )
-            for k in range(n_chunks)
-        ]
-        states = list(templates)
-        ck_dir = None if self.checkpoint_dir is None else os.fspath(self.checkpoint_dir)
-        n_problems = 1 if two else len(self.classes_)
-        w = np.zeros(d + 1)
-
-        def certify_args(w):  # the blocks' states as they are now
-            flags = self._IMPLIED_DUAL, self._BIAS_STEP
-            return client, states, data, groups, w, lmbd, loss, bias, n, *flags
-
-        if init is not None:  # w = w(α) of the starting point
-            start = _cocoa_rounds.certify(*certify_args(w))
-            w, certificates = start.w_alpha, start.passes
-        else:
-            certificates = 0  # passes over the rows by the certificates
-        round_times, cpu_times = [], []
-        steps = 0  # the local passes' coordinate steps, all blocks
-        gaps, finish_next, finishes = [], False, 0  # the checks' gaps; the finish's rounds
-        schedule = _cocoa_rounds.FinishSchedule()
-        bounds = None
-        certified = stopped = False
-        rounds = 0
-        last_checkpoint = None
+        n = sum(sizes)
+        problem = _cocoa_rounds.ClusterProblem(
+            n, d, lmbd, float(self.bias_multiplier), positive, class_weights, two
+        )
+        engine = _cocoa_rounds.ClusterEngine(
+            client,
+            data,
+            groups,
+            sizes,
+            problem,
+            loss=loss,
+            local_epochs=self.local_epochs_,
+            shrinking=self.shrinking,
+            finish=self.finish,
+            finish_rows=finish_rows,
+            tol=self.tol,
+            implied=self._IMPLIED_DUAL,
+            bias_step=self._BIAS_STEP,
+            folder=None if self.checkpoint_dir is None else os.fspath(self.checkpoint_dir),
+            checkpoint_every=self.checkpoint_every,
+            max_rounds=self.max_rounds,
+            index=j,
+            n_problems=1 if two else len(self.classes_),
+            rng=np.random.default_rng(self.random_state),
+            init=init,
+        )
+        settings = Settings(
+            steps=self.max_rounds,
+            tol=self.tol,
+            relative=True,  # tol bounds (P - D)/|P|
+            callback=self.callback,
+            name=type(self).__name__,
+            detail="" if setup.two else f", class {positive}",
+            advice=self._unconverged_advice(setup),
+            steps_name="max_rounds",
+            check_every=self.check_every,
+        )
         try:
-            for rounds in range(1, self.max_rounds + 1):
-                t_wall = time.perf_counter()
-                finishing = finish_next
-                if finishing:  # the rows nearest the margin, solved together on the driver
-                    problem = positive, class_weights, two, bias, loss, lmbd
-                    w, finish_rng, made, cpu = _cocoa_rounds.finish(
-                        client, states, data, sizes, w, problem, finish_rng, finish_rows
-                    )
-                    steps += made
-                    finishes += 1
-                    block_cpu = (cpu,)
-                else:
-                    ends = _cocoa_rounds.local_passes(
-                        client, states, data, groups, block_rngs, w, self.local_epochs_,
-                        self.shrinking,
-                    )  # fmt: skip
-                    results = client.gather(ends)
-                    if k_blocks == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
-                        w = np.array(results[0][0])
-                    else:
-                        w = w + sum((v - w for v, _, _ in results), np.zeros(d + 1)) / sigma
-                    block_cpu = tuple(float(c) for _, c, _ in results)
-                    cpu = float(sum(block_cpu))
-                    steps += sum(s for _, _, s in results)
-                rel_gap = None
-                t_check = time.perf_counter()
-                if self.tol > 0.0 and rounds % self.check_every == 0:
-                    bounds, w_alpha, point, passes = _cocoa_rounds.certify(*certify_args(w))
-                    certificates += passes
-                    rel_gap = bounds["rel_gap"]
-                    w = w_alpha  # the same point, without the additions' drift
-                    gaps.append(rel_gap)
-                    if rel_gap <= self.tol:
-                        bounds, _, point, passes = _cocoa_rounds.certify(*certify_args(w))
-                        certificates += passes
-                        certified = bounds["rel_gap"] <= self.tol
-                check_wall = time.perf_counter() - t_check if rel_gap is not None else 0.0
-                finish_next = self.finish and schedule.finish_next(finishing, gaps, rel_gap)
-                if ck_dir is not None and (
-                    rounds % self.checkpoint_every == 0 or certified or rounds == self.max_rounds
-                ):
-                    states = _cocoa_rounds.checkpoint(
-                        client, states, templates, ck_dir, j, rounds, sizes, d, n_problems
-                    )
-                    last_checkpoint = rounds
-                round_times.append(time.perf_counter() - t_wall)
-                cpu_times.append(cpu)
-                if self.callback is not None:
-                    wall = round_times[-1]
-                    info = RoundInfo(
-                        rounds, w, rel_gap, cpu, wall, positive, steps / n, finishing,
-                        block_cpu, check_wall,
-                    )  # fmt: skip
-                    if self.callback(info) is True:
-                        stopped = True
-                        break
-                if certified:
-                    break
+            return run(engine, settings)
         except KeyboardInterrupt as err:
             where = "no checkpoint (checkpoint_dir=None)"
-            if ck_dir is not None and last_checkpoint is not None:
+            if engine.folder is not None and engine.last_checkpoint is not None:
                 where = (
-                    f"the checkpoint in {ck_dir} (round {last_checkpoint}); resume with "
-                    f"DaskSVMClassifier(..., checkpoint_dir={ck_dir!r}, "
+                    f"the checkpoint in {engine.folder} (round {engine.last_checkpoint}); "
+                    f"resume with DaskSVMClassifier(..., checkpoint_dir={engine.folder!r}, "
                     "warm_start=True).fit(X, y) on the same data and chunks"
                 )
-            err.add_note(f"DaskSVMClassifier.fit interrupted at round {rounds}: {where}.")
+            err.add_note(f"DaskSVMClassifier.fit interrupted at round {engine.round}: {where}.")
             raise
-        if bounds is None or not certified:  # the returned pair, certified once
-            first = _cocoa_rounds.certify(*certify_args(w))
-            bounds, _, point, passes = _cocoa_rounds.certify(*certify_args(first.w_alpha))
-            certificates += first.passes + passes
-            certified = self.tol > 0.0 and bounds["rel_gap"] <= self.tol
-        if not certified and not stopped and self.tol > 0.0:
-            which = "" if two else f" (class {positive!r})"
-            slow = ""
-            if self.bias_multiplier > 0 and (k_blocks > 1 or n_chunks > 1):
-                slow = (
-                    " With an intercept (bias_multiplier > 0), CoCoA+ over several blocks and "
-                    "passes chunk by chunk can converge far more slowly than SDCA (measured "
-                    "in docs/distributed.md); there, one block of one chunk, or "
-                    "bias_multiplier=0, certified sooner."
-                )
-            if setup.one_class:
-                shown = ", ".join(f"{k} ({c!r})" for k, c in list(setup.one_class.items())[:5])
-                many = len(setup.one_class) > 1
-                slow += (
-                    f" Block{'s' * many} {shown} hold{'' if many else 's'} one class"
-                    f"{' each' * many}: CoCoA+ over blocks that each see "
-                    "one class can stall far from the optimum; shuffle the rows before "
-                    "cutting them into chunks or shards (is the file sorted by label?)."
-                )
-            warnings.warn(
-                f"DaskSVMClassifier did not converge{which}: relative duality gap "
-                f"{bounds['rel_gap']:.3g} > tol={self.tol:g} after max_rounds="
-                f"{self.max_rounds}. Increase max_rounds or local_epochs, or tol.{slow}",
-                ConvergenceWarning,
-                stacklevel=caller_stacklevel(),
-            )
-        return {
-            "w": point,  # the certified primal point: w(α), its bias weight perhaps improved
-            "states": states,
-            "bounds": bounds,
-            "certified": certified,
-            "rounds": rounds,
-            "finishes": finishes,
-            "passes": steps / n,
-            "certificates": certificates,
-            "round_times": np.array(round_times),
-            "cpu_times": np.array(cpu_times),
-        }
 
-    def _store(self, client, fits, sizes, layout) -> None:
+    def _unconverged_advice(self, setup: _Setup) -> str:
+        """What the ConvergenceWarning of an uncertified fit says before its generic advice
+        (``Settings.advice``): why CoCoA+ may be slow here (an intercept over several blocks or
+        chunks, blocks whose rows hold one class)."""
+        advice = []
+        if self.bias_multiplier > 0 and (len(setup.groups) > 1 or len(setup.sizes) > 1):
+            advice.append(
+                "With an intercept (bias_multiplier > 0), CoCoA+ over several blocks and "
+                "passes chunk by chunk can converge far more slowly than SDCA (measured "
+                "in docs/distributed.md); there, one block of one chunk, or "
+                "bias_multiplier=0, certified sooner."
+            )
+        if setup.one_class:
+            shown = ", ".join(f"{k} ({c!r})" for k, c in list(setup.one_class.items())[:5])
+            many = len(setup.one_class) > 1
+            advice.append(
+                f"Block{'s' * many} {shown} hold{'' if many else 's'} one class"
+                f"{' each' * many}: CoCoA+ over blocks that each see "
+                "one class can stall far from the optimum; shuffle the rows before "
+                "cutting them into chunks or shards (is the file sorted by label?)."
+            )
+        return " ".join(advice)
+
+    def _store(self, client, fits: list[BinaryFit], sizes, layout) -> None:
         import dask.array as da
 
         one = len(fits) == 1
         bias = float(self.bias_multiplier)
-        self.coef_ = np.stack([f["w"][:-1] for f in fits])
-        self.intercept_ = np.array([bias * f["w"][-1] for f in fits])
+        self.coef_ = np.stack([f.w[:-1] for f in fits])
+        self.intercept_ = np.array([bias * f.w[-1] for f in fits])
 
         def per_class(values, dtype=None):
             return values[0] if one else np.array(values, dtype=dtype)
 
         duals = []
         for f in fits:
-            parts = [client.submit(_cocoa.block_alpha, s) for s in f["states"]]
+            parts = [client.submit(_cocoa.block_alpha, s) for s in f.attributes["states"]]
             duals.append(layout.to_rows(client, parts, sizes))
         self.dual_coef_ = duals[0] if one else da.stack(duals)
-        self.certified_ = per_class([f["certified"] for f in fits], dtype=bool)
-        self.rel_gap_ = per_class([f["bounds"]["rel_gap"] for f in fits], dtype=float)
-        self.primal_ = per_class([f["bounds"]["primal"] for f in fits], dtype=float)
-        self.dual_ = per_class([f["bounds"]["dual"] for f in fits], dtype=float)
-        self.n_rounds_ = per_class([f["rounds"] for f in fits], dtype=int)
-        self.n_finishes_ = per_class([f["finishes"] for f in fits], dtype=int)
-        self.n_iter_ = max(f["rounds"] for f in fits)
-        self.data_passes_ = per_class([f["passes"] for f in fits], dtype=float)
-        self.certificate_passes_ = per_class([f["certificates"] for f in fits], dtype=int)
-        self.round_times_ = fits[0]["round_times"] if one else [f["round_times"] for f in fits]
-        self.round_cpu_times_ = fits[0]["cpu_times"] if one else [f["cpu_times"] for f in fits]
+        attributes = [f.attributes for f in fits]
+        bounds = [a["bounds"] for a in attributes]
+        self.certified_ = per_class([a["certified"] for a in attributes], dtype=bool)
+        self.rel_gap_ = per_class([b["rel_gap"] for b in bounds], dtype=float)
+        self.primal_ = per_class([b["primal"] for b in bounds], dtype=float)
+        self.dual_ = per_class([b["dual"] for b in bounds], dtype=float)
+        self.n_rounds_ = per_class([f.n_epochs for f in fits], dtype=int)
+        self.n_finishes_ = per_class([a["finishes"] for a in attributes], dtype=int)
+        self.n_iter_ = max(f.n_epochs for f in fits)
+        self.data_passes_ = per_class([a["data_passes"] for a in attributes], dtype=float)
+        self.certificate_passes_ = per_class(
+            [a["certificate_passes"] for a in attributes], dtype=int
+        )
+        self.round_times_ = fits[0].epoch_wall_times if one else [f.epoch_wall_times for f in fits]
+        self.round_cpu_times_ = fits[0].epoch_times if one else [f.epoch_times for f in fits]
 
     # ---------------------------------------------------------------- predict
     def _dask_rows(self, X):

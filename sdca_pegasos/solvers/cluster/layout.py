@@ -3,7 +3,8 @@ on the driver's side: the client, ``fit``'s inputs as dask arrays of row chunks 
 data in memory cut and scattered: :func:`scatter_rows`), the blocks (X's row chunks grouped in
 order, or its rows dealt in turn: :class:`RowLayout`), their placement on the workers and the
 checks of their chunks (:func:`persist_blocks`), the ``"auto"`` sizes (blocks, local epochs, the
-finish's rows), the classes and their weights. The rounds over those blocks are
+finish's rows), the classes and their counts (their weights' maths is
+:mod:`sdca_pegasos.solvers.driver.targets`'). The rounds over those blocks are
 :mod:`sdca_pegasos.solvers.cluster.rounds`; the worker side is
 :mod:`sdca_pegasos.solvers.cluster.blocks`."""
 
@@ -16,6 +17,7 @@ import numpy as np
 
 from sdca_pegasos.solvers.cluster import blocks as _cocoa
 from sdca_pegasos.solvers.cluster import rounds as _cocoa_rounds
+from sdca_pegasos.solvers.driver.targets import refuse_one_class
 
 
 def client():
@@ -379,8 +381,9 @@ def resolve_local_epochs(local_epochs, works, groups) -> int:
 
 
 def class_counts(client, data, weighted) -> tuple[np.ndarray, np.ndarray, list]:
-    """The classes over every block and their (weighted) counts, and each chunk's
-    classes."""
+    """The classes over every block and their counts (their total ``sample_weight`` when
+    ``weighted``: the totals of :func:`sdca_pegasos.solvers.driver.targets.class_totals`,
+    each block's computed on its worker), and each chunk's classes."""
     parts = client.gather([client.submit(_cocoa.block_labels, b, weighted) for b in data])
     try:
         classes = np.unique(np.concatenate([c for c, _ in parts]))
@@ -392,53 +395,5 @@ def class_counts(client, data, weighted) -> tuple[np.ndarray, np.ndarray, list]:
     counts = np.zeros(classes.shape[0])
     for c, k in parts:
         counts[np.searchsorted(classes, c)] += k
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"Classifier can't train when only one class is present: every label is "
-            f"{classes[0]!r}. Pass samples of at least two classes."
-        )
+    refuse_one_class(classes)
     return classes, counts, [c for c, _ in parts]
-
-
-def class_weight_map(class_weight, classes, counts) -> dict | None:
-    """scikit-learn's class weights from the blocks' counts (``"balanced"``:
-    n / (n_classes · count), counts weighted by ``sample_weight``)."""
-    if class_weight is None:
-        return None
-    if class_weight == "balanced":
-        if not np.all(counts > 0):
-            raise ValueError(
-                "class_weight='balanced' divides by each class's total sample_weight, "
-                f"which is 0 for class {classes[counts <= 0][0]!r}."
-            )
-        values = counts.sum() / (classes.shape[0] * counts)
-        return dict(zip(classes.tolist(), values.tolist(), strict=True))
-    unknown = set(class_weight) - set(classes.tolist())
-    if unknown:
-        raise ValueError(
-            f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
-            f"y's classes {classes.tolist()}."
-        )
-    return {c: float(class_weight.get(c, 1.0)) for c in classes.tolist()}
-
-
-def check_sides(classes, counts, class_weights: dict | None, two: bool) -> None:
-    """Refuse a binary problem whose one side weighs nothing (``sample_weight`` times the class
-    weights, summed: ``counts`` are the classes' weighted counts), as the single-machine
-    estimators do: two classes, each class; one-vs-rest, each class and the rest of it."""
-    labels = classes.tolist()
-    weights = np.array([1.0 if class_weights is None else class_weights[c] for c in labels])
-    if two:
-        sides = [(counts[k] * weights[k], f"class {c}") for k, c in enumerate(labels)]
-    else:
-        sides = []
-        for k, c in enumerate(labels):
-            sides.append((counts[k] * weights[k], f"class {c}"))
-            sides.append((counts.sum() - counts[k], f"the rest of {c}"))
-    for total, which in sides:
-        if not total > 0.0:
-            raise ValueError(
-                f"sample_weight (times class_weight) is 0 on every sample of {which}: a "
-                "binary problem needs weight on both sides. Drop those labels from y, or "
-                "give their samples a weight > 0."
-            )

@@ -1,6 +1,8 @@
 """The driver side of :class:`sdca_pegasos.solvers.cluster.estimator.DaskSVMClassifier`'s rounds:
-the blocks' local passes submitted as chains of tasks, the certificate over the blocks, the finish,
-and the checkpoints. Where the rows live (blocks, their placement, their layout) is
+:class:`ClusterEngine`, the engine that :func:`sdca_pegasos.solvers.driver.loop.run` drives through
+one binary problem a round at a time, and what its rounds are made of: the blocks' local passes
+submitted as chains of tasks, the certificate over the blocks, the finish, and the checkpoints.
+Where the rows live (blocks, their placement, their layout) is
 :mod:`sdca_pegasos.solvers.cluster.layout`. The worker side is
 :mod:`sdca_pegasos.solvers.cluster.blocks`."""
 
@@ -8,12 +10,302 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import NamedTuple
 
 import numpy as np
 
 from sdca_pegasos.solvers.cluster import blocks as _cocoa
 from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.losses import Loss
+from sdca_pegasos.solvers.driver.loop import Bounds, Engine, Times
+
+
+class ClusterProblem(NamedTuple):
+    """One binary problem of a cluster fit, as the driver
+    (:func:`sdca_pegasos.solvers.driver.loop.run`) reads a
+    :class:`~sdca_pegasos.solvers.driver.problem.Problem`: its sizes, λ, the bias multiplier
+    and the class it calls +1; ``X`` is None (the rows are on the workers, and the driver
+    never holds them). ``class_weights`` ({class: weight} or None) and ``two`` (two classes,
+    or one-vs-rest) are how the blocks weigh their rows
+    (:func:`sdca_pegasos.solvers.cluster.blocks.problem_weights`)."""
+
+    n_samples: int
+    n_features: int
+    lmbd: float
+    bias: float
+    positive_class: object
+    class_weights: dict | None
+    two: bool
+    X: None = None
+
+
+class _Returned(NamedTuple):
+    """The certificate of the pair a fit returns: ``bounds`` (the dict of
+    :func:`certify`), the primal ``point`` they certify (never the engine's running w
+    itself), and the ``passes`` over the rows it took that no check has counted."""
+
+    bounds: dict
+    point: np.ndarray
+    passes: int
+
+
+class ClusterEngine(Engine):
+    """CoCoA+'s rounds over the blocks of one binary problem, for
+    :func:`sdca_pegasos.solvers.driver.loop.run`: a step is one round, the blocks' local passes
+    (:func:`local_passes`) or a finish (:func:`finish`), and the driver owns the rest.
+
+    Built from plain settings: the dask ``client``; the row chunks' ``data`` futures, their
+    ``groups`` (the chunks of each block) and ``sizes``; the ``problem``
+    (:class:`ClusterProblem`); the ``loss``; ``local_epochs`` and ``shrinking`` (each block's
+    passes per round); ``finish`` (whether finishes are made,
+    :class:`FinishSchedule`) and ``finish_rows`` (the most rows one gathers); ``tol`` (the
+    relative gap at which a check's pair is certified once more, as the returned pair);
+    ``implied`` and ``bias_step`` (:func:`certify`'s second primal point); the checkpoints'
+    ``folder`` (None: none), ``checkpoint_every`` and ``max_rounds`` (a checkpoint every that
+    many rounds and at the last), ``index`` and ``n_problems`` (this problem's place among the
+    fit's); ``rng`` (the fit's stream: block k's is ``rng.spawn(K + 1)[k]``, the finish's the
+    last) and ``init`` (each chunk's α to start from: arrays, futures or checkpoint files;
+    None: α = 0).
+
+    ``step`` returns ``Times(cpu=the blocks' CPU seconds summed, wall=the round's wall)``
+    (local passes, transfers and the checkpoint; the checks come after the clock stops).
+    ``certify(w, None, check=True)`` is the certificate over the blocks (:func:`certify`),
+    which then resynchronises the driver's w to w(α), the additions' drift gone; when its
+    relative gap is at most ``tol`` the pair (w(α), α) is certified once more, and the
+    bounds returned are that pair's (the one the fit returns; a checkpoint is written then,
+    the fit ending). ``certify(w, None, check=False)`` changes nothing. The finish schedule
+    reads the relative gaps of the fit's own checks (``gaps``). ``output`` is the
+    certified primal point of (w(α), α) (:func:`certify`'s ``point``), certified when no
+    check has just done it.
+    """
+
+    has_dual = True
+
+    def __init__(
+        self,
+        client,
+        data: list,
+        groups: list,
+        sizes: list,
+        problem: ClusterProblem,
+        *,
+        loss: Loss,
+        local_epochs: int,
+        shrinking: bool,
+        finish: bool,
+        finish_rows: int,
+        tol: float,
+        implied: bool,
+        bias_step: bool,
+        folder: str | None,
+        checkpoint_every: int,
+        max_rounds: int,
+        index: int,
+        n_problems: int,
+        rng: np.random.Generator,
+        init: list | None,
+    ):
+        self.client, self.data, self.groups, self.sizes = client, data, groups, sizes
+        self.problem, self.loss = problem, loss
+        self.local_epochs, self.shrinking = int(local_epochs), bool(shrinking)
+        self.finish, self.finish_rows = bool(finish), int(finish_rows)
+        self.tol, self.implied, self.bias_step = float(tol), bool(implied), bool(bias_step)
+        self.folder, self.checkpoint_every = folder, int(checkpoint_every)
+        self.max_rounds, self.index, self.n_problems = int(max_rounds), index, n_problems
+        self.init = init
+        self.sigma = float(len(groups))  # σ' = K
+        # block k's stream, and the finish's (one more child: the blocks' are those of
+        # spawn(K) whatever follows)
+        *self.block_rngs, self.finish_rng = rng.spawn(len(groups) + 1)
+        self.w = np.zeros(problem.n_features + 1)
+        self.templates: list = []
+        self.states: list = []
+        self.round = 0  # the round in progress (or last made)
+        self.steps = 0  # the local passes' coordinate steps, all blocks and rounds
+        self.finishes = 0  # rounds that were a finish
+        self.passes = 0  # passes over the rows by the fit's certificates
+        self.gaps: list = []  # the relative gap of each of the fit's checks
+        self.schedule = FinishSchedule()
+        self.finishing = False  # whether the last round was a finish
+        self.last_gap = None  # the last round's check's relative gap (None: no check)
+        self.block_cpu: tuple = ()
+        self.check_wall = 0.0
+        self.last_checkpoint = None  # the round of the last checkpoint written
+        self._synced = False  # w is w(α) of the current α (a check since the last round)
+        self._returned: _Returned | None = None
+
+    # ---------------------------------------------------------------- the driver's protocol
+    def setup(self) -> None:
+        """Every chunk's state on its worker (α = 0, or ``init``); w = w(α) of a start."""
+        p, client, n = self.problem, self.client, self.problem.n_samples
+        rngs = [None] * len(self.data)  # a chunk's stream: its block's, or one of its children
+        for group, block_rng in zip(self.groups, self.block_rngs, strict=True):
+            streams = [block_rng] if len(group) == 1 else block_rng.spawn(len(group))
+            for c, stream in zip(group, streams, strict=True):
+                rngs[c] = stream
+        alphas = [None] * len(self.data) if self.init is None else self.init
+        if self.init is not None and isinstance(self.init[0], str):
+            alphas = [client.submit(_cocoa.read_alpha, f, pure=False) for f in self.init]
+        self.templates = [
+            client.submit(
+                _cocoa.init_block, self.data[k], k, p.positive_class, p.class_weights, p.two,
+                p.bias, self.loss, p.lmbd, p.lmbd * n / self.sigma, rngs[k], alphas[k],
+                pure=False,
+            )
+            for k in range(len(self.data))
+        ]  # fmt: skip
+        self.states = list(self.templates)
+        if self.init is not None:  # w = w(α) of the starting point
+            start = self._certify(self.w)
+            self.w, self.passes = start.w_alpha, self.passes + start.passes
+
+    def step(self, step: int) -> Times:
+        """Round ``step``: a finish when the schedule called for one after the last round's
+        check, else every block's local passes and w ← w + Σ_k (v_k − w)/σ'; then the
+        checkpoint when one is due."""
+        start = time.perf_counter()
+        finishing = False
+        if self.finish and step > 1:  # decided on the last round and its check
+            finishing = self.schedule.finish_next(self.finishing, self.gaps, self.last_gap)
+        self.round, self.finishing, self.last_gap, self.check_wall = step, finishing, None, 0.0
+        self._synced, self._returned = False, None
+        p = self.problem
+        if finishing:  # the rows nearest the margin, solved together on the driver
+            problem = p.positive_class, p.class_weights, p.two, p.bias, self.loss, p.lmbd
+            self.w, self.finish_rng, made, cpu = finish(
+                self.client, self.states, self.data, self.sizes, self.w, problem,
+                self.finish_rng, self.finish_rows,
+            )  # fmt: skip
+            self.finishes += 1
+            self.block_cpu = (float(cpu),)
+        else:
+            ends = local_passes(
+                self.client, self.states, self.data, self.groups, self.block_rngs, self.w,
+                self.local_epochs, self.shrinking,
+            )  # fmt: skip
+            results = self.client.gather(ends)
+            if len(self.groups) == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
+                self.w = np.array(results[0][0])
+            else:
+                w = self.w
+                self.w = w + sum((v - w for v, _, _ in results), np.zeros(w.shape[0])) / self.sigma
+            self.block_cpu = tuple(float(c) for _, c, _ in results)
+            made = sum(s for _, _, s in results)
+        self.steps += int(made)
+        if self.folder is not None and (
+            step % self.checkpoint_every == 0 or step == self.max_rounds
+        ):
+            self._checkpoint()
+        return Times(float(sum(self.block_cpu)), time.perf_counter() - start)
+
+    def current(self) -> tuple[np.ndarray, None]:
+        """The driver's w (α stays on the workers)."""
+        return self.w, None
+
+    def certify(self, w: np.ndarray, dual_coef=None, check: bool = True) -> Bounds:
+        """P, D and the gap of w and the blocks' α (the class docstring)."""
+        if not check:
+            returned = self._returned
+            if returned is not None and w is returned.point:  # already certified
+                return _bounds(returned.bounds)
+            return _bounds(self._certify(w).bounds)
+        start = time.perf_counter()
+        first = self._certify(w)
+        self.passes += first.passes
+        self.w, self._synced = first.w_alpha, True  # the same point, without the drift
+        self._returned = None  # one certified on demand before (output) is this check's now
+        self.last_gap = first.bounds["rel_gap"]
+        self.gaps.append(self.last_gap)
+        bounds = first.bounds
+        if self.meets(bounds):  # the returned pair itself, (w(α), α), certified once more
+            last = self._certify(self.w)
+            self.passes += last.passes
+            self._returned = _Returned(last.bounds, _apart(last.point, self.w), 0)
+            bounds = last.bounds
+            if (
+                self.meets(bounds)
+                and self.folder is not None
+                and self.last_checkpoint != (self.round)
+            ):
+                self._checkpoint()  # the fit ends here: its last state kept
+        self.check_wall += time.perf_counter() - start
+        return _bounds(bounds)
+
+    def output(self) -> tuple[np.ndarray, None]:
+        """The certified primal point of (w(α), α): w(α), or for a smooth loss w(α) with its
+        bias weight moved by one Newton step where that lowers P (:func:`certify`),
+        certified now unless a check just did (one pass when w is w(α) already, two
+        otherwise); a copy, never the running w."""
+        if self._returned is None:
+            w, passes = self.w, 0
+            if not self._synced:
+                first = self._certify(w)
+                w, passes = first.w_alpha, first.passes
+            last = self._certify(w)
+            self._returned = _Returned(
+                last.bounds, _apart(last.point, self.w), passes + last.passes
+            )
+        return self._returned.point, None
+
+    def record(self) -> dict:
+        """The round's own fields of the callback's record
+        (:class:`~sdca_pegasos.solvers.driver.problem.EpochInfo`)."""
+        n = self.problem.n_samples
+        return {
+            "n_samples_seen": self.steps,
+            "data_passes": self.steps / n,
+            "finish": self.finishing,
+            "block_cpu": self.block_cpu,
+            "check_wall": self.check_wall,
+        }
+
+    def attributes(self, w_out: np.ndarray) -> dict:
+        """What the estimator stores of the fit: the returned pair's certificate
+        (``bounds``) and whether it meets ``tol`` (``certified``), the finishes, the data
+        passes, the certificates' passes, and the blocks' final ``states``."""
+        if self._returned is None:
+            self.output()
+        returned = self._returned
+        return {
+            "bounds": returned.bounds,
+            "certified": self.meets(returned.bounds),
+            "finishes": self.finishes,
+            "data_passes": self.steps / self.problem.n_samples,
+            "certificate_passes": self.passes + returned.passes,
+            "states": self.states,
+        }
+
+    # ---------------------------------------------------------------- internals
+    def meets(self, bounds: dict) -> bool:
+        """Whether certified ``bounds`` meet the relative target: gap ≤ tol·|P|, tol > 0 (the
+        driver's test, :class:`sdca_pegasos.solvers.driver.loop.CheckSchedule`)."""
+        return self.tol > 0.0 and bounds["gap"] <= self.tol * abs(bounds["primal"])
+
+    def _certify(self, w: np.ndarray) -> Certified:
+        p = self.problem
+        return certify(
+            self.client, self.states, self.data, self.groups, w, p.lmbd, self.loss, p.bias,
+            p.n_samples, self.implied, self.bias_step,
+        )  # fmt: skip
+
+    def _checkpoint(self) -> None:
+        """Every block's state written (:func:`checkpoint`); their chains restart from it."""
+        self.states = checkpoint(
+            self.client, self.states, self.templates, self.folder, self.index, self.round,
+            self.sizes, self.problem.n_features, self.n_problems,
+        )  # fmt: skip
+        self.last_checkpoint = self.round
+
+
+def _bounds(bounds: dict) -> Bounds:
+    return Bounds(bounds["primal"], bounds["dual"], bounds["gap"])
+
+
+def _apart(point: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``point``, copied when it is the array ``w`` (the running w, which the next check
+    moves: the returned point is then certified for itself, not as the current pair)."""
+    return point.copy() if point is w else point
 
 
 class Certified(NamedTuple):

@@ -323,18 +323,22 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         A solver that is not epoch-based overrides this method alone.
         """
         engine = self._engine(problem, np.random.default_rng(self.random_state))
+        return run(engine, self._settings(problem))
+
+    def _settings(self, problem: Problem, where: str = "") -> Settings:
+        """How the fit loop drives ``problem``'s engine, from the estimator's parameters;
+        ``where`` names the device in the warning (e.g. ``", device='cuda'"``)."""
         which = "" if len(self.classes_) == 2 else f", class {problem.positive_class}"
-        settings = Settings(
+        return Settings(
             steps=problem.epochs,
             tol=getattr(self, "tol", None) or 0.0,  # solvers without a dual have no `tol`
             relative=self._relative_tol,
             callback=self.callback,
             warn=self._warn_unconverged,
             name=type(self).__name__,
-            detail=which,
+            detail=f"{where}{which}",
             feature_names=getattr(self, "feature_names_in_", None),
         )
-        return run(engine, settings)
 
     # ---------------------------------------------------------------- internals
     def _warm_up_for(self, X, weighted: bool = False) -> None:

@@ -137,7 +137,9 @@ class Settings:
     (``relative``: at most ``tol·|P|``); 0 runs every step and computes no gap.
     ``callback``: called with each step's :class:`EpochInfo`; True stops. ``warn``: a
     ``ConvergenceWarning`` when the steps end above ``tol``; ``name`` (the estimator's) and
-    ``detail`` (e.g. the class of a one-vs-rest problem) say whose; ``feature_names`` (X's
+    ``detail`` (e.g. the class of a one-vs-rest problem) say whose, ``advice`` (sentences: why
+    this fit may be slow, what to try) comes before the generic advice, which names the
+    estimator's ``steps_name`` parameter; ``feature_names`` (X's
     columns', if any) go into its scaling advice. ``check_every``: the gap is computed at least
     every this many steps."""
 
@@ -148,6 +150,8 @@ class Settings:
     warn: bool = True
     name: str = "estimator"
     detail: str = ""
+    advice: str = ""
+    steps_name: str = "max_epochs"
     feature_names: object = None
     check_every: int = GAP_CHECK_EVERY
 
@@ -242,10 +246,17 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
                 bounds = engine.certify(*engine.current(), check=True)
                 converged = schedule.checked(k, bounds, statistic)
         if settings.callback is not None:
-            w, dual_coef = engine.current()
+            pair = []  # the current pair, fetched once if the callback reads it
+
+            def current(pair=pair):
+                if not pair:
+                    pair.append(engine.current())
+                return pair[0]
+
             info = EpochInfo(
                 output=lambda: engine.output()[0],
-                certify=(lambda w=w, d=dual_coef: engine.certify(w, d, check=False))
+                current=current,
+                certify=(lambda: engine.certify(*current(), check=False))
                 if engine.has_dual
                 else None,
                 epoch=k,
@@ -253,8 +264,6 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
                 wall_time=times.wall,
                 setup_time=setup.cpu,
                 setup_wall_time=setup.wall,
-                w=w,
-                dual_coef=dual_coef,
                 gap=None if bounds is None else bounds.gap,
                 primal=None if bounds is None else bounds.primal,
                 dual=None if bounds is None else bounds.dual,
@@ -281,15 +290,21 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
         else:  # an averaged / sampled output: certify what is returned
             returned_gap = engine.certify(w_out, dual_out, check=False).gap
         if settings.warn and not converged and not stopped:
-            returned = "" if returned_gap == bounds.gap else f"; returned pair {returned_gap:.3g}"
+            scale = abs(bounds.primal) if settings.relative else 1.0  # the gap tol bounds
+            returned = (
+                "" if returned_gap == bounds.gap else f"; returned pair {returned_gap / scale:.3g}"
+            )
             warn_unconverged(
                 settings.name,
-                bounds.gap,
+                bounds.gap / scale,
                 settings.tol,
                 settings.steps,
                 f" (last iterate{returned}{settings.detail})",
                 X=problem.X,
                 feature_names=settings.feature_names,
+                relative=settings.relative,
+                steps_name=settings.steps_name,
+                advice=settings.advice,
             )
     return BinaryFit.of_epochs(
         cpu_times,
@@ -319,8 +334,9 @@ def _refuse_divergence(name: str, problem: Problem, w, dual_coef) -> None:
     """No model from non-finite coefficients: a ValueError that says what to do."""
     if np.all(np.isfinite(w)) and (dual_coef is None or np.all(np.isfinite(dual_coef))):
         return
+    big = "" if problem.X is None else f", max |X| = {abs(problem.X).max():.3g}"
     raise ValueError(
-        f"{name} diverged to non-finite coefficients (lmbd={problem.lmbd:g}, max |X| = "
-        f"{abs(problem.X).max():.3g}): the iterates overflowed float64. Scale the features "
-        f"(e.g. StandardScaler) or increase lmbd; no model was stored."
+        f"{name} diverged to non-finite coefficients (lmbd={problem.lmbd:g}{big}): the "
+        "iterates overflowed float64. Scale the features (e.g. StandardScaler) or increase "
+        "lmbd; no model was stored."
     )

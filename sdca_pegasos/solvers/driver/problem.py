@@ -159,16 +159,37 @@ class EpochInfo:
         Bias multiplier.
     positive_class : object
         The class this binary problem calls +1 (one problem per class in one-vs-rest).
+
+    The fields below are an engine's own (its ``record()``), None where the engine keeps
+    none; today only :class:`sdca_pegasos.solvers.cluster.estimator.DaskSVMClassifier`'s
+    rounds (an epoch is a round there, and ``cpu_time`` the blocks' CPU seconds summed):
+
+    data_passes : float or None
+        The local passes' coordinate steps so far, all blocks and rounds, over n
+        (``data_passes_`` at the end).
+    finish : bool or None
+        Whether the round was a finish (``finish``) instead of CoCoA+'s local passes.
+    block_cpu : tuple of float or None
+        Each block's CPU seconds of its local passes this round (a finish: the driver's
+        solve alone); they sum to ``cpu_time``.
+    check_wall : float or None
+        Wall seconds of the round's certificate, after the round's clock stopped (0.0 when
+        the round made no check).
     """
 
     __slots__ = (
         "_certify",
+        "_current",
         "_output",
+        "_pair",
         "bias",
+        "block_cpu",
+        "check_wall",
         "cpu_time",
+        "data_passes",
         "dual",
-        "dual_coef",
         "epoch",
+        "finish",
         "gap",
         "n_active",
         "n_samples_seen",
@@ -176,17 +197,47 @@ class EpochInfo:
         "primal",
         "setup_time",
         "setup_wall_time",
-        "w",
         "wall_time",
     )
 
+    #: The engine's own fields (see above): None unless the engine's ``record()`` gives them.
+    OPTIONAL = ("data_passes", "finish", "block_cpu", "check_wall")
+
     def __init__(
-        self, *, output: Callable[[], np.ndarray], certify: Callable | None = None, **fields
+        self,
+        *,
+        output: Callable[[], np.ndarray],
+        current: Callable[[], tuple] | None = None,
+        certify: Callable | None = None,
+        w: np.ndarray | None = None,
+        dual_coef: np.ndarray | None = None,
+        **fields,
     ):
         self._output = output
         self._certify = certify
+        # the pair, given or fetched from the engine when first read (a device's copy to the
+        # host only for a callback that reads it)
+        self._current = current
+        self._pair = None if current is not None else (w, dual_coef)
+        for name in self.OPTIONAL:
+            setattr(self, name, None)
         for name, value in fields.items():
             setattr(self, name, value)
+
+    def _resolved(self) -> tuple:
+        if self._pair is None:
+            self._pair = self._current()
+        return self._pair
+
+    @property
+    def w(self) -> np.ndarray:
+        """Current iterate, full vector (last entry: bias weight); a live view."""
+        return self._resolved()[0]
+
+    @property
+    def dual_coef(self) -> np.ndarray | None:
+        """Current dual point, or None."""
+        return self._resolved()[1]
 
     @property
     def coef(self) -> np.ndarray:
@@ -241,20 +292,25 @@ def canonical(X):
 
 def warn_unconverged(
     name: str, gap: float, tol: float, max_epochs: int, detail: str = "", X=None,
-    feature_names=None,
+    feature_names=None, relative: bool = False, steps_name: str = "max_epochs",
+    advice: str = "",
 ) -> None:  # fmt: skip
-    """The ``ConvergenceWarning`` of a fit whose gap is above ``tol`` when ``max_epochs`` ran out;
-    ``detail`` (e.g. which class, what was returned) follows the numbers. Given the fit's ``X``
+    """The ``ConvergenceWarning`` of a fit whose gap is above ``tol`` when ``max_epochs``
+    (the estimator's ``steps_name`` parameter) ran out; ``detail`` (e.g. which class, what was
+    returned) follows the numbers, ``relative``: the gap is relative to |P|, as ``tol``.
+    ``advice`` (sentences) comes before the generic advice. Given the fit's ``X``
     (``feature_names``: its columns' names, if any), whose columns' scales differ by orders of
     magnitude, the advice names scaling first
     (:func:`sdca_pegasos.solvers.driver.scales.scaling_advice`): more epochs do not mend it."""
-    advice = "Increase max_epochs or tol (or pass tol=0 to run a fixed number of epochs)."
+    generic = f"Increase {steps_name} or tol (or pass tol=0 to run a fixed number of epochs)."
     scaling = "" if X is None else scaling_advice(X, feature_names)
     if scaling:
-        advice = f"{scaling} or tol (or passing tol=0 to run a fixed number of epochs)."
+        generic = f"{scaling} or tol (or passing tol=0 to run a fixed number of epochs)."
+    said = f"{advice} {generic}" if advice else generic
+    kind = "relative duality gap" if relative else "duality gap"
     warnings.warn(
-        f"{name} did not converge: duality gap {gap:.3g} > tol={tol:g} after "
-        f"max_epochs={max_epochs}{detail}. {advice}",
+        f"{name} did not converge: {kind} {gap:.3g} > tol={tol:g} after "
+        f"{steps_name}={max_epochs}{detail}. {said}",
         ConvergenceWarning,
         stacklevel=caller_stacklevel(),
     )

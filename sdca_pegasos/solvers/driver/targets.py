@@ -5,12 +5,17 @@
 ``class_weight`` and the previous fit: it sets ``classes_``, encodes the ±1 targets of the binary
 problems (one for two classes, one per class in one-vs-rest), gives each problem its weights
 (``sample_weight`` times ``class_weight``) and, for ``warm_start`` and ``partial_fit``, its start
-(:class:`sdca_pegasos.solvers.driver.problem.Init`) from the fitted attributes."""
+(:class:`sdca_pegasos.solvers.driver.problem.Init`) from the fitted attributes.
+
+The maths of the class weights and of the sides' weights is in functions of the classes'
+totals (:func:`class_totals`: each class's number of samples, or its total ``sample_weight``),
+:func:`class_weight_map` and :func:`refuse_weightless_sides`, which
+:class:`sdca_pegasos.solvers.cluster.estimator.DaskSVMClassifier` calls with totals its workers
+computed (the driver there never holds y)."""
 
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _check_sample_weight
 
@@ -34,11 +39,7 @@ class TargetsMixin:
         if classes is None:  # sklearn's full checks (and their messages)
             check_classification_targets(y)
             classes = np.unique(y)
-            if classes.shape[0] == 1:
-                raise ValueError(
-                    f"Classifier can't train when only one class is present: every label is "
-                    f"{classes[0]!r}. Pass samples of at least two classes."
-                )
+            refuse_one_class(classes)
             type_of_target(y, input_name="y", raise_unknown=True)
         self.classes_ = classes
         return [np.where(y == positive, 1.0, -1.0) for positive in self._positive_classes()]
@@ -66,7 +67,8 @@ class TargetsMixin:
         """Weights of the binary problem whose +1 class is ``positive``: ``sample_weight``
         times the class weights. With two classes each class
         gets its weight; in one-vs-rest the positive class gets its weight and the rest 1
-        (as liblinear's and SGDClassifier's one-vs-rest do)."""
+        (as liblinear's and SGDClassifier's one-vs-rest do). A side that weighs nothing is
+        refused (:func:`refuse_weightless_sides`)."""
         weights = None if sample_weight is None else np.array(sample_weight, dtype=np.float64)
         cw = self._class_weights()
         if cw is not None:
@@ -79,40 +81,17 @@ class TargetsMixin:
             weights = per_sample if weights is None else weights * per_sample
         if weights is None:
             return None
-        sides = ((y == positive, f"class {positive}"), (y != positive, f"the rest of {positive}"))
-        if len(self.classes_) == 2:
-            sides = tuple((y == c, f"class {c}") for c in self.classes_)
-        for side, which in sides:
-            if side.any() and not weights[side].max() > 0.0:
-                raise ValueError(
-                    f"sample_weight (times class_weight) is 0 on every sample of {which}: a "
-                    "binary problem needs weight on both sides. Drop those labels from y, or "
-                    "give their samples a weight > 0."
-                )
+        totals = class_totals(self.classes_, y, sample_weight)
+        refuse_weightless_sides(self.classes_, totals, cw, positive)
         return np.ascontiguousarray(weights)
 
     def _set_class_weight_map(self, y, sample_weight) -> None:
         if self.class_weight is None:
             return
-        if isinstance(self.class_weight, dict):
-            unknown = set(self.class_weight) - set(self.classes_.tolist())
-            if unknown:
-                raise ValueError(
-                    f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
-                    f"y's classes {self.classes_.tolist()}."
-                )
-        if self.class_weight == "balanced" and sample_weight is not None:
-            for c in self.classes_:
-                if not sample_weight[y == c].sum() > 0.0:
-                    raise ValueError(
-                        f"class_weight='balanced' divides by each class's total "
-                        f"sample_weight, which is 0 for class {c}: give its samples a weight "
-                        f"> 0 or drop it from y."
-                    )
-        values = compute_class_weight(
-            self.class_weight, classes=self.classes_, y=y, sample_weight=sample_weight
-        )
-        self._class_weight_map = dict(zip(self.classes_.tolist(), values, strict=True))
+        totals = None
+        if isinstance(self.class_weight, str):  # "balanced": from the classes' totals
+            totals = class_totals(self.classes_, y, sample_weight)
+        self._class_weight_map = class_weight_map(self.class_weight, self.classes_, totals)
 
     # ---------------------------------------------------------------- warm start
     def _warm_start_inits(self, X, previous_classes) -> list | None:
@@ -159,6 +138,75 @@ class TargetsMixin:
             )
             for j in range(k)
         ]
+
+
+def class_totals(classes: np.ndarray, y, sample_weight=None) -> np.ndarray:
+    """Each class's number of samples in ``y`` (float64), or its total ``sample_weight``;
+    ``classes``: y's sorted classes."""
+    index = np.searchsorted(classes, y)
+    totals = np.bincount(index, weights=sample_weight, minlength=classes.shape[0])
+    return totals.astype(np.float64, copy=False)
+
+
+def class_weight_map(class_weight, classes: np.ndarray, totals) -> dict | None:
+    """``class_weight`` as {class: weight} (None: every class 1), scikit-learn's meaning: a
+    dict names some classes (the others 1); ``"balanced"`` is n_samples / (n_classes ·
+    count), from the classes' ``totals`` (:func:`class_totals`: counts, or their total
+    ``sample_weight``), as ``sklearn.utils.class_weight.compute_class_weight`` computes it,
+    bit for bit. A dict that names classes not in ``classes``, and ``"balanced"`` with a
+    class whose total is 0, are refused."""
+    if class_weight is None:
+        return None
+    if isinstance(class_weight, dict):
+        unknown = set(class_weight) - set(classes.tolist())
+        if unknown:
+            raise ValueError(
+                f"class_weight names classes {sorted(map(repr, unknown))} that are not in "
+                f"y's classes {classes.tolist()}."
+            )
+        return {c: float(class_weight.get(c, 1.0)) for c in classes.tolist()}
+    totals = np.asarray(totals, dtype=np.float64)
+    for c, total in zip(classes, totals, strict=True):
+        if not total > 0.0:
+            raise ValueError(
+                f"class_weight='balanced' divides by each class's total sample_weight, "
+                f"which is 0 for class {c}: give its samples a weight > 0 or drop it from y."
+            )
+    values = np.sum(totals) / (classes.shape[0] * totals)
+    return dict(zip(classes.tolist(), values.tolist(), strict=True))
+
+
+def refuse_weightless_sides(classes: np.ndarray, totals, class_weights, positive) -> None:
+    """Refuse the binary problem whose +1 class is ``positive`` when one of its sides weighs
+    nothing: ``sample_weight`` times the class weights summed over the side, from the
+    classes' ``totals`` (:func:`class_totals`) and ``class_weights`` (None: every class 1).
+    Two classes: each class, its own weight; one-vs-rest: the positive class, its weight,
+    and the rest, weight 1 (the rest's total is a sum of the other classes' totals, never a
+    difference, which cancellation could make 0 or leave above 0)."""
+    totals = np.asarray(totals, dtype=np.float64)
+    weight = np.array([1.0 if class_weights is None else class_weights[c] for c in classes])
+    if classes.shape[0] == 2:
+        sides = [(totals[k] * weight[k], f"class {c}") for k, c in enumerate(classes)]
+    else:
+        k = int(np.searchsorted(classes, positive))
+        rest = np.delete(totals, k).sum()
+        sides = [(totals[k] * weight[k], f"class {positive}"), (rest, f"the rest of {positive}")]
+    for total, which in sides:
+        if not total > 0.0:
+            raise ValueError(
+                f"sample_weight (times class_weight) is 0 on every sample of {which}: a "
+                "binary problem needs weight on both sides. Drop those labels from y, or "
+                "give their samples a weight > 0."
+            )
+
+
+def refuse_one_class(classes: np.ndarray) -> None:
+    """A classifier needs two classes: refuse ``classes`` (y's) of one."""
+    if classes.shape[0] == 1:
+        raise ValueError(
+            f"Classifier can't train when only one class is present: every label is "
+            f"{classes[0]!r}. Pass samples of at least two classes."
+        )
 
 
 def _two_numeric_classes(y: np.ndarray) -> np.ndarray | None:

@@ -13,7 +13,11 @@ before Numba is first imported): that is how the tests run it on machines withou
 - :mod:`sdca_pegasos.solvers.gpu.certificate`: P(w(α)) and D(α) in float64 on the device, with an
 - outward-rounded allowance, as :func:`sdca_pegasos.solvers.core.objectives.certificate` on the
 - CPU.
-- :mod:`sdca_pegasos.solvers.gpu.sdca`, :mod:`sdca_pegasos.solvers.gpu.pegasos`: the fits.
+- :mod:`sdca_pegasos.solvers.gpu.sdca`, :mod:`sdca_pegasos.solvers.gpu.pegasos`: the engines
+  (:class:`~sdca_pegasos.solvers.gpu.sdca.GPUSDCAEngine`,
+  :class:`~sdca_pegasos.solvers.gpu.pegasos.GPUPegasosEngine`) that the one fit loop,
+  :func:`sdca_pegasos.solvers.driver.loop.run`, drives as it drives the CPU's: its timing
+  (the engines' own: CUDA events), check schedule, callback, certificate and warning.
 """
 
 from __future__ import annotations

@@ -123,30 +123,3 @@ def margins(data: DeviceData, rows, start: int, count: int, w, bias: float, z, m
     kernel = K.margins_csr if data.sparse else K.margins_dense
     blocks = max(1, min(ROW_BLOCKS, count))
     kernel[blocks, K.TPB](*data.rows, rows, start, count, w, bias, z, mag)
-
-
-def epoch_callback(est, problem, epoch: int, times: tuple, w_host, output, result=None):
-    """Call ``est.callback`` with the epoch's :class:`sdca_pegasos.solvers.EpochInfo` (``times``:
-    the update's GPU seconds, its wall seconds and the set-up's wall seconds; ``result``: the
-    epoch's certificate, if one was computed); True if the callback asks to stop."""
-    from sdca_pegasos.solvers.driver.problem import EpochInfo, stops
-
-    gpu_s, wall_s, setup_s = times
-    info = EpochInfo(
-        output=output,
-        epoch=epoch,
-        cpu_time=gpu_s,
-        wall_time=wall_s,
-        setup_time=setup_s,
-        setup_wall_time=setup_s,
-        w=w_host,
-        dual_coef=None,
-        gap=None if result is None else result["gap"],
-        primal=None if result is None else result["primal"],
-        dual=None if result is None else result["dual"],
-        bias=problem.bias,
-        positive_class=problem.positive_class,
-        n_samples_seen=epoch * problem.n_samples,
-        n_active=None,
-    )
-    return stops(est.callback(info))

@@ -19,9 +19,10 @@ class DeviceMixin:
 
     X is copied to the device once per ``fit`` (every one-vs-rest problem reads that copy); the
     copy is dropped when the fit ends. Subclasses run one binary problem on the device in
-    ``_gpu_fit(problem, data)`` (importing their GPU driver there, so that numba-cuda is
-    imported only when a fit asks for the device) and name the options it lacks in
-    ``_gpu_unsupported``."""
+    ``_gpu_fit(problem, data)``: their GPU engine (imported there, so that numba-cuda is
+    imported only when a fit asks for the device), built from plain settings and driven by
+    :func:`sdca_pegasos.solvers.driver.loop.run` as the CPU's engines are; they name the
+    options it lacks in ``_gpu_unsupported``."""
 
     def _gpu_fit(self, problem, data):
         """One binary problem on the device (``data``: X there)."""

@@ -42,10 +42,18 @@ the shared v) are combined as :math:`a + t\Delta a`, :math:`w + t\Delta w` with 
 and :math:`a + t\Delta a` stays in the box for :math:`t \in [0, 1]`. So the dual never decreases,
 whatever σ' (a round that would overshoot is shortened; one that proposes no ascent is not taken),
 and σ' is adapted from the step (:func:`adapt_sigma`): divided by t (by at most 4) when :math:`t <
-1/2`, halved when :math:`t = 1`, kept in [1, K]. The duality gap is computed on the device
-(:mod:`sdca_pegasos.solvers.gpu.certificate`) after epochs 1–10, then after each epoch divisible by
-⌊epoch/10⌋, and for the returned pair; each check rebuilds :math:`w = \tilde w(\alpha)` from α, so
-the drift of the running w never reaches the certificate.
+1/2`, halved when :math:`t = 1`, kept in [1, K].
+
+The rounds are :class:`GPUSDCAEngine`'s, driven by the one fit loop
+(:func:`sdca_pegasos.solvers.driver.loop.run`), whose check schedule
+(:class:`~sdca_pegasos.solvers.driver.loop.CheckSchedule`; the rounds have no KKT statistic)
+says when the duality gap is computed: after rounds 1 and 2, then half way to the round where
+the log-gap of the last two checks, extrapolated, reaches twice the target, every round from
+there, at least every 8th, and always for the returned pair. The gap is computed on the device
+(:mod:`sdca_pegasos.solvers.gpu.certificate`), and each check rebuilds :math:`w = \tilde
+w(\alpha)` from α, so the drift of the running w never reaches the certificate (which rounds
+resynchronise is the schedule's: a fit with ``tol > 0`` takes other iterates than under the
+rule before it, checks after rounds 1–10, then after each round divisible by ⌊round/10⌋).
 
 Not on the GPU (a clear error): ``sampling="iid"``, ``sgd_init``, ``average``,
 ``shrinking``.
@@ -59,10 +67,11 @@ import time
 import numpy as np
 from numba import cuda
 
-from sdca_pegasos.solvers.driver.problem import BinaryFit, Problem, warn_unconverged
+from sdca_pegasos.solvers.driver.loop import Bounds, Engine, Times
+from sdca_pegasos.solvers.driver.problem import Problem
 from sdca_pegasos.solvers.gpu import _kernels as K
 from sdca_pegasos.solvers.gpu.certificate import Certifier
-from sdca_pegasos.solvers.gpu.data import GRID, DeviceData, epoch_callback, row_sq_norms, zeros
+from sdca_pegasos.solvers.gpu.data import GRID, DeviceData, row_sq_norms, zeros
 
 #: Blocks of a round: at most this many (32 resident 32-thread blocks on each of 132 SMs of an
 #: H100/H200), and at least this many rows per block.
@@ -116,131 +125,177 @@ def adapt_sigma(sigma: float, step: float, blocks: int) -> float:
     return min(float(blocks), max(1.0, sigma))
 
 
-def _target(est, tol: float, result: dict) -> float:
-    """The gap aimed at: ``tol``, or ``tol·|P|`` for a relative tolerance (as the CPU driver,
-    :func:`sdca_pegasos.solvers.lambda_path`)."""
-    return tol * abs(result["primal"]) if est._relative_tol else tol
+class GPUSDCAEngine(Engine):
+    r"""SDCA's rounds on the device for one binary problem, for
+    :func:`sdca_pegasos.solvers.driver.loop.run`.
 
+    Built from plain settings: the ``problem``, its X on the device (``data``), the fit's
+    random stream ``rng`` (the permutation the blocks cut, drawn by the timed set-up, then an
+    offset per block each round unless ``cyclic``) and the ``loss``. The gap checks, the
+    callback, the certificate's use and the warning are the driver's; the engine measures its
+    own time (:class:`~sdca_pegasos.solvers.driver.loop.Times`: the set-up's wall seconds, as
+    both of its clocks; a round's device seconds, CUDA events around its kernels, and its wall
+    seconds).
 
-def fit(est, problem: Problem, data: DeviceData) -> BinaryFit:
-    """Solve one binary problem of ``est`` (an SDCAClassifier with ``device="cuda"``)."""
-    n, d = problem.n_samples, problem.n_features
-    loss = est.loss_function
-    lmbd, bias = problem.lmbd, problem.bias
-    tol = est.tol or 0.0
-    rng = np.random.default_rng(est.random_state)
-    cyclic = est._sampling() == "cyclic"
+    Its pair is the certificate's: :meth:`certify` with ``check=True`` (the fit's own check)
+    certifies :math:`(\tilde w(\alpha), \alpha)` of the device's α and resynchronises the
+    running w to :math:`\tilde w(\alpha)`, so that its drift never reaches the next check;
+    :meth:`current` then returns that pair until the next round, and :meth:`output` the very
+    same arrays (the driver certifies it once). ``check=False`` (a callback's
+    ``info.bounds()``) certifies the pair it is given in scratch arrays and changes nothing.
+    """
 
-    t_wall = time.perf_counter()
-    y = cuda.to_device(problem.y)
-    weights = problem.sample_weight
-    c = cuda.to_device(np.ones(n) if weights is None else weights)
-    q = row_sq_norms(data, bias, 1.0 / (lmbd * n))
-    box = loss.box(weights, n)
-    a_host = np.zeros(n)
-    if problem.init is not None:  # warm start: the last α, in the new box
-        a_host = np.clip(problem.y * problem.init.dual_coef, 0.0, box)
-    a = cuda.to_device(a_host)
-    a_new = cuda.device_array(n, dtype=np.float64)
-    certify = Certifier(data, y, c, lmbd, bias, loss)
-    w = zeros(d + 1)
-    if problem.init is not None:
-        w.copy_to_device(certify.weights_of(a)[0])
+    def __init__(self, problem: Problem, data: DeviceData, rng: np.random.Generator, *, loss,
+                 cyclic: bool):  # fmt: skip
+        n, d = problem.n_samples, problem.n_features
+        self.problem, self.data, self.rng, self.loss = problem, data, rng, loss
+        self.cyclic = bool(cyclic)
+        self.blocks = n_blocks(n)
+        self.private = (
+            DENSE_PRIVATE and not data.sparse and self.blocks * (d + 1) * 8 <= MAX_PRIVATE_BYTES
+        )
+        self.sigma = float(self.blocks) if self.private else 1.0
+        self.scale = 1.0 / (problem.lmbd * n)
+        self._pair = None  # the host pair of the last round, once asked (current)
+        self._certificate = None  # the check's certificate of _pair (certify, check=True)
+        self._out = None  # (pair, certificate) of an unchecked round's output
+        self._w_host = self._dual_host = self._scratch = None  # allocated when first needed
 
-    blocks = n_blocks(n)
-    private = DENSE_PRIVATE and not data.sparse and blocks * (d + 1) * 8 <= MAX_PRIVATE_BYTES
-    buf = zeros((blocks if private else 1, d + 1))
-    dw = buf[0] if not private else cuda.device_array(d + 1, dtype=np.float64)
-    order_host = rng.permutation(n).astype(data.all_rows.dtype)
-    order = cuda.to_device(order_host)
-    starts_host = (np.arange(blocks + 1, dtype=np.int64) * n) // blocks
-    starts = cuda.to_device(starts_host)
-    lengths = np.diff(starts_host)
-    rot = cuda.to_device(np.zeros(blocks, dtype=np.int64))
-    stats = cuda.device_array((blocks, 3), dtype=np.float64)
-    dot_part = cuda.device_array((GRID, 2), dtype=np.float64)
-    sigma = float(blocks) if private else 1.0
-    sc = cuda.to_device(np.array([1.0 / (lmbd * n), sigma, bias]))
-    cuda.synchronize()
-    setup_wall = time.perf_counter() - t_wall
+    def setup(self) -> Times:
+        """The device's arrays, the certificate's scratch, a warm start's α and w(α), and the
+        permutation the blocks cut (wall seconds: no device clock runs)."""
+        p, data = self.problem, self.data
+        n, d, blocks = p.n_samples, p.n_features, self.blocks
+        t_wall = time.perf_counter()
+        self.y = cuda.to_device(p.y)
+        weights = p.sample_weight
+        self.c = cuda.to_device(np.ones(n) if weights is None else weights)
+        self.q = row_sq_norms(data, p.bias, self.scale)
+        a_host = np.zeros(n)
+        if p.init is not None:  # warm start: the last α, in the new box
+            a_host = np.clip(p.y * p.init.dual_coef, 0.0, self.loss.box(weights, n))
+        self.a = cuda.to_device(a_host)
+        self.a_new = cuda.device_array(n, dtype=np.float64)
+        self.certifier = Certifier(data, self.y, self.c, p.lmbd, p.bias, self.loss)
+        self.w = zeros(d + 1)
+        if p.init is not None:
+            self.w.copy_to_device(self.certifier.weights_of(self.a)[0])
+        self.buf = zeros((blocks if self.private else 1, d + 1))
+        self.dw = self.buf[0] if not self.private else cuda.device_array(d + 1, dtype=np.float64)
+        self.order = cuda.to_device(self.rng.permutation(n).astype(data.all_rows.dtype))
+        starts = (np.arange(blocks + 1, dtype=np.int64) * n) // blocks
+        self.starts = cuda.to_device(starts)
+        self.lengths = np.diff(starts)
+        self.rot = cuda.to_device(np.zeros(blocks, dtype=np.int64))
+        self.stats = cuda.device_array((blocks, 3), dtype=np.float64)
+        self.dot_part = cuda.device_array((GRID, 2), dtype=np.float64)
+        self.sc = cuda.to_device(np.array([self.scale, self.sigma, p.bias]))
+        cuda.synchronize()
+        wall = time.perf_counter() - t_wall
+        self.events = cuda.event(), cuda.event()
+        return Times(wall, wall)
 
-    start_ev, stop_ev = cuda.event(), cuda.event()
-    gpu_times: list[float] = []
-    wall_times: list[float] = []
-    result = None
-    converged = stopped = False
-    for epoch in range(1, problem.epochs + 1):
-        if not cyclic:
-            rot.copy_to_device(rng.integers(0, lengths))
-        sc.copy_to_device(np.array([1.0 / (lmbd * n), sigma, bias]))
+    def draw(self, step: int) -> None:
+        """The round's offsets (one per block, from the fit's stream; 0 for ``cyclic``) and
+        σ' on the device, untimed."""
+        if not self.cyclic:
+            self.rot.copy_to_device(self.rng.integers(0, self.lengths))
+        self.sc.copy_to_device(np.array([self.scale, self.sigma, self.problem.bias]))
+
+    def step(self, step: int) -> Times:
+        """One round: the blocks' sweeps, the line search and the combination, timed by CUDA
+        events; then, untimed, σ' adapted to the round's step (:func:`adapt_sigma`)."""
+        data, p = self.data, self.problem
+        buf, dw, w = self.buf, self.dw, self.w
+        start_ev, stop_ev = self.events
         t_wall = time.perf_counter()
         start_ev.record()
-        buf_flat = buf.reshape(buf.shape[0] * buf.shape[1])
-        K.fill[GRID, K.TPB](buf_flat, 0.0)
+        K.fill[GRID, K.TPB](buf.reshape(buf.shape[0] * buf.shape[1]), 0.0)
         kernel = K.sdca_round_csr if data.sparse else K.sdca_round_dense
-        kernel[blocks, K.TPB](
-            *data.rows, y, c, q, a, a_new, w, buf, order, starts, rot, sc, loss, stats
+        kernel[self.blocks, K.TPB](
+            *data.rows, self.y, self.c, self.q, self.a, self.a_new, w, buf, self.order,
+            self.starts, self.rot, self.sc, self.loss, self.stats,
+        )  # fmt: skip
+        if self.private:
+            K.sum_rows[p.n_features + 1, K.TPB](buf, dw)
+        K.dots[GRID, K.TPB](w, dw, self.dot_part)
+        parts = self.dot_part.copy_to_host()
+        t = line_search_step(
+            self.stats.copy_to_host(),
+            math.fsum(parts[:, 0]),
+            math.fsum(parts[:, 1]),
+            p.lmbd,
+            p.n_samples,
         )
-        if private:
-            K.sum_rows[d + 1, K.TPB](buf, dw)
-        K.dots[GRID, K.TPB](w, dw, dot_part)
-        parts = dot_part.copy_to_host()
-        step = line_search_step(
-            stats.copy_to_host(), math.fsum(parts[:, 0]), math.fsum(parts[:, 1]), lmbd, n
-        )
-        if step > 0.0:
-            K.combine[GRID, K.TPB](a, a_new, step, c, loss)
-            K.axpy[GRID, K.TPB](w, step, dw)
+        if t > 0.0:
+            K.combine[GRID, K.TPB](self.a, self.a_new, t, self.c, self.loss)
+            K.axpy[GRID, K.TPB](w, t, dw)
         stop_ev.record()
         stop_ev.synchronize()
-        gpu_times.append(start_ev.elapsed_time(stop_ev) / 1e3)
-        wall_times.append(time.perf_counter() - t_wall)
-        # ---- clock stopped: monitoring only below this line
-        sigma = adapt_sigma(sigma, step, blocks)
-        result = None
-        if tol > 0.0 and (epoch <= 10 or epoch % max(1, epoch // 10) == 0):
-            result = certify(a)
-            w.copy_to_device(result["w_device"])  # resync: w = w(α) as the certificate has it
-            converged = result["gap"] <= _target(est, tol, result)
-        if est.callback is not None:
-            w_host = w.copy_to_host() if result is None else result["w"]
-            times = (gpu_times[-1], wall_times[-1], setup_wall)
-            if epoch_callback(est, problem, epoch, times, w_host, lambda w=w_host: w, result):
-                stopped = True
-                break
-        if converged:
-            break
+        times = Times(start_ev.elapsed_time(stop_ev) / 1e3, time.perf_counter() - t_wall)
+        # ---- clock stopped
+        self.sigma = adapt_sigma(self.sigma, t, self.blocks)
+        self._pair = self._certificate = self._out = None
+        return times
 
-    if result is None:  # the returned pair is always the certificate's (w(α), α)
-        result = certify(a)
-        converged = tol > 0.0 and result["gap"] <= _target(est, tol, result)
-    w_out = result["w"]
-    dual_coef = problem.y * a.copy_to_host()
-    if not (np.all(np.isfinite(w_out)) and np.all(np.isfinite(dual_coef))):
-        raise ValueError(
-            f"{type(est).__name__}(device='cuda') diverged to non-finite coefficients: scale "
-            "the features (e.g. StandardScaler) or increase lmbd; no model was stored."
-        )
-    if est._warn_unconverged and tol > 0.0 and not converged and not stopped:
-        warn_unconverged(
-            type(est).__name__, result["gap"], tol, problem.epochs, " (device='cuda')",
-            X=problem.X, feature_names=getattr(est, "feature_names_in_", None),
-        )  # fmt: skip
-    return BinaryFit.of_epochs(
-        gpu_times,
-        wall_times,
-        w=w_out.copy(),
-        dual_coef=dual_coef,
-        setup_time=setup_wall,
-        setup_wall_time=setup_wall,
-        converged=bool(converged),
-        duality_gap=result["gap"] if tol > 0.0 else np.nan,
-        attributes={
-            "primal_": result["primal"],
-            "dual_": result["dual"],
-            "sigma_": sigma,
-        },
-    )
+    def current(self) -> tuple[np.ndarray, np.ndarray]:
+        r"""The running w and the signed α = y·a on the host (copied once a round, into
+        buffers the next round's copy overwrites; after the round's check, the certificate's
+        pair :math:`(\tilde w(\alpha), \alpha)`)."""
+        if self._pair is None:
+            self._allocate()
+            self.w.copy_to_host(self._w_host)
+            K.signed_coef[GRID, K.TPB](self.a, self.y, 1.0, self._scratch)  # y·a, exactly
+            self._scratch.copy_to_host(self._dual_host)
+            self._pair = (self._w_host, self._dual_host)
+        return self._pair
+
+    def _allocate(self) -> None:
+        """The host buffers of :meth:`current` (pinned: the copies run at the bus's speed) and
+        an n-long device scratch, once, when a check or the callback first needs them."""
+        if self._w_host is None:
+            n, d = self.problem.n_samples, self.problem.n_features
+            self._w_host, self._dual_host = cuda.pinned_array(d + 1), cuda.pinned_array(n)
+            self._scratch = cuda.device_array(n, dtype=np.float64)
+
+    def certify(self, w: np.ndarray, dual_coef: np.ndarray, check: bool = True) -> Bounds:
+        r"""The device certificate (:class:`~sdca_pegasos.solvers.gpu.certificate.Certifier`)
+        of :math:`(\tilde w(\alpha), \alpha)`, α = ``dual_coef``: its P bounds
+        :math:`P(\tilde w(\alpha))`, not ``w``'s.
+
+        ``check=True``, the fit's own check of :meth:`current`'s pair: certifies the device's
+        α, resynchronises the device w = :math:`\tilde w(\alpha)` (as the certificate computed
+        it) and makes the certified pair the current one. ``check=False``: ``dual_coef`` is
+        copied to the device's scratch and certified there; no iterate changes."""
+        if check:
+            result = self.certifier(self.a)
+            self.w.copy_to_device(result["w_device"])  # resync: w = w(α) as certified
+            self._pair = (result["w"], self.current()[1])
+            self._certificate = result
+        else:
+            self._allocate()
+            self._scratch.copy_to_device(self.problem.y * dual_coef)  # a = y·α, exactly
+            result = self.certifier(self._scratch)
+        return Bounds(result["primal"], result["dual"], result["gap"])
+
+    def output(self) -> tuple[np.ndarray, np.ndarray]:
+        r"""The certificate's pair :math:`(\tilde w(\alpha), \alpha)`: after the round's
+        check, the very arrays :meth:`current` returns; after a round without one (``tol=0``,
+        or a callback's ``info.output_w()``), that pair certified now, the iterates
+        unchanged."""
+        if self._certificate is not None:
+            return self._pair
+        if self._out is None:
+            dual_coef = self.current()[1]
+            result = self.certifier(self.a)
+            self._out = ((result["w"], dual_coef), result)
+        return self._out[0]
+
+    def attributes(self, w_out: np.ndarray) -> dict:
+        """``primal_`` and ``dual_`` (the returned pair's certified bounds) and ``sigma_``
+        (σ' after the last round)."""
+        result = self._certificate if self._certificate is not None else self._out[1]
+        return {"primal_": result["primal"], "dual_": result["dual"], "sigma_": self.sigma}
 
 
 def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, private=True):
@@ -294,4 +349,4 @@ def cpu_round(X, y, c, q, a, w, order, starts, rot, sigma, scale, bias, loss, pr
     return a_new, buf, stats
 
 
-__all__ = ["adapt_sigma", "cpu_round", "fit", "line_search_step", "n_blocks"]
+__all__ = ["GPUSDCAEngine", "adapt_sigma", "cpu_round", "line_search_step", "n_blocks"]

@@ -297,9 +297,27 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
     _supports_sparse = True
 
     def _gpu_fit(self, problem: Problem, data):
-        from sdca_pegasos.solvers.gpu import pegasos as gpu_pegasos
+        """One binary problem on the device: :class:`~sdca_pegasos.solvers.gpu.pegasos.
+        GPUPegasosEngine` driven by the one fit loop with the CPU's settings."""
+        from sdca_pegasos.solvers.driver.loop import run
+        from sdca_pegasos.solvers.gpu.pegasos import GPUPegasosEngine
 
-        return gpu_pegasos.fit(self, problem, data, weighted=self._mode() == WEIGHTED)
+        start, t0 = self._iteration_counts(problem)
+        mode = self._mode()
+        engine = GPUPegasosEngine(
+            problem,
+            data,
+            np.random.default_rng(self.random_state),
+            loss=self.loss_function,
+            batch_size=int(self.batch_size),
+            average=mode != LAST,
+            weighted=mode == WEIGHTED,
+            projection=bool(self.projection),
+            sampling=resolve_sampling("PegasosClassifier", self.sampling),
+            start=start,
+            t0=t0,
+        )
+        return run(engine, self._settings(problem, ", device='cuda'"))
 
     def __init__(
         self,

@@ -424,9 +424,19 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
     _supports_sparse = True
 
     def _gpu_fit(self, problem: Problem, data):
-        from sdca_pegasos.solvers.gpu import sdca as gpu_sdca
+        """One binary problem on the device: :class:`~sdca_pegasos.solvers.gpu.sdca.
+        GPUSDCAEngine` driven by the one fit loop with the CPU's settings."""
+        from sdca_pegasos.solvers.driver.loop import run
+        from sdca_pegasos.solvers.gpu.sdca import GPUSDCAEngine
 
-        return gpu_sdca.fit(self, problem, data)
+        engine = GPUSDCAEngine(
+            problem,
+            data,
+            np.random.default_rng(self.random_state),
+            loss=self.loss_function,
+            cyclic=self._sampling() == "cyclic",
+        )
+        return run(engine, self._settings(problem, ", device='cuda'"))
 
     def __init__(
         self,

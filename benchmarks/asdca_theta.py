@@ -56,6 +56,7 @@ def certified_dual(X, y, lmbd, gamma) -> float:
         loss="smooth_hinge",
         gamma=gamma,
         tol=1e-10,
+        tol_gap="absolute",
         max_epochs=10**6,
         bias_multiplier=0.0,  # the objectives here have no intercept
         random_state=0,

@@ -104,6 +104,7 @@ def our_solvers() -> list[Solver]:
             est = SDCAClassifier(
                 lmbd=lmbd,
                 tol=tol,
+                tol_gap="absolute",
                 max_epochs=int(max_iter),
                 bias_multiplier=0.0,  # no intercept, as every contender here
                 random_state=0,

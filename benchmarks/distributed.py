@@ -103,6 +103,7 @@ def sdca_reference(X, y, lmbd, targets, max_epochs, shrinking=False):
     clf = SDCAClassifier(
         lmbd=lmbd,
         tol=1e-300,
+        tol_gap="absolute",
         max_epochs=max_epochs,
         random_state=0,
         shrinking=shrinking,

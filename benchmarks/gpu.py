@@ -213,8 +213,8 @@ def gpu_run(X, y, lmbd: float, cap: float) -> dict:
         return time.perf_counter() - t0 > cap
 
     est = SDCAClassifier(
-        lmbd, tol=1e-14, max_epochs=100000, random_state=0, bias_multiplier=0.0,
-        device="cuda", callback=callback,
+        lmbd, tol=1e-14, tol_gap="absolute", max_epochs=100000, random_state=0,
+        bias_multiplier=0.0, device="cuda", callback=callback,
     )  # fmt: skip
     import warnings
 
@@ -260,7 +260,8 @@ def smoke() -> dict:
             X, y = csr_problem(n, 2000, 10, seed=1)
         est = SDCAClassifier(
             1e-3,
-            tol=0.0 if SIMULATED else 1e-9,  # the simulator: 5 epochs, no stopping test
+            tol=0.0 if SIMULATED else 1e-9,
+            tol_gap="absolute",  # the simulator: 5 epochs, no stopping test
             max_epochs=5 if SIMULATED else 3000,
             random_state=0,
             bias_multiplier=1.0,

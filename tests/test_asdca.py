@@ -11,7 +11,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import ASDCAClassifier, SDCAClassifier
-from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core import objectives, passes
 from sdca_pegasos.solvers.sdca import asdca as asdca_module
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 from tests.conftest import gaussian_problem
@@ -134,7 +134,9 @@ def test_dual_stays_feasible_and_weak_duality_holds(small):
 
 def test_reported_objectives_and_gap(small):
     X, y = small
-    est = ASDCAClassifier(lmbd=LMBD, gamma=GAMMA, theta=0.3, tol=1e-8, max_epochs=10_000)
+    est = ASDCAClassifier(
+        lmbd=LMBD, gamma=GAMMA, theta=0.3, tol=1e-8, tol_gap="absolute", max_epochs=10_000
+    )
     est.set_params(random_state=0, bias_multiplier=1.0).fit(X, y)
     w = objectives.full_weights(est.coef_, est.intercept_[0], 1.0)
     assert est.converged_ and est.duality_gap_ <= 1e-8
@@ -155,6 +157,7 @@ def test_averaged_output_is_certified_and_falls_back_before_t0(small):
         average=True,
         max_epochs=20,
         tol=1e-12,
+        tol_gap="absolute",
         random_state=0,
         bias_multiplier=0.0,
     )
@@ -174,10 +177,17 @@ def test_averaged_output_is_certified_and_falls_back_before_t0(small):
         average=True,
         max_epochs=10_000,
         tol=1e-6,
+        tol_gap="absolute",
         bias_multiplier=0.0,
     ).set_params(random_state=0)
     plain = ASDCAClassifier(
-        lmbd=LMBD, gamma=GAMMA, theta=0.3, max_epochs=10_000, tol=1e-6, bias_multiplier=0.0
+        lmbd=LMBD,
+        gamma=GAMMA,
+        theta=0.3,
+        max_epochs=10_000,
+        tol=1e-6,
+        tol_gap="absolute",
+        bias_multiplier=0.0,
     )
     early.fit(X, y)
     plain.set_params(random_state=0).fit(X, y)
@@ -200,12 +210,24 @@ def test_reaches_the_certified_smoothed_optimum():
     X, y = standardised_problem()
     lmbd, gamma = 0.01, 1.0
     ref = SDCAClassifier(
-        lmbd=lmbd, loss="smooth_hinge", gamma=gamma, tol=1e-10, max_epochs=10**6, random_state=0
+        lmbd=lmbd,
+        loss="smooth_hinge",
+        gamma=gamma,
+        tol=1e-10,
+        tol_gap="absolute",
+        max_epochs=10**6,
+        random_state=0,
     ).fit(X, y)
     assert ref.converged_
     d_star = objectives.dual(X, y, ref.dual_coef_, lmbd, gamma)
     est = ASDCAClassifier(
-        lmbd=lmbd, gamma=gamma, theta=0.2, tol=1e-9, max_epochs=2000, random_state=0
+        lmbd=lmbd,
+        gamma=gamma,
+        theta=0.2,
+        tol=1e-9,
+        tol_gap="absolute",
+        max_epochs=2000,
+        random_state=0,
     ).fit(X, y)
     assert est.converged_ and est.n_epochs_ < 200
     assert (est.objective_ - d_star) / d_star <= 1e-6
@@ -331,7 +353,7 @@ def test_coef_shape_and_decision_function(small):
 
 def test_no_compilation_inside_a_fit_after_warm_up(small):
     solvers.warm_up()
-    kernels = [asdca_module._asdca_epoch, objectives._row_sq_norms]
+    kernels = [asdca_module._asdca_epoch, passes._row_sq_norms]
     before = [len(k.signatures) for k in kernels]
     X, y = small
     for dtype in (np.float64, np.float32):

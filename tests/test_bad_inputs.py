@@ -99,7 +99,7 @@ def test_no_warning_when_the_criterion_is_met_absent_or_the_caller_stops(small, 
     X, y = small
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est = cls(lmbd=0.05, random_state=0, **params).fit(X, y)
+        est = cls(tol_gap="absolute", lmbd=0.05, random_state=0, **params).fit(X, y)
     if params["tol"]:
         assert est.converged_ == (params["tol"] == 1e-3)
 
@@ -116,7 +116,9 @@ def test_pegasos_has_no_criterion_and_never_warns(small):
 def test_warm_up_fits_do_not_warn(small, monkeypatch, cls, params):
     """The warm-up's 2-epoch fit on 8 samples never meets tol=1e-8; the real fit does."""
     monkeypatch.setattr(base_module, "WARMED", set())  # force the warm-up fit
-    est = cls(lmbd=0.05, tol=1e-8, max_epochs=100_000, random_state=0, **params)
+    est = cls(
+        lmbd=0.05, tol=1e-8, tol_gap="absolute", max_epochs=100_000, random_state=0, **params
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         est.fit(*small)

@@ -134,14 +134,16 @@ def test_sdca_shrinks_and_finishes_by_default_on_the_cpu(cancer):
     standardised breast cancer)."""
     X, y = cancer
     X = StandardScaler().fit_transform(X)
-    default = SDCAClassifier(random_state=0).fit(X, y)
+    default = SDCAClassifier(tol_gap="absolute", random_state=0).fit(X, y)
     assert default.get_params()["shrinking"] == default.get_params()["finish"] == "auto"
     assert default.shrinking_ is True and default.finish_ is True
-    named = SDCAClassifier(shrinking=True, finish=True, random_state=0).fit(X, y)
+    named = SDCAClassifier(tol_gap="absolute", shrinking=True, finish=True, random_state=0).fit(
+        X, y
+    )
     np.testing.assert_array_equal(default.dual_coef_, named.dual_coef_)
     np.testing.assert_array_equal(default.coef_, named.coef_)
     assert default.n_epochs_ == named.n_epochs_ and default.n_finishes_ >= 1
-    plain = SDCAClassifier(shrinking=False, random_state=0).fit(X, y)
+    plain = SDCAClassifier(tol_gap="absolute", shrinking=False, random_state=0).fit(X, y)
     assert plain.shrinking_ is False and plain.finish_ is False
     assert not hasattr(plain, "n_finishes_")
     assert default.converged_ and plain.converged_

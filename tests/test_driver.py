@@ -189,8 +189,9 @@ def test_plain_sdca_stops_where_a_gap_after_every_epoch_would(problem, seed, tol
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        est = SDCAClassifier(shrinking=False, finish=False, tol=tol, max_epochs=600,
-                             random_state=seed, callback=callback).fit(X, y)  # fmt: skip
+        est = SDCAClassifier(shrinking=False, finish=False, tol=tol, tol_gap="absolute",
+                             max_epochs=600, random_state=seed,
+                             callback=callback).fit(X, y)  # fmt: skip
     first = next((k for k, g in enumerate(every, 1) if g <= tol), None)
     assert est.n_epochs_ == (first if first is not None else 600)
     assert sum(made) < len(made), (sum(made), len(made))

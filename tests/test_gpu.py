@@ -331,7 +331,9 @@ def test_sdca_gpu_reaches_the_exact_optimum(loss, sparse):
     X, y = _problem(n=48, d=3, seed=5, sparse=sparse)
     weights = np.random.default_rng(6).uniform(0.5, 2.0, X.shape[0])
     params = {"lmbd": 0.1, "loss": loss, "gamma": 0.5, "bias_multiplier": 1.0}
-    gpu = SDCAClassifier(**params, tol=1e-8, max_epochs=400, random_state=0, device="cuda")
+    gpu = SDCAClassifier(
+        **params, tol=1e-8, tol_gap="absolute", max_epochs=400, random_state=0, device="cuda"
+    )
     gpu.fit(X, y, sample_weight=weights)
     exact = ExactSVMClassifier(**params, tol=1e-12).fit(X, y, sample_weight=weights)
     assert gpu.converged_ and gpu.duality_gap_ <= 1e-8
@@ -456,8 +458,8 @@ def test_sdca_gpu_checks_follow_the_driver_schedule():
         if info.gap is not None:
             checks[info.epoch] = Bounds(info.primal, info.dual, info.gap)
 
-    est = SDCAClassifier(lmbd=0.1, tol=tol, max_epochs=400, random_state=0, device="cuda",
-                         callback=callback).fit(X, y)  # fmt: skip
+    est = SDCAClassifier(lmbd=0.1, tol=tol, tol_gap="absolute", max_epochs=400, random_state=0,
+                         device="cuda", callback=callback).fit(X, y)  # fmt: skip
     schedule = CheckSchedule(tol)
     for k in range(1, est.n_epochs_ + 1):
         assert schedule.due(k, None) == (k in checks), k

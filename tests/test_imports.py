@@ -235,6 +235,16 @@ def test_no_private_name_across_packages(module):
     assert not found, "\n".join(found)
 
 
+@pytest.mark.parametrize("path", sorted((ROOT / "tools").glob("*.py")), ids=lambda p: p.name)
+def test_no_tool_reads_a_private_name_of_the_project(path):
+    """tools/ (developers' measurements, the mutation runner) reach the solvers through the
+    names they export for it (e.g. ``asdca.epoch_kernel``), never a private one."""
+    module = f"tools.{path.stem}"
+    found = list(_private_uses(module, path, _source(path)))
+    found += _private_attributes(module, path, _source(path))
+    assert not found, "\n".join(found)
+
+
 def _private_definitions(source: str) -> set[str]:
     """Private names a module defines: functions, classes, methods, class attributes, module
     variables, and attributes it assigns on ``self``/``cls``/any object (``x._y = ...``)."""
@@ -286,3 +296,36 @@ def test_the_private_attribute_check_catches_a_reach_into_another_package():
     found = _private_attributes("sdca_pegasos.experiments.probe", probe, source, privates)
     assert len(found) == 2, found
     assert any("._loss_gamma" in f for f in found) and any("._has_dual" in f for f in found)
+
+
+def _longest_chain(graph: dict[str, set[str]], inside: str) -> list[str]:
+    """The longest import chain among the modules under ``inside`` (a list of modules, the
+    importer first): how many floors deep that package is."""
+    local = {m: {d for d in deps if d.startswith(inside)} for m, deps in graph.items()}
+    local = {m: deps for m, deps in local.items() if m.startswith(inside)}
+    memo: dict[str, list[str]] = {}
+
+    def chain(module):
+        if module not in memo:
+            below = [chain(d) for d in sorted(local.get(module, ()))]
+            memo[module] = [module, *max(below, key=len, default=[])]
+        return memo[module]
+
+    return max((chain(m) for m in sorted(local)), key=len, default=[])
+
+
+def test_the_longest_chain_is_found():
+    graph = {"p.a": {"p.b", "p.c"}, "p.b": {"p.c"}, "p.c": {"q.x"}, "q.x": set()}
+    assert _longest_chain(graph, "p") == ["p.a", "p.b", "p.c"]
+
+
+def test_solvers_is_at_most_ten_floors_deep_in_rooms_of_at_most_ten():
+    """ "One fit loop"'s layout targets: the solvers' longest import chain at most 10 modules
+    (it was 15 before the rooms, 12 after, when ``row_sq_norms`` sat in ``objectives``), its
+    top level at most 12 modules, no folder in it over 10."""
+    chain = _longest_chain(import_graph(), f"{PROJECT}.solvers")
+    assert len(chain) <= 10, " -> ".join(chain)
+    solvers = ROOT / PROJECT / "solvers"
+    assert len(list(solvers.glob("*.py"))) <= 12
+    for folder in (p for p in solvers.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        assert len(list(folder.glob("*.py"))) <= 10, folder.name

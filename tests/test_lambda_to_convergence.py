@@ -432,7 +432,7 @@ def test_a_fit_that_ends_off_its_rule_is_refused():
     exp = sweep(cfg)
     task = RunTask(exp, cfg, 0)
     ds = datasets.load("simulated", {})
-    est = make_estimator(task, 1e-4).set_params(tol=1e-3)
+    est = make_estimator(task, 1e-4).set_params(tol=1e-3, tol_gap="absolute")
     recorder = Recorder(ds, 1e-4, est.loss_function, 0.0, True)
     recorder.initial(ds.X_train.shape[1])
     with pytest.raises(RuntimeError, match="give the estimator tol=0"):

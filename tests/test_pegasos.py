@@ -13,7 +13,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import ExactSVMClassifier, PegasosClassifier, SDCAClassifier
-from sdca_pegasos.solvers.core import losses, objectives
+from sdca_pegasos.solvers.core import losses, objectives, passes
 from sdca_pegasos.solvers.core.losses import HINGE, make_loss
 from sdca_pegasos.solvers.core.rows import kernel_rows
 from sdca_pegasos.solvers.pegasos import estimator as pegasos_module
@@ -598,7 +598,7 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
     kernels = [
         peg_kernels.pegasos_single_epoch,
         peg_kernels.pegasos_batch_epoch,
-        objectives._row_sq_norms,
+        passes._row_sq_norms,
     ]
     before = [len(k.signatures) for k in kernels]
     X, y = small

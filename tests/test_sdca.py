@@ -19,7 +19,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import SDCAClassifier
-from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core import objectives, passes
 from sdca_pegasos.solvers.core.losses import HINGE
 from sdca_pegasos.solvers.core.rows import kernel_rows
 from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
@@ -53,6 +53,7 @@ def certified_fit(X, y, lmbd, **params):
         lmbd=lmbd,
         shrinking=False,
         tol=1e-10,
+        tol_gap="absolute",
         max_epochs=200_000,
         bias_multiplier=0.0,
         random_state=0,
@@ -137,6 +138,7 @@ def test_smoothed_hinge_agrees_with_lbfgs():
         gamma=gamma,
         shrinking=False,
         tol=1e-13,
+        tol_gap="absolute",
         max_epochs=100_000,
         random_state=0,
         bias_multiplier=0.0,
@@ -214,6 +216,7 @@ def test_reported_gap_is_an_independent_recomputation(small):
         lmbd=lmbd,
         shrinking=False,
         tol=1e-9,
+        tol_gap="absolute",
         max_epochs=10_000,
         random_state=0,
         callback=callback,
@@ -238,6 +241,7 @@ def test_gap_goes_to_zero(small, loss, gamma):
         gamma=gamma,
         shrinking=False,
         tol=1e-10,
+        tol_gap="absolute",
         max_epochs=50_000,
         random_state=0,
         bias_multiplier=0.0,
@@ -261,6 +265,7 @@ def test_zero_rows_take_their_exact_dual_optimum(loss, gamma, a_zero):
             gamma=gamma,
             shrinking=False,
             tol=1e-10,
+            tol_gap="absolute",
             max_epochs=50_000,
             random_state=0,
             bias_multiplier=0.0,
@@ -641,7 +646,7 @@ def test_setup_and_epoch_durations_lie_within_the_fits_own(small, tol, max_epoch
 def test_no_compilation_inside_a_fit_after_warm_up(small):
     """Every kernel signature a fit needs exists before the fit: nothing compiles in a timer."""
     solvers.warm_up()
-    kernels = [sdca_kernels.sdca_epoch, sdca_kernels.sgd_init_epoch, objectives._row_sq_norms]
+    kernels = [sdca_kernels.sdca_epoch, sdca_kernels.sgd_init_epoch, passes._row_sq_norms]
     before = [len(k.signatures) for k in kernels]
     X, y = small
     for dtype in (np.float64, np.float32):

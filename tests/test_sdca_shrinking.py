@@ -26,7 +26,9 @@ def certified(X, y, lmbd, **params):
     """SDCA to a gap of TOL; no intercept unless ``params`` set one (liblinear's problem);
     plain SDCA unless ``params`` set shrinking, and no exact finish."""
     params = {"bias_multiplier": 0.0, "shrinking": False, "finish": False, **params}
-    est = SDCAClassifier(lmbd=lmbd, tol=TOL, max_epochs=100_000, random_state=0, **params)
+    est = SDCAClassifier(
+        lmbd=lmbd, tol=TOL, tol_gap="absolute", max_epochs=100_000, random_state=0, **params
+    )
     est.fit(X, y)
     assert est.converged_ and est.duality_gap_ <= TOL
     return est
@@ -94,7 +96,7 @@ def test_set_aside_samples_do_not_move_in_a_final_full_pass(record_fit, name, lm
     for seed in range(10):
         est = SDCAClassifier(
             lmbd, loss=loss, gamma=gamma, shrinking=True, finish=False, tol=TOL,
-            max_epochs=100_000, random_state=seed,
+            tol_gap="absolute", max_epochs=100_000, random_state=seed,
         ).fit(X, y)  # fmt: skip
         assert est.converged_ and est.duality_gap_ <= TOL
         dropped = np.setdiff1d(np.arange(n), record.visited[-1])  # not in the last epoch's set
@@ -454,6 +456,7 @@ def test_shrinking_fit_pays_the_exact_gap_rarely_and_certifies_what_it_returns(l
         shrinking=True,
         finish=False,
         tol=1e-8,
+        tol_gap="absolute",
         max_epochs=5000,
         random_state=0,
         callback=lambda info: gaps.append(info.gap),
@@ -482,6 +485,7 @@ def test_shrinking_fit_pays_the_exact_gap_rarely_and_certifies_what_it_returns(l
         lmbd,
         shrinking=False,
         tol=1e-6,
+        tol_gap="absolute",
         max_epochs=20,
         random_state=0,
         callback=both,

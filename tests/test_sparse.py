@@ -13,7 +13,7 @@ from sklearn.svm import LinearSVC
 
 from sdca_pegasos import solvers
 from sdca_pegasos.solvers import ASDCAClassifier, PegasosClassifier, SDCAClassifier
-from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core import objectives, passes
 from sdca_pegasos.solvers.core.losses import make_loss
 from sdca_pegasos.solvers.core.rows import kernel_rows
 from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
@@ -160,6 +160,7 @@ def test_sdca_csr_certificate():
         lmbd=lmbd,
         shrinking=False,
         tol=1e-10,
+        tol_gap="absolute",
         max_epochs=5000,
         random_state=0,
         callback=record,
@@ -314,7 +315,7 @@ def test_no_compilation_inside_a_csr_fit_after_warm_up():
     kernels = [
         sdca_kernels.sdca_epoch,
         sdca_kernels.sgd_init_epoch,
-        objectives._row_sq_norms,
+        passes._row_sq_norms,
     ]
     before = [len(k.signatures) for k in kernels]
     X, y = sparse_problem()
@@ -357,7 +358,13 @@ def test_csr_reaches_liblinear_optimum():
 
     gamma = 0.05
     asd = ASDCAClassifier(
-        lmbd=lmbd, gamma=gamma, tol=1e-9, max_epochs=3000, random_state=0, bias_multiplier=0.0
+        lmbd=lmbd,
+        gamma=gamma,
+        tol=1e-9,
+        tol_gap="absolute",
+        max_epochs=3000,
+        random_state=0,
+        bias_multiplier=0.0,
     )
     asd.fit(Xs, y)
     assert asd.converged_
@@ -387,7 +394,7 @@ def test_sdca_csr_reaches_liblinear_optimum(shrinking, bias):
 
     est = SDCAClassifier(
         lmbd=lmbd, shrinking=shrinking, finish=False, bias_multiplier=bias, tol=1e-10,
-        max_epochs=100_000, random_state=0,
+        tol_gap="absolute", max_epochs=100_000, random_state=0,
     )  # fmt: skip
     est.fit(Xs, y)
     assert est.converged_

@@ -62,7 +62,12 @@ def tight(**params):
     ``params`` set shrinking; no exact finish)."""
     params = {"shrinking": False, "finish": False, **params}
     return SDCAClassifier(
-        tol=1e-13, max_epochs=200_000, bias_multiplier=0.0, random_state=0, **params
+        tol=1e-13,
+        tol_gap="absolute",
+        max_epochs=200_000,
+        bias_multiplier=0.0,
+        random_state=0,
+        **params,
     )
 
 
@@ -111,8 +116,10 @@ def test_weight_zero_is_dropping_and_integer_weight_is_repeating(binary, weights
 def test_weights_of_one_are_no_weights_bit_for_bit(binary):
     X, y = binary
     for est in (
-        SDCAClassifier(0.05, shrinking=False, tol=1e-6, random_state=0),
-        SDCAClassifier(0.05, shrinking=True, finish=False, tol=1e-6, random_state=0),
+        SDCAClassifier(0.05, shrinking=False, tol=1e-6, tol_gap="absolute", random_state=0),
+        SDCAClassifier(
+            0.05, shrinking=True, finish=False, tol=1e-6, tol_gap="absolute", random_state=0
+        ),
         PegasosClassifier(max_epochs=5, random_state=0),
         ASDCAClassifier(max_epochs=5, tol=0, random_state=0),
     ):
@@ -315,7 +322,13 @@ def test_squared_hinge_is_certified_and_agrees_with_liblinear(binary, shrinking)
 def test_warm_start_at_the_same_lmbd_starts_at_the_optimum(binary):
     X, y = binary
     est = SDCAClassifier(
-        0.05, shrinking=False, tol=1e-10, max_epochs=10_000, random_state=0, warm_start=True
+        0.05,
+        shrinking=False,
+        tol=1e-10,
+        tol_gap="absolute",
+        max_epochs=10_000,
+        random_state=0,
+        warm_start=True,
     )
     cold_epochs = est.fit(X, y).n_epochs_
     first_gap = []
@@ -328,7 +341,9 @@ def test_warm_start_at_the_same_lmbd_starts_at_the_optimum(binary):
 def test_warm_start_keeps_the_dual_point_and_recomputes_w(binary, cls):
     """The next fit's first epoch starts from the last α, with w(α) for the new λ."""
     X, y = binary
-    est = cls(lmbd=0.1, tol=1e-8, max_epochs=5000, random_state=0, warm_start=True).fit(X, y)
+    est = cls(
+        lmbd=0.1, tol=1e-8, tol_gap="absolute", max_epochs=5000, random_state=0, warm_start=True
+    ).fit(X, y)
     alpha = est.dual_coef_.copy()
     est.set_params(lmbd=0.02, max_epochs=1, tol=0)
     # the starting point: the last α with w(α) for the new λ, far better than zero

@@ -1,12 +1,11 @@
 """Does the dense ASDCA epoch's four-rows-per-pass form pay? Blocked versus row-by-row.
 
 Run with ``.venv/bin/python tools/asdca_blocked.py`` (``--help`` for options). A developer's
-measurement, not a benchmark of the solvers' API: it compiles a variant of a private kernel, so it
-lives in tools/, where reaching into :mod:`sdca_pegasos.solvers.sdca.asdca`'s kernels is allowed.
-The epoch kernel :func:`sdca_pegasos.solvers.sdca.asdca._asdca_epoch` takes a dense batch through
-``_scores_dense4`` and ``_add_dense4`` (four rows per pass over z and v_e); the row-by-row form is
-the same epoch with the helpers CSR rows use (``_scores_rowwise``, ``_add_rowwise``: one row per
-pass, through the row-access layer), compiled here from the epoch's own source. Both run the same
+measurement, not a benchmark of the solvers' API: it times two forms of the epoch kernel, which
+:func:`sdca_pegasos.solvers.sdca.asdca.epoch_kernel` gives. The kernel takes a dense batch four
+rows per pass over z and v_e; the row-by-row form (``epoch_kernel(rowwise=True)``) is the same
+epoch with the batch products CSR rows use (one row per pass, through the row-access layer),
+compiled from the epoch's own source. Both run the same
 epochs (same index arrays, same start) on a dense standard-normal X (λ = 0.01 so that θ‖x_i‖²/(γλn)
 < 1: the iteration is stable), alternating, each timed in CPU time (``time.process_time``) after a
 warm-up; the table gives the median seconds per epoch and their ratio."""
@@ -15,24 +14,12 @@ from __future__ import annotations
 
 import argparse
 import time
-import types
 
 import numpy as np
-from numba import njit
 
-from sdca_pegasos.solvers.core.rows import FASTMATH, kernel_rows
+from sdca_pegasos.solvers.core.rows import kernel_rows
 from sdca_pegasos.solvers.core.sampling import distinct_batches
 from sdca_pegasos.solvers.sdca import asdca
-
-
-def _rowwise_epoch():
-    """:func:`sdca_pegasos.solvers.sdca.asdca._asdca_epoch` compiled with the row-by-row batch
-    helpers."""
-    py = asdca._asdca_epoch.py_func
-    scope = dict(py.__globals__)
-    scope["_batch_scores"] = asdca._scores_rowwise
-    scope["_add_batch"] = asdca._add_rowwise
-    return njit(fastmath=FASTMATH)(types.FunctionType(py.__code__, scope, "rowwise_epoch"))
 
 
 def _state(n, d, m, theta, lmbd):
@@ -71,7 +58,7 @@ def main() -> None:
     rows = kernel_rows(X, y, np.empty(0), None, 1.0)
     orders = [distinct_batches(rng, n, m) for _ in range(args.epochs)]
     iters = -(-n // m)
-    forms = {"blocked": asdca._asdca_epoch, "rowwise": _rowwise_epoch()}
+    forms = {"blocked": asdca.epoch_kernel(), "rowwise": asdca.epoch_kernel(rowwise=True)}
 
     def run(kernel):
         it, params = _state(n, d, m, args.theta, args.lmbd)

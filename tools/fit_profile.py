@@ -52,8 +52,8 @@ def ours(X, y, lmbd, tol, p_lower, repeats) -> None:
 
     def make(callback=None):  # the bench's "SDCA-Perm + shrinking + finish (ours)"
         return SDCAClassifier(
-            lmbd=lmbd, tol=tol, max_epochs=100_000, bias_multiplier=0.0, random_state=0,
-            shrinking=True, finish=True, callback=callback,
+            lmbd=lmbd, tol=tol, tol_gap="absolute", max_epochs=100_000, bias_multiplier=0.0,
+            random_state=0, shrinking=True, finish=True, callback=callback,
         )  # fmt: skip
 
     make().fit(X, y)  # compiled, warm

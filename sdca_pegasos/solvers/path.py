@@ -105,10 +105,10 @@ def lambda_path(
         """Every λ to the relative gap: the driver's ``tol`` test, relative (its exact gap
         still computed only when the KKT statistic predicts it, with shrinking); the
         path warns for the λ that miss it, not each fit."""
-        est._relative_tol, est._warn_unconverged = True, False
+        est._warn_unconverged = False
         return est
 
-    est = prepared(clone(estimator).set_params(tol=rel_gap, warm_start=warm))
+    est = prepared(clone(estimator).set_params(tol=rel_gap, tol_gap="relative", warm_start=warm))
     points, missed = [], []
     bias = float(est.bias_multiplier)
     for lmbd in lmbds:

@@ -78,9 +78,10 @@ from sdca_pegasos.solvers.core.passes import (
     as_sample_weight,
     feasible,
     row_margin,
+    row_sq_norms,
     train_pass,
 )
-from sdca_pegasos.solvers.core.rows import FASTMATH, kernel_rows, n_rows, row_axpy, row_sq_norm
+from sdca_pegasos.solvers.core.rows import FASTMATH, kernel_rows, n_rows, row_axpy
 
 __all__ = [
     "C_to_lmbd",
@@ -183,30 +184,6 @@ def _dual_weights(rows, dual_coef, scale, out):
     out[d] = total * rows.bias
     for k in range(d + 1):
         out[k] *= scale
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def _row_sq_norms(rows, out):
-    """out[i] = ‖x_i‖² + B², float64 accumulation
-    (:func:`sdca_pegasos.solvers.core.rows.row_sq_norm`).
-
-    rows : DenseRows or CSRRows (n samples) ; out : (n,) float64.
-    """
-    b2 = rows.bias * rows.bias
-    for i in range(n_rows(rows)):
-        out[i] = row_sq_norm(rows, i) + b2
-
-
-def row_sq_norms(X: np.ndarray, bias: float = 0.0, out: np.ndarray | None = None) -> np.ndarray:
-    r"""Squared norms :math:`\|\tilde x_i\|^2 = \|x_i\|^2 + B^2`, shape (n_samples,).
-
-    ``out``: a float64 array of shape (n_samples,) to fill (the solvers' timed set-up), else
-    a new one.
-    """
-    X = as_data(X)
-    out = np.empty(X.shape[0]) if out is None else out
-    _row_sq_norms(kernel_rows(X, _NO_NORMS, _NO_NORMS, None, bias), out)
-    return out
 
 
 def margins(X: np.ndarray, y: np.ndarray, w: np.ndarray, bias: float = 0.0) -> np.ndarray:

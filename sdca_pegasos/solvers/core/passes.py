@@ -19,7 +19,15 @@ from numba import njit
 
 from sdca_pegasos.solvers.core import losses
 from sdca_pegasos.solvers.core.losses import Loss
-from sdca_pegasos.solvers.core.rows import FASTMATH, n_rows, row_axpy, row_dot, weight_of
+from sdca_pegasos.solvers.core.rows import (
+    FASTMATH,
+    kernel_rows,
+    n_rows,
+    row_axpy,
+    row_dot,
+    row_sq_norm,
+    weight_of,
+)
 
 __all__ = [
     "FEASIBILITY_SLACK",
@@ -31,6 +39,7 @@ __all__ = [
     "feasible",
     "misclassified",
     "row_margin",
+    "row_sq_norms",
     "train_pass",
 ]
 
@@ -193,3 +202,31 @@ def train_pass(rows, w, w_out, with_out, dual_coef, loss, own, scale, with_dual,
         for k in range(d + 1):
             w_alpha[k] *= scale
     return hinge, smooth, errors, hinge_out, errors_out
+
+
+#: An empty array: no labels or no norms given to :func:`kernel_rows`.
+_NO_ARRAY = np.empty(0)
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def _row_sq_norms(rows, out):
+    """out[i] = ‖x_i‖² + B², float64 accumulation
+    (:func:`sdca_pegasos.solvers.core.rows.row_sq_norm`).
+
+    rows : DenseRows or CSRRows (n samples) ; out : (n,) float64.
+    """
+    b2 = rows.bias * rows.bias
+    for i in range(n_rows(rows)):
+        out[i] = row_sq_norm(rows, i) + b2
+
+
+def row_sq_norms(X: np.ndarray, bias: float = 0.0, out: np.ndarray | None = None) -> np.ndarray:
+    r"""Squared norms :math:`\|\tilde x_i\|^2 = \|x_i\|^2 + B^2`, shape (n_samples,).
+
+    ``out``: a float64 array of shape (n_samples,) to fill (the solvers' timed set-up), else
+    a new one.
+    """
+    X = as_data(X)
+    out = np.empty(X.shape[0]) if out is None else out
+    _row_sq_norms(kernel_rows(X, _NO_ARRAY, _NO_ARRAY, None, bias), out)
+    return out

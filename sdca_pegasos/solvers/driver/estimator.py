@@ -58,6 +58,7 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         "lmbd": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "max_epochs": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left"), None],
+        "tol_gap": [StrOptions({"relative", "absolute", "warn"})],
         "bias_multiplier": [Interval(Real, 0, None, closed="left")],
         "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
         "class_weight": [dict, StrOptions({"balanced"}), None],
@@ -89,10 +90,6 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
 
     #: ConvergenceWarning when max_epochs ends a fit before tol is met (False: warm-up fits).
     _warn_unconverged = True
-    #: ``tol`` relative to the primal value: stop once gap <= tol·|P| (set by
-    #: :func:`sdca_pegasos.solvers.lambda_path`, whose every λ goes to the same relative gap; the
-    #: exact gap is then still computed only when the KKT statistic predicts it).
-    _relative_tol = False
 
     # ---------------------------------------------------------------- what others may read
     @property
@@ -329,10 +326,12 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         """How the fit loop drives ``problem``'s engine, from the estimator's parameters;
         ``where`` names the device in the warning (e.g. ``", device='cuda'"``)."""
         which = "" if len(self.classes_) == 2 else f", class {problem.positive_class}"
+        reading = getattr(self, "tol_gap", "relative")  # solvers without a dual have no `tol`
         return Settings(
             steps=problem.epochs,
-            tol=getattr(self, "tol", None) or 0.0,  # solvers without a dual have no `tol`
-            relative=self._relative_tol,
+            tol=getattr(self, "tol", None) or 0.0,
+            relative=reading == "relative",
+            tol_gap_warning=reading == "warn",
             callback=self.callback,
             warn=self._warn_unconverged,
             name=type(self).__name__,

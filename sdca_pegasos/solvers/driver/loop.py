@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -29,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from sdca_pegasos.solvers.core.monitoring import EpochMetrics
+from sdca_pegasos.solvers.core.runtime import caller_stacklevel
 from sdca_pegasos.solvers.driver.problem import (
     BinaryFit,
     EpochInfo,
@@ -44,6 +46,9 @@ GAP_CHECK_EVERY = 8
 #: Without a statistic, every step is checked once the extrapolated gap is within this factor
 #: of the target (a gap that wanders around its trend dips below the target first there).
 NEAR = 2.0
+#: The release from which ``tol`` is the relative gap in every estimator (``tol_gap``'s
+#: default ``'relative'``), and the one that removes its absolute reading.
+TOL_GAP_CHANGE, TOL_GAP_REMOVAL = "0.2", "0.3"
 
 
 class Times(NamedTuple):
@@ -141,7 +146,10 @@ class Settings:
     this fit may be slow, what to try) comes before the generic advice, which names the
     estimator's ``steps_name`` parameter; ``feature_names`` (X's
     columns', if any) go into its scaling advice. ``check_every``: the gap is computed at least
-    every this many steps."""
+    every this many steps. ``tol_gap_warning``: ``tol`` is read as an absolute gap (not
+    ``relative``) only for the deprecation period of that reading (an estimator's
+    ``tol_gap='warn'``): a ``FutureWarning`` says so when the relative reading would have ended
+    the fit at another step (:func:`relative_reading`; not without ``warn``)."""
 
     steps: int
     tol: float = 0.0
@@ -154,6 +162,7 @@ class Settings:
     steps_name: str = "max_epochs"
     feature_names: object = None
     check_every: int = GAP_CHECK_EVERY
+    tol_gap_warning: bool = False
 
 
 @dataclass
@@ -178,11 +187,15 @@ class CheckSchedule:
     The first two steps are always checked (a line needs two points), and the returned pair is
     always certified (:func:`run`).
 
-    ``tol``: the target (``relative``: relative to the last check's |P|)."""
+    ``tol``: the target (``relative``: relative to the last check's |P|). ``looser``: the
+    checks aim at the looser of ``tol`` and ``tol·|P|`` while the stop stays ``tol`` (the
+    deprecation period of the absolute reading, whose warning needs where each reading
+    stops: every step is checked from near the first of the two)."""
 
     tol: float
     relative: bool = False
     every: int = GAP_CHECK_EVERY
+    looser: bool = False
     #: (step, gap, statistic) of the checks made so far (the last two are what predicts)
     checks: list = field(default_factory=list)
 
@@ -192,7 +205,7 @@ class CheckSchedule:
         return self._target
 
     def __post_init__(self):
-        self._target = self.tol
+        self._target = self._aim = self.tol
 
     def due(self, step: int, statistic: float | None) -> bool:
         """Whether ``step`` computes the gap."""
@@ -204,14 +217,14 @@ class CheckSchedule:
         if statistic is not None and reference is not None:
             if not reference > 0.0:
                 return True
-            return statistic <= reference * self._target / gap
+            return statistic <= reference * self._aim / gap
         if len(self.checks) < 2:
             return True
         before, gap_before, _ = self.checks[-2]
         if not (gap_before > 0.0 and gap < gap_before):
             return True  # no progress to extrapolate: check every step (up to `every`)
         rate = (math.log(gap) - math.log(gap_before)) / (at - before)  # < 0
-        reach = (math.log(NEAR * self._target) - math.log(gap)) / rate  # steps from `at`
+        reach = (math.log(NEAR * self._aim) - math.log(gap)) / rate  # steps from `at`
         return step - at >= reach / 2.0  # half way there: the line is only a prediction
 
     def checked(self, step: int, bounds: Bounds, statistic: float | None) -> bool:
@@ -219,6 +232,9 @@ class CheckSchedule:
         self.checks.append((step, bounds.gap, statistic))
         if self.relative:
             self._target = self.tol * abs(bounds.primal)
+        self._aim = (
+            max(self._target, self.tol * abs(bounds.primal)) if self.looser else self._target
+        )
         return bounds.gap <= self._target
 
 
@@ -228,11 +244,13 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
     certifies = settings.tol > 0.0 and engine.has_dual
     setup = _timed(engine.setup)
 
-    schedule = CheckSchedule(settings.tol, settings.relative, settings.check_every)
+    looser = settings.warn and settings.tol_gap_warning and not settings.relative
+    schedule = CheckSchedule(settings.tol, settings.relative, settings.check_every, looser)
     cpu_times: list[float] = []
     wall_times: list[float] = []
     bounds = None  # the last step's check (None: it made none)
     converged = stopped = False
+    relative_stop = None  # the first checked step whose gap is at most tol·|P|
     for k in range(1, settings.steps + 1):
         engine.draw(k)
         times = _timed(engine.step, k)
@@ -245,6 +263,8 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
             if schedule.due(k, statistic):
                 bounds = engine.certify(*engine.current(), check=True)
                 converged = schedule.checked(k, bounds, statistic)
+                if relative_stop is None and bounds.gap <= settings.tol * abs(bounds.primal):
+                    relative_stop = k
         if settings.callback is not None:
             pair = []  # the current pair, fetched once if the callback reads it
 
@@ -280,6 +300,8 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
     if certifies and bounds is None:  # the last step made no check: the returned pair's
         bounds = engine.certify(*engine.current(), check=True)
         converged = schedule.checked(len(cpu_times), bounds, engine.statistic())
+        if relative_stop is None and bounds.gap <= settings.tol * abs(bounds.primal):
+            relative_stop = len(cpu_times)
     w_out, dual_out = engine.output()
     _refuse_divergence(settings.name, problem, w_out, dual_out)
     returned_gap = np.nan
@@ -306,6 +328,18 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
                 steps_name=settings.steps_name,
                 advice=settings.advice,
             )
+        if looser:
+            differs = relative_reading(
+                settings.tol,
+                bounds,
+                len(cpu_times),
+                relative_stop,
+                converged,
+                settings.steps,
+                unit=settings.steps_name.removeprefix("max_").removesuffix("s"),
+            )
+            if differs:
+                warn_tol_gap(settings.name, settings.tol, bounds.primal, differs)
     return BinaryFit.of_epochs(
         cpu_times,
         wall_times,
@@ -317,6 +351,46 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
         duality_gap=returned_gap,
         iterations=engine.iterations(),
         attributes=engine.attributes(w_out),
+    )
+
+
+def relative_reading(
+    tol: float, bounds: Bounds, last: int, relative_stop: int | None, converged: bool,
+    steps: int, unit: str = "step",
+) -> str:  # fmt: skip
+    """How a fit read with an absolute ``tol`` would have ended with the relative one, in
+    words ('' when it ends at the same step): ``bounds`` are the ``last`` step's check,
+    ``relative_stop`` the first checked step whose gap was at most ``tol·|P|`` (None: none),
+    ``converged`` whether the absolute gap met ``tol``, ``steps`` the budget; ``unit`` names a
+    step (``"epoch"``, ``"round"``).
+
+    Read at the steps the fit checked: with the schedule's ``looser`` aim, every step from
+    near the looser of the two targets, so each reading's first step below its target."""
+    if relative_stop is not None and relative_stop < last:
+        return f"stop after {unit} {relative_stop} instead of {last}"
+    if relative_stop is None and converged:
+        more = "go on" if last < steps else "end without meeting tol"
+        return (
+            f"{more} after {unit} {last}: its gap {bounds.gap:.3g} is at most tol but above "
+            f"tol·|P| = {tol * abs(bounds.primal):.3g}"
+        )
+    if relative_stop == last and not converged:
+        return f"meet tol at {unit} {last}, where the absolute gap {bounds.gap:.3g} does not"
+    return ""
+
+
+def warn_tol_gap(name: str, tol: float, primal: float, differs: str) -> None:
+    """The ``FutureWarning`` of a fit whose absolute reading of ``tol`` (its estimator's
+    ``tol_gap='warn'``, the default until the relative reading becomes it) ended it at another
+    step than the relative one would: ``differs`` says how (:func:`relative_reading`)."""
+    warnings.warn(
+        f"{name}: tol={tol:g} is read as an absolute duality gap P - D (tol_gap='warn', the "
+        f"default of this release); from {TOL_GAP_CHANGE} on tol bounds the relative gap "
+        f"(P - D)/|P|, as in DaskSVMClassifier and ExactSVMClassifier, and this fit (P = "
+        f"{primal:.3g}) would then {differs}. Pass tol_gap='relative' to adopt that reading "
+        f"now, or tol_gap='absolute' to keep this one (removed in {TOL_GAP_REMOVAL}).",
+        FutureWarning,
+        stacklevel=caller_stacklevel(),
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from sdca_pegasos.solvers.core import objectives
+from sdca_pegasos.solvers.core.passes import row_sq_norms
 
 #: Largest ‖x̃‖²/λ (and 1/(λn)) a fit accepts. Every iterate is bounded by ~‖x̃‖/λ (w(α) of
 #: SDCA/ASDCA, a sum of Pegasos steps 1/(λt)·x̃), so margins stay below ~ (1 + ln T)·‖x̃‖²/λ;
@@ -68,7 +68,7 @@ def check_lmbd(X, lmbd: float, *, bias: float = 0.0, sample_weight=None, big=Non
     with np.errstate(over="ignore"):
         r2 = (np.float64(big) ** 2 * X.shape[1] + np.float64(bias) ** 2) * c_max
         if not r2 / lmbd <= _SCALE_LIMIT:  # the bound fails: the exact largest norm
-            r2 = float(objectives.row_sq_norms(X, bias).max()) * c_max
+            r2 = float(row_sq_norms(X, bias).max()) * c_max
     if not np.isfinite(r2):
         raise ValueError(
             f"X is too large for float64: a squared row norm ||x_i||^2 overflows "

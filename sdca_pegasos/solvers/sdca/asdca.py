@@ -95,6 +95,7 @@ batch's columns and only those are cleared (on dense rows, all of :math:`v_e`). 
 from __future__ import annotations
 
 import math
+import types
 from numbers import Integral, Real
 from typing import NamedTuple
 
@@ -454,6 +455,18 @@ def _asdca_epoch(rows, it, params, indices, t_start):
     scal[0], scal[1] = se, sigma
 
 
+def epoch_kernel(rowwise: bool = False):
+    """The epoch kernel (:func:`_asdca_epoch`, compiled), or with ``rowwise`` the same source
+    compiled with the row-by-row batch products of CSR rows (:func:`_scores_rowwise`,
+    :func:`_add_rowwise`) for dense rows too: the form the four-row products replaced, which
+    ``tools/asdca_blocked.py`` times against it (the same arithmetic, another order)."""
+    if not rowwise:
+        return _asdca_epoch
+    source = _asdca_epoch.py_func
+    scope = {**source.__globals__, "_batch_scores": _scores_rowwise, "_add_batch": _add_rowwise}
+    return njit(fastmath=FASTMATH)(types.FunctionType(source.__code__, scope, "rowwise_epoch"))
+
+
 class ASDCAEngine(Engine):
     """ASDCA's epochs on one binary problem, for :func:`sdca_pegasos.solvers.driver.loop.run`.
 
@@ -588,8 +601,19 @@ class ASDCAClassifier(BaseLinearSVM):
         :math:`t_0` in iterations, clipped to the total; None: half of all iterations.
     max_epochs : int, default=100
     tol : float or None, default=1e-5
-        Stop when :math:`P_\gamma(w) - D_\gamma(\alpha) \le` ``tol`` (exact, after each epoch,
-        outside the timer). 0 or None: run all epochs, compute no gap.
+        Stop when the exact gap :math:`P_\gamma(w) - D_\gamma(\alpha)` is at most ``tol`` (read
+        as ``tol_gap`` says), computed outside the timer after the epochs the fit loop's check
+        schedule picks, and always for the returned pair. 0 or None: run all epochs, compute no
+        gap.
+    tol_gap : {"relative", "absolute", "warn"}, default="warn"
+        How ``tol`` bounds the gap. ``"relative"``: :math:`(P - D)/|P| \le` ``tol``, the reading
+        of :class:`~sdca_pegasos.solvers.DaskSVMClassifier` and
+        :class:`~sdca_pegasos.solvers.ExactSVMClassifier`, and this estimator's default from
+        release 0.2 (it means the same precision whatever the objective's scale: class weights,
+        sample weights or a separable problem's tiny P). ``"absolute"``: :math:`P - D \le`
+        ``tol``, this estimator's reading until then; removed in 0.3. ``"warn"`` (the default
+        of this release): the absolute reading, with a ``FutureWarning`` when the relative one
+        would have ended the fit at another epoch (README, "Stopping").
     bias_multiplier : float, default=1.0
         :math:`B \ge 0`: intercept :math:`B w_b` through a constant feature :math:`B`,
         regularised like the other weights (the default 1.0 is ``LinearSVC``'s
@@ -651,6 +675,7 @@ class ASDCAClassifier(BaseLinearSVM):
         avg_start=None,
         max_epochs=100,
         tol=1e-5,
+        tol_gap="warn",
         bias_multiplier=1.0,
         random_state=None,
         class_weight=None,
@@ -665,6 +690,7 @@ class ASDCAClassifier(BaseLinearSVM):
         self.avg_start = avg_start
         self.max_epochs = max_epochs
         self.tol = tol
+        self.tol_gap = tol_gap
         self.bias_multiplier = bias_multiplier
         self.random_state = random_state
         self.class_weight = class_weight

@@ -327,13 +327,22 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         At most this many epochs (``LinearSVC``'s ``max_iter=1000``; at λ = 1/n plain SDCA
         needs a few hundred to reach ``tol=1e-5`` on standardised data).
     tol : float or None, default=1e-5
-        Stop when the exact duality gap :math:`P(w(\alpha)) - D(\alpha) \le` ``tol``, checked
-        outside the timer after each epoch (with ``shrinking``, after those whose
-        projected-gradient range predicts it, at least every
-        :data:`sdca_pegasos.solvers.driver.problem.GAP_CHECK_EVERY`-th:
-        :func:`sdca_pegasos.solvers.driver.problem.gap_due`), and always for the returned pair.
-        ``0`` or ``None``: run all epochs and compute no gap at all (``duality_gap_`` is then NaN;
-        see :meth:`duality_gap`).
+        Stop when the exact duality gap :math:`P(w(\alpha)) - D(\alpha)` is at most ``tol``
+        (read as ``tol_gap`` says), computed outside the timer after the epochs the fit loop's
+        check schedule picks (those where it can stop the fit, at least every
+        :data:`sdca_pegasos.solvers.driver.loop.GAP_CHECK_EVERY`-th:
+        :class:`sdca_pegasos.solvers.driver.loop.CheckSchedule`), and always for the returned
+        pair. ``0`` or ``None``: run all epochs and compute no gap at all (``duality_gap_`` is
+        then NaN; see :meth:`duality_gap`).
+    tol_gap : {"relative", "absolute", "warn"}, default="warn"
+        How ``tol`` bounds the gap. ``"relative"``: :math:`(P - D)/|P| \le` ``tol``, the reading
+        of :class:`~sdca_pegasos.solvers.DaskSVMClassifier` and
+        :class:`~sdca_pegasos.solvers.ExactSVMClassifier`, and this estimator's default from
+        release 0.2 (it means the same precision whatever the objective's scale: class weights,
+        sample weights or a separable problem's tiny P). ``"absolute"``: :math:`P - D \le`
+        ``tol``, this estimator's reading until then; removed in 0.3. ``"warn"`` (the default
+        of this release): the absolute reading, with a ``FutureWarning`` when the relative one
+        would have ended the fit at another epoch (README, "Stopping").
     bias_multiplier : float, default=1.0
         :math:`B \ge 0`: learn an intercept through a constant feature of value :math:`B`
         (regularised like the other weights, as in VLFeat): the default 1.0 is
@@ -452,6 +461,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         finish="auto",
         max_epochs=1000,
         tol=1e-5,
+        tol_gap="warn",
         bias_multiplier=1.0,
         random_state=None,
         class_weight=None,
@@ -470,6 +480,7 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         self.finish = finish
         self.max_epochs = max_epochs
         self.tol = tol
+        self.tol_gap = tol_gap
         self.bias_multiplier = bias_multiplier
         self.random_state = random_state
         self.class_weight = class_weight

@@ -17,8 +17,9 @@ import numpy as np
 from numba import njit
 from numba.extending import overload
 
-from sdca_pegasos.solvers.core import losses, objectives
+from sdca_pegasos.solvers.core import losses
 from sdca_pegasos.solvers.core.losses import HINGE, Loss
+from sdca_pegasos.solvers.core.passes import row_sq_norms
 from sdca_pegasos.solvers.core.rows import (
     FASTMATH,
     ROW_AHEAD,
@@ -614,7 +615,7 @@ def kernel_inputs(X, y, lmbd: float, *, lmbd_n: float | None = None, shrinking=F
     (w = α = 0, last-iterate output) on dense X: for benchmarks that time the kernel alone.
     ``lmbd_n`` defaults to λ·n_samples."""
     n, d = X.shape
-    rows = kernel_rows(X, y, objectives.row_sq_norms(X), None, 0.0)
+    rows = kernel_rows(X, y, row_sq_norms(X), None, 0.0)
     sweep = Sweep(
         np.zeros(d + 1),
         np.zeros(n),

@@ -60,6 +60,7 @@ _ROWS_DEPEND_ON = (
     "sdca_pegasos/data/*.py",
     "sdca_pegasos/data/blood/*.py",
     "sdca_pegasos/experiments/metrics.py",
+    "sdca_pegasos/experiments/bulk.py",
     "sdca_pegasos/experiments/runner.py",
     "sdca_pegasos/experiments/datasets.py",
     "sdca_pegasos/experiments/stopping.py",

@@ -23,6 +23,14 @@ the first row reaching ε is likewise at most e/R epochs late while the run stay
 not monotone: it may not; :func:`sdca_pegasos.figures.beyond_lambda.time_to_targets`). Each
 recorded row is the row full recording writes at that epoch, bit for bit but for its timings.
 
+The rule reads a row's gap at its epoch, so the recorder computes each recorded row's training
+numbers (primal, dual, gap, training error) then, per epoch, as before; its test errors and
+output iterate, which no rule reads, are evaluated with the run's other recorded epochs at its
+end (:mod:`sdca_pegasos.experiments.metrics`, monitoring in bulk: the same error counts bit for
+bit). A rule without ``rel_gap`` (budget or cap only) computes them per epoch too, although it
+reads no gap: its rows are then the rows of the same run with a gap rule, bit for bit (a row
+evaluated in bulk is within a rounding bound of the per-epoch one, not equal to it).
+
 :class:`sdca_pegasos.solvers.ExactSVMClassifier` has no epochs: :func:`fit_exact` makes its one
 certified solve (to ``rel_gap`` within ``cpu_budget`` CPU seconds, its ``tol`` and ``max_cpu``) and
 records it as epoch 1, with the solve's CPU seconds as that epoch's time. That time is then its
@@ -99,7 +107,9 @@ class StopRule:
         last = self.recorder.cpu_time_cum >= self.cpu_budget or info.epoch >= self.max_epochs
         if not (last or recorded(info.epoch, self.rows_per_doubling)):
             return False
-        row = self.recorder.record(info, cpu, wall)
+        # the gap is read now: the row's training numbers are computed now (live), the rest
+        # with the run's other recorded epochs, in bulk (experiments.metrics)
+        row = self.recorder.record(info, cpu, wall, live=True)
         primal = row["primal_smooth"] if math.isfinite(row["primal_smooth"]) else row["primal"]
         if self.rel_gap > 0.0 and row["gap"] <= self.rel_gap * primal:
             self.reason = "rel_gap"

@@ -291,3 +291,14 @@ def test_the_bulk_module_is_fingerprinted():
     files = {p.relative_to(root).as_posix() for g in spec._ROWS_DEPEND_ON for p in root.glob(g)}
     assert "sdca_pegasos/experiments/bulk.py" in files
     assert "sdca_pegasos/experiments/metrics.py" in files
+
+
+def test_a_dataset_without_a_test_split_has_nan_test_errors_both_ways():
+    """skin has no test split: its test columns are NaN per epoch and in bulk alike."""
+    full = dense_dataset()
+    ds = data.Dataset(full.X_train, full.y_train, None, None)
+    lmbd = 1e-2
+    ref, blk = fit_both(ds, estimator("pegasos-batch-avg", lmbd, 4), lmbd)
+    assert_bulk_rows_are_the_epochs(ref, blk)
+    for r in blk.rows:
+        assert math.isnan(r["test_error"]) and math.isnan(r["test_error_output"])

@@ -13,12 +13,15 @@ so that it loads each dataset once too)."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
+from time import perf_counter as stage_clock
+from time import process_time
 
 import numpy as np
 import pandas as pd
@@ -60,6 +63,8 @@ class RunTask:
 class RunResult:
     rows: pd.DataFrame
     coef: pd.DataFrame | None
+    #: The run's CPU seconds in its worker, all of it (fit, metrics, report frame).
+    cpu_seconds: float = 0.0
 
 
 def make_estimator(task: RunTask, lmbd: float):
@@ -103,6 +108,7 @@ def _dataset(exp: Experiment):
 
 def run_one(task: RunTask) -> RunResult:
     """One run, start to finish (runs in a worker)."""
+    start = process_time()
     exp, cfg = task.experiment, task.config
     with _threadpools().limit(limits=1):  # metrics must not spread over the timed core's sibling
         ds = _dataset(exp)
@@ -155,7 +161,7 @@ def run_one(task: RunTask) -> RunResult:
                 "beta": np.asarray(beta, dtype=float),
             }
         )
-    return RunResult(rows=rows, coef=coef)
+    return RunResult(rows=rows, coef=coef, cpu_seconds=process_time() - start)
 
 
 def column_order(columns: list[str]) -> list[str]:
@@ -325,8 +331,35 @@ class _Pool:
     root: object
 
 
-def _execute_and_write(pool: _Pool, name: str, total: int, missing: list[RunTask]) -> None:
-    """Run ``missing`` and write each run as it finishes; the bar counts ``total`` runs."""
+@dataclass(frozen=True)
+class StageTime:
+    """Where a pool's time went: its ``wall`` seconds, the ``cpu`` seconds its runs spent in
+    their workers, and ``idle``, the rest of ``workers`` × wall (None where the number of
+    workers is not known here: a dask cluster's)."""
+
+    runs: int
+    wall: float
+    cpu: float
+    workers: int | None
+
+    @property
+    def idle(self) -> float | None:
+        return None if self.workers is None else max(0.0, self.workers * self.wall - self.cpu)
+
+    def line(self) -> str:
+        head = f"{self.runs} runs: wall {self.wall:.1f} s, CPU {self.cpu:.1f} s"
+        if self.workers is None:
+            return head
+        share = self.idle / (self.workers * self.wall) if self.wall > 0 else 0.0
+        return (
+            f"{head}, idle {self.idle:.1f} s of {self.workers} workers × {self.wall:.1f} s "
+            f"({share:.0%})"
+        )
+
+
+def _execute_and_write(pool: _Pool, name: str, total: int, missing: list[RunTask]) -> float:
+    """Run ``missing`` and write each run as it finishes; the bar counts ``total`` runs.
+    Returns the runs' CPU seconds in their workers."""
     bar = tqdm(
         total=total,
         initial=total - len(missing),
@@ -335,12 +368,15 @@ def _execute_and_write(pool: _Pool, name: str, total: int, missing: list[RunTask
         disable=not pool.progress,
         dynamic_ncols=True,
     )
+    cpu = 0.0
     try:
         for i, result in execute(missing, pool.n_jobs, pool.backend, pool.scheduler):
             _write_run(missing[i], result, pool.root)
+            cpu += result.cpu_seconds
             bar.update(1)
     finally:
         bar.close()
+    return cpu
 
 
 def run_cost(task: RunTask, size: float) -> float:
@@ -411,9 +447,11 @@ def run_experiments(
     root=None,
 ) -> dict[str, pd.DataFrame]:
     """:func:`run_experiment` for several experiments whose missing runs share one pool,
-    longest first (:func:`longest_first`), so that no core idles while any experiment still
-    has runs; each report is then built as :func:`run_experiment` builds it. Returns the
-    reports by experiment name. The sidecar's ``started`` is the pool's start, and its
+    longest first (:func:`longest_first`; so are one experiment's runs on more than one
+    worker), so that no core idles while any experiment still has runs; each report is then
+    built as :func:`run_experiment` builds it. Returns the reports by experiment name. With
+    ``progress``, the pool's wall, its runs' CPU and its workers' idle time are printed at its
+    end (:class:`StageTime`). The sidecar's ``started`` is the pool's start, and its
     ``wall_seconds`` the time from there until that experiment's report was written."""
     if not exps:
         return {}
@@ -425,7 +463,7 @@ def run_experiments(
         pruned = prune_stale_runs(exp, root)
         plans.append((exp, pruned, *plan(exp, root)))
     pooled = [t for *_, missing in plans for t in missing]
-    if len(exps) > 1:
+    if len(exps) > 1 or n_jobs != 1:  # one worker: any order takes as long
         sizes = {
             datasets.dataset_key(e.dataset, e.dataset_options): _training_size(e)
             for e, *_, missing in plans
@@ -435,11 +473,26 @@ def run_experiments(
     pool = _Pool(n_jobs, backend, scheduler, progress, root)
     total = sum(len(tasks) for *_, tasks, _ in plans)
     name = exps[0].name if len(exps) == 1 else f"{len(exps)} experiments"
-    _execute_and_write(pool, name, total, pooled)
+    pool_start = stage_clock()  # not time.perf_counter: the sidecar's clock reads start and end
+    cpu = _execute_and_write(pool, name, total, pooled)
+    stage = StageTime(len(pooled), stage_clock() - pool_start, cpu, _workers(pool))
+    if pooled and progress:  # the floor: runs longest first keep every worker busy to the end
+        print(f"{name}: {stage.line()}", file=sys.stderr, flush=True)
     return {
         exp.name: _report(pool, exp, tasks, missing, pruned, started, t0)
         for exp, pruned, tasks, missing in plans
     }
+
+
+def _workers(pool: _Pool) -> int | None:
+    """The pool's worker processes (loky: joblib's count for n_jobs; dask: unknown here)."""
+    if pool.backend != "loky":
+        return None
+    if pool.n_jobs == 1:
+        return 1
+    from joblib import effective_n_jobs
+
+    return effective_n_jobs(pool.n_jobs)
 
 
 def _report(pool: _Pool, exp, tasks, missing, pruned, started, t0) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -510,6 +511,32 @@ def test_the_code_digest_reads_the_sources():
     would hash nothing, and no code change would ever invalidate a stored run)."""
     assert spec.code_digest() != hashlib.sha256().hexdigest()[:12]
     assert len(spec.code_digest()) == 12
+
+
+def test_the_code_digest_covers_every_module_of_the_solvers_and_the_data():
+    """Every source under solvers/ and data/, in any of their folders (the kernels in
+    solvers/sdca/, the monitoring pass in solvers/core/, ...), is in the digest, and an edit
+    of one changes it: a fix there must invalidate the stored runs. (When solvers/ became
+    rooms, a pattern of its top level alone left the kernels out.)"""
+    root = Path(spec.__file__).resolve().parents[2]
+    covered = {p for pattern in spec._ROWS_DEPEND_ON for p in root.glob(pattern)}
+    for package in ("solvers", "data"):
+        sources = set((root / "sdca_pegasos" / package).rglob("*.py"))
+        assert sources - covered == set(), sorted(sources - covered)
+    kernel = root / "sdca_pegasos" / "solvers" / "sdca" / "kernels.py"
+    before = spec.code_digest()
+    real = Path.read_bytes
+
+    def edited(path):
+        data = real(path)
+        return data + b"# an edit" if path == kernel else data
+
+    spec.code_digest.cache_clear()
+    try:
+        with mock.patch.object(Path, "read_bytes", edited):
+            assert spec.code_digest() != before
+    finally:
+        spec.code_digest.cache_clear()
 
 
 @settings(max_examples=25)

@@ -56,9 +56,8 @@ _KEYS_IMPLY = {"bias_multiplier": 0.0, "shrinking": False, "finish": False}
 #: Source files whose content determines report rows: a change to any of them invalidates
 #: every stored run (a bug fix in a solver must never be hidden by reused runs).
 _ROWS_DEPEND_ON = (
-    "sdca_pegasos/solvers/*.py",
-    "sdca_pegasos/data/*.py",
-    "sdca_pegasos/data/blood/*.py",
+    "sdca_pegasos/solvers/**/*.py",  # every room of the solvers: kernels, monitoring, driver
+    "sdca_pegasos/data/**/*.py",
     "sdca_pegasos/experiments/metrics.py",
     "sdca_pegasos/experiments/bulk.py",
     "sdca_pegasos/experiments/runner.py",

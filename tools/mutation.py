@@ -166,6 +166,12 @@ TARGETS = {
         select="choose_method or memory or engines_certified",
         functions=("ipm_costs", "choose_method"),
     ),
+    # the one fit loop's stop: the check schedule, the stop test, the tol reading's warning
+    "loop": Target(
+        "sdca_pegasos/solvers/driver/loop.py",
+        ("tests/test_driver.py", "tests/test_tol_gap.py"),
+        functions=("CheckSchedule.due", "CheckSchedule.checked", "relative_reading", "run"),
+    ),
     "base": Target(
         "sdca_pegasos/solvers/driver/estimator.py",
         (
@@ -219,6 +225,7 @@ ORDER = (
     "scales",
     "problem",
     "targets",
+    "loop",
     "base",
 )
 

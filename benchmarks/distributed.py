@@ -124,8 +124,9 @@ def sdca_reference(X, y, lmbd, targets, max_epochs, shrinking=False):
 
 
 def dask_run(
-    client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto", shrinking=True, finish=True
-):
+    client, X, y, lmbd, k, targets, max_rounds, local_epochs="auto", shrinking=True, finish=True,
+    aggregate="add",
+):  # fmt: skip
     import dask.array as da
 
     rows_per_block = -(-X.shape[0] // k)
@@ -154,6 +155,7 @@ def dask_run(
         local_epochs=local_epochs,
         shrinking=shrinking,
         finish=finish,
+        aggregate=aggregate,
         random_state=0,
         callback=record,
     )

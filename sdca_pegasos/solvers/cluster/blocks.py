@@ -35,6 +35,23 @@ running iterate is this :math:`v`. After the local passes the block's contributi
 :math:`\Delta w_k = \frac{1}{\lambda n}A_k\Delta\alpha_{[k]} = (v_{end} - \tilde w)/\sigma'`,
 and the driver sets :math:`\tilde w \leftarrow \tilde w + \sum_k \Delta w_k`, which keeps
 :math:`\tilde w = \tilde w(\alpha)`. With one block (σ' = 1) a round is an SDCA epoch.
+
+Aggregation by line search (``aggregate="line_search"``, Lee & Roth, ICML 2015): σ' = 1, and
+the driver takes a step η along :math:`\Delta\alpha = \sum_k\Delta\alpha_{[k]}`; with
+:math:`a_i = y_i\alpha_i`, along that line
+
+.. math::
+
+    D(\alpha + \eta\Delta\alpha) = D(\alpha)
+    + \eta\Big(\frac1n\sum_i\Big(\Delta a_i - \frac{\kappa}{c_i}a_i\Delta a_i\Big)
+    - \lambda\tilde w^\top\Delta w\Big)
+    - \frac{\eta^2}{2}\Big(\frac1n\sum_i\frac{\kappa}{c_i}\Delta a_i^2
+    + \lambda\|\Delta w\|^2\Big),
+
+whose sums over the rows each chunk sends back with its v (:func:`line_sums`, with the
+largest η its box allows), and Δw is the driver's sum of the blocks' :math:`v_k - \tilde w`.
+The chunk keeps the α it started the round from (``BlockState.start``) until the driver's
+η comes back (:func:`apply_step`).
 """
 
 from __future__ import annotations
@@ -121,6 +138,13 @@ class BlockState:
     shrink : Shrink or None
         With ``shrinking``, the active set, its threshold and the gradients where the last
         local pass left them (None: every row active, as at the start and after a finish).
+    start : ndarray or None
+        Aggregation by line search only: the chunk's α at the start of the round in
+        progress (its direction is ``sweep.dual_coef - start``) until the driver's step
+        is applied (:func:`apply_step`); None otherwise.
+    line : ndarray or None
+        Aggregation by line search only: the block's :func:`line_sums` so far this round
+        (the chunks of the block up to and including this one); None otherwise.
     """
 
     index: int
@@ -136,6 +160,8 @@ class BlockState:
     cpu: float = 0.0
     round_steps: int = 0
     shrink: Shrink | None = None
+    start: np.ndarray | None = None
+    line: np.ndarray | None = None
 
     def rows(self, data: BlockData):
         """The kernels' rows: the chunk's X with this state's y, ‖x̃‖², c and B."""
@@ -144,7 +170,9 @@ class BlockState:
     def __sizeof__(self) -> int:
         """Bytes held (dask's ``sizeof``; see :meth:`BlockData.__sizeof__`)."""
         carried = () if self.shrink is None else (self.shrink.samples, self.shrink.grad)
-        return _nbytes(self.y, self.sq_norms, self.weights, self.v, *self.sweep, *carried)
+        return _nbytes(
+            self.y, self.sq_norms, self.weights, self.v, self.start, *self.sweep, *carried
+        )
 
 
 def _nbytes(*arrays) -> int:
@@ -465,11 +493,19 @@ def local_round(
     carry: tuple[np.ndarray, float, int],
     local_epochs: int,
     shrinking: bool = False,
+    line: bool = False,
+    last: bool = True,
 ) -> BlockState:
     """``local_epochs`` SDCA passes over the chunk's rows on the block's local subproblem,
     from v, the CPU seconds and the steps ``carry`` holds (the driver's (w, 0, 0) for a
     block's first chunk of a round, the previous chunk's :func:`local_result` after it);
     returns the new state, whose ``v`` is the local iterate at the end (module docstring).
+
+    With ``line`` (aggregation by line search), the state keeps the α the round started
+    from (``start``: kept from an earlier visit of this round, else the α given), and on
+    the chunk's ``last`` visit of the round adds its :func:`line_sums` to the block's
+    (``carry``'s fourth entry, None at the block's first chunk): what the driver's step
+    needs, with no pass over the rows.
 
     Each pass is a fresh permutation of the rows drawn from the chunk's stream; with
     ``shrinking``, each is an epoch of SDCA with shrinking instead (as
@@ -482,7 +518,11 @@ def local_round(
     next full pass, which comes when the active set's problem is solved (every pass
     visits the active rows, the certificate every row).
     """
-    v, cpu, round_steps = carry
+    v, cpu, round_steps = carry[:3]
+    sums = carry[3] if len(carry) > 3 else None
+    start = None
+    if line:
+        start = state.sweep.dual_coef.copy() if state.start is None else state.start
     rng = copy.deepcopy(state.rng)  # never advance the input's stream (a retried task)
     sweep = state.sweep._replace(
         w=np.array(v, dtype=np.float64), dual_coef=state.sweep.dual_coef.copy()
@@ -514,16 +554,82 @@ def local_round(
         shrink = Shrink(active.samples, int(active.size[0]), float(eps), sweep.grad)
     sweep = sweep._replace(grad=None)
     round_steps += steps - state.steps
+    if line and last:
+        own = line_sums(state, start, sweep.dual_coef)
+        sums = own if sums is None else merge_line_sums(sums, own)
     return replace(
         state, sweep=sweep, rng=rng, steps=steps, v=sweep.w, cpu=cpu, round_steps=round_steps,
-        shrink=shrink,
+        shrink=shrink, start=start, line=sums,
     )  # fmt: skip
 
 
-def local_result(state: BlockState) -> tuple[np.ndarray, float, int]:
+def local_result(state: BlockState) -> tuple:
     """What the next chunk of the block, or the driver after its last, reads: v, the
-    block's CPU seconds and its coordinate steps this round so far."""
-    return state.v, state.cpu, state.round_steps
+    block's CPU seconds and its coordinate steps this round so far, and its
+    :func:`line_sums` so far (None without line search)."""
+    return state.v, state.cpu, state.round_steps, state.line
+
+
+def line_sums(state: BlockState, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    r"""The chunk's share of the dual along its direction :math:`\Delta\alpha = ` ``end`` −
+    ``start`` (signed α; :math:`a_i = y_i\alpha_i`, weights :math:`c_i`, the loss's
+    :math:`\kappa` and box :math:`[0, c_iU]`, :mod:`sdca_pegasos.solvers.core.losses`):
+    ``[s1, s2, eta_max]`` with
+
+    .. math::
+
+        s_1 = \sum_i \Delta a_i - \frac{\kappa}{c_i} a_i\Delta a_i, \qquad
+        s_2 = \sum_i \frac{\kappa}{c_i}\Delta a_i^2,
+
+    (rows of weight 0 add nothing: their box is the point 0) so that the conjugate terms of
+    :math:`D(\alpha + \eta\Delta\alpha)` are theirs at α plus
+    :math:`(\eta s_1 - \eta^2 s_2/2)/n`, and ``eta_max`` the largest η that keeps every
+    :math:`a_i + \eta\Delta a_i` in its box (inf when none binds; at least 1 in exact
+    arithmetic, ``end`` being feasible)."""
+    a = state.y * start
+    delta = state.y * end - a
+    loss = state.params.loss
+    if state.weights is None:
+        curv = np.full(a.shape[0], loss.kappa)
+        box = np.full(a.shape[0], loss.upper)
+    else:
+        curv = loss.dual_curvatures(state.weights)
+        box = loss.box(state.weights)
+    s1 = float(delta.sum() - np.dot(curv * a, delta))
+    s2 = float(np.dot(curv * delta, delta))
+    up, down = delta > 0.0, delta < 0.0
+    eta_max = np.inf
+    if up.any():
+        eta_max = min(eta_max, float(np.min((box[up] - a[up]) / delta[up])))
+    if down.any():
+        eta_max = min(eta_max, float(np.min(a[down] / -delta[down])))
+    return np.array([s1, s2, eta_max])
+
+
+def merge_line_sums(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Two :func:`line_sums` of disjoint rows as one: the sums added, the ``eta_max`` the
+    smaller."""
+    return np.array([first[0] + second[0], first[1] + second[1], min(first[2], second[2])])
+
+
+def apply_step(state: BlockState, eta: float) -> BlockState:
+    r"""The chunk's α moved by the driver's step η along its direction of the round:
+    :math:`\alpha_{start} + \eta\,(\alpha_{end} - \alpha_{start})`, each :math:`a_i`
+    clipped to its box (a rounding over it when η > 1; η = 1 keeps the local passes' α
+    bit for bit); ``start`` and ``line`` cleared. A state with no ``start`` is returned as
+    is."""
+    if state.start is None:
+        return state
+    end = state.sweep.dual_coef
+    if eta == 1.0:
+        alpha = end
+    else:
+        alpha = state.start + eta * (end - state.start)
+        loss = state.params.loss
+        box = loss.box(state.weights, alpha.shape[0])
+        alpha = state.y * np.clip(state.y * alpha, 0.0, box)
+    sweep = state.sweep._replace(dual_coef=alpha)
+    return replace(state, sweep=sweep, start=None, line=None)
 
 
 def bias_slope_sums(

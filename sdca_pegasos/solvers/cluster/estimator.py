@@ -18,7 +18,10 @@ et al., ICML 2015; Smith et al., JMLR 2018):
 2. the driver adds: :math:`\tilde w \leftarrow \tilde w + \frac{1}{\sigma'}\sum_k (v_k -
    \tilde w)` (γ = 1, σ' = K, the safe value for adding: Ma et al.'s Lemma 4 with
    :math:`\sigma' = \gamma K` bounds the blocks' joint step by the sum of their local
-   models for every data set).
+   models for every data set); or, with ``aggregate="line_search"`` (Lee & Roth, ICML
+   2015), each block solves its subproblem with σ' = 1 and the driver steps along the
+   blocks' summed direction by the η that maximises the dual on that line, w and every
+   block's α alike (:func:`sdca_pegasos.solvers.cluster.rounds.line_step`).
 
 The blocks, their dual variables and their random streams stay on the workers that made
 them: a block's state is a chain of dask futures, one per round, and only d-sized vectors
@@ -209,6 +212,24 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         with σ' = K, and on the hinge with an intercept it can crawl for hundreds of rounds a
         factor or two above 1e-6 (docs/distributed.md). The driver then holds those rows.
         ``n_finishes_`` counts the finish rounds.
+    aggregate : {"add", "line_search"}, default="add"
+        How a round combines the blocks' steps. ``"add"``: CoCoA+'s adding with σ' = K
+        (each block's step damped by K: safe for every data set, and the rounds grow with
+        K). ``"line_search"``: each block solves its local subproblem with σ' = 1
+        (:data:`sdca_pegasos.solvers.cluster.rounds.LINE_SEARCH_SIGMA`), as if the other
+        blocks stood still, and returns with :math:`v_k` three scalars of its direction
+        :math:`\Delta\alpha_{[k]}` (:func:`sdca_pegasos.solvers.cluster.blocks.line_sums`:
+        no more passes over the rows); the driver sums the directions, Δα and Δw, and takes
+        the step η ∈ [0, η_max] that maximises :math:`D(\alpha + \eta\Delta\alpha)`, a concave
+        quadratic in η for every loss here (the conjugate's :math:`\kappa a^2/(2c)` terms
+        included), η_max the largest step that keeps every :math:`a_i` in its box (at least
+        1); w ← w + ηΔw and every block's α ← α + ηΔα_[k] (a task on its worker, before
+        the round's check). ``step_sizes_`` records each round's η. With one block a round
+        is the same as adding (SDCA's epochs). docs/distributed.md ("Aggregation by line
+        search") measures both: on skin, fewer rounds and passes at every K > 1; on the
+        tests' small problems, where the finish solves every row at once, more rounds at
+        the defaults (line search's steadier progress postpones the stall that calls the
+        finish), hence the default ``"add"``.
     max_rounds : int, default=200
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
@@ -291,6 +312,10 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         ``EpochInfo.check_wall``), and CPU seconds of its local passes (all blocks).
     n_blocks_ : int
         K.
+    step_sizes_ : ndarray or list of them
+        Each round's step η along the blocks' summed direction: the line search's
+        (``aggregate="line_search"``), 1.0 when adding (or with one block), NaN for a
+        finish.
     bytes_per_round_ : int
         Bytes of the vectors a round moves between the driver and the blocks, at most:
         w to each block, v from each chunk to the next of its block and v_k back,
@@ -305,6 +330,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         "local_epochs": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "shrinking": ["boolean"],
         "finish": ["boolean"],
+        "aggregate": [StrOptions({"add", "line_search"})],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "check_every": [Interval(Integral, 1, None, closed="left")],
@@ -335,6 +361,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         local_epochs="auto",
         shrinking=True,
         finish=True,
+        aggregate="add",
         max_rounds=200,
         tol=1e-6,
         check_every=1,
@@ -353,6 +380,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         self.local_epochs = local_epochs
         self.shrinking = shrinking
         self.finish = finish
+        self.aggregate = aggregate
         self.max_rounds = max_rounds
         self.tol = tol
         self.check_every = check_every
@@ -529,6 +557,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
             n_problems=1 if two else len(self.classes_),
             rng=np.random.default_rng(self.random_state),
             init=init,
+            aggregate=self.aggregate,
         )
         settings = Settings(
             steps=self.max_rounds,
@@ -608,6 +637,8 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         )
         self.round_times_ = fits[0].epoch_wall_times if one else [f.epoch_wall_times for f in fits]
         self.round_cpu_times_ = fits[0].epoch_times if one else [f.epoch_times for f in fits]
+        steps = [a["step_sizes"] for a in attributes]
+        self.step_sizes_ = steps[0] if one else steps
 
     # ---------------------------------------------------------------- predict
     def _dask_rows(self, X):

@@ -66,7 +66,11 @@ class ClusterEngine(Engine):
     many rounds and at the last), ``index`` and ``n_problems`` (this problem's place among the
     fit's); ``rng`` (the fit's stream: block k's is ``rng.spawn(K + 1)[k]``, the finish's the
     last) and ``init`` (each chunk's α to start from: arrays, futures or checkpoint files;
-    None: α = 0).
+    None: α = 0); ``aggregate``: how a round's blocks are combined, ``"add"`` (σ' = K,
+    w ← w + Σ_k (v_k − w)/σ', each block's α + Δα_[k] taken whole) or ``"line_search"``
+    (σ' = :data:`LINE_SEARCH_SIGMA`, the step η of :func:`line_step` taken along the blocks'
+    summed direction by w and by every block's α, :func:`sdca_pegasos.solvers.cluster.blocks.
+    apply_step`; with one block, as ``"add"``: its local passes are SDCA's epochs).
 
     ``step`` returns ``Times(cpu=the blocks' CPU seconds summed, wall=the round's wall)``
     (local passes, transfers and the checkpoint; the checks come after the clock stops).
@@ -105,6 +109,7 @@ class ClusterEngine(Engine):
         n_problems: int,
         rng: np.random.Generator,
         init: list | None,
+        aggregate: str = "add",
     ):
         self.client, self.data, self.groups, self.sizes = client, data, groups, sizes
         self.problem, self.loss = problem, loss
@@ -114,7 +119,10 @@ class ClusterEngine(Engine):
         self.folder, self.checkpoint_every = folder, int(checkpoint_every)
         self.max_rounds, self.index, self.n_problems = int(max_rounds), index, n_problems
         self.init = init
-        self.sigma = float(len(groups))  # σ' = K
+        # by line search (K > 1): the blocks' directions summed and the step chosen
+        self.line = aggregate == "line_search" and len(groups) > 1
+        self.sigma = LINE_SEARCH_SIGMA if self.line else float(len(groups))  # add: σ' = K
+        self.etas: list = []  # each round's step η (1.0 adding, NaN a finish)
         # block k's stream, and the finish's (one more child: the blocks' are those of
         # spawn(K) whatever follows)
         *self.block_rngs, self.finish_rng = rng.spawn(len(groups) + 1)
@@ -162,8 +170,11 @@ class ClusterEngine(Engine):
 
     def step(self, step: int) -> Times:
         """Round ``step``: a finish when the schedule called for one after the last round's
-        check, else every block's local passes and w ← w + Σ_k (v_k − w)/σ'; then the
-        checkpoint when one is due."""
+        check, else every block's local passes and w ← w + Σ_k (v_k − w)/σ' (adding), or
+        by line search w ← w + ηΔw and every chunk's α ← α + ηΔα (:func:`line_step`, the
+        step sent to the chunks as one task each, before any check or checkpoint reads
+        their α); then the checkpoint when one is due (α alone: a resumed fit's w is
+        w(α))."""
         start = time.perf_counter()
         finishing = False
         if self.finish and step > 1:  # decided on the last round and its check
@@ -179,19 +190,30 @@ class ClusterEngine(Engine):
             )  # fmt: skip
             self.finishes += 1
             self.block_cpu = (float(cpu),)
+            self.etas.append(np.nan)
         else:
             ends = local_passes(
                 self.client, self.states, self.data, self.groups, self.block_rngs, self.w,
-                self.local_epochs, self.shrinking,
+                self.local_epochs, self.shrinking, self.line,
             )  # fmt: skip
             results = self.client.gather(ends)
-            if len(self.groups) == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
+            eta = 1.0
+            if self.line:  # w and every chunk's α step η along the blocks' summed direction
+                line = line_step(self.w, results, self.sigma, p.lmbd, p.n_samples)
+                eta = line.eta
+                self.w = self.w + eta * line.delta_w
+                self.states = [
+                    self.client.submit(_cocoa.apply_step, state, eta, pure=False)
+                    for state in self.states
+                ]
+            elif len(self.groups) == 1:  # one block: w + (v - w) is v, taken as is (no rounding)
                 self.w = np.array(results[0][0])
             else:
                 w = self.w
-                self.w = w + sum((v - w for v, _, _ in results), np.zeros(w.shape[0])) / self.sigma
-            self.block_cpu = tuple(float(c) for _, c, _ in results)
-            made = sum(s for _, _, s in results)
+                self.w = w + sum((r[0] - w for r in results), np.zeros(w.shape[0])) / self.sigma
+            self.etas.append(eta)
+            self.block_cpu = tuple(float(r[1]) for r in results)
+            made = sum(r[2] for r in results)
         self.steps += int(made)
         if self.folder is not None and (
             step % self.checkpoint_every == 0 or step == self.max_rounds
@@ -274,6 +296,7 @@ class ClusterEngine(Engine):
             "data_passes": self.steps / self.problem.n_samples,
             "certificate_passes": self.passes + returned.passes,
             "states": self.states,
+            "step_sizes": np.array(self.etas),
         }
 
     # ---------------------------------------------------------------- internals
@@ -320,14 +343,17 @@ class Certified(NamedTuple):
 
 
 def local_passes(
-    client, states, data, groups, block_rngs, w, epochs: int, shrinking: bool = False
-) -> list:
+    client, states, data, groups, block_rngs, w, epochs: int, shrinking: bool = False,
+    line: bool = False,
+) -> list:  # fmt: skip
     """Submit one round's local passes (with ``shrinking``, epochs of SDCA with shrinking:
     :func:`sdca_pegasos.solvers.cluster.blocks.local_round`), replacing ``states`` (one per chunk)
-    in place; returns one future per block of its (v_k, CPU seconds, coordinate steps). A block of
-    one chunk makes its ``local_epochs`` passes in one task; a block of several makes each pass
-    chunk by chunk, in an order drawn from the block's stream, v going from each chunk's task to
-    the next."""
+    in place; returns one future per block of its (v_k, CPU seconds, coordinate steps, line
+    sums: :func:`sdca_pegasos.solvers.cluster.blocks.line_sums` of its chunks with ``line``,
+    else None). A block of one chunk makes its ``local_epochs`` passes in one task; a block of
+    several makes each pass chunk by chunk, in an order drawn from the block's stream, v going
+    from each chunk's task to the next (with ``line``, a chunk adds its sums at its last
+    visit of the round)."""
     ends = []
     for group, block_rng in zip(groups, block_rngs, strict=True):
         carry = (w, 0.0, 0)
@@ -337,13 +363,68 @@ def local_passes(
             visits = [
                 (group[i], 1) for _ in range(epochs) for i in block_rng.permutation(len(group))
             ]
-        for c, passes in visits:
-            states[c] = client.submit(
-                _cocoa.local_round, states[c], data[c], carry, passes, shrinking, pure=False
-            )
+        last = {c: i for i, (c, _) in enumerate(visits)}
+        for i, (c, passes) in enumerate(visits):
+            if line:
+                states[c] = client.submit(
+                    _cocoa.local_round, states[c], data[c], carry, passes, shrinking, True,
+                    last[c] == i, pure=False,
+                )  # fmt: skip
+            else:
+                states[c] = client.submit(
+                    _cocoa.local_round, states[c], data[c], carry, passes, shrinking, pure=False
+                )
             carry = client.submit(_cocoa.local_result, states[c])
         ends.append(carry)
     return ends
+
+
+class LineStep(NamedTuple):
+    """The driver's step of a round aggregated by line search (:func:`line_step`): ``eta``,
+    the summed direction's ``delta_w`` = Σ_k Δw_k, and the line's ``slope`` (dD/dη at 0),
+    ``curvature`` (−d²D/dη²) and ``eta_max``."""
+
+    eta: float
+    delta_w: np.ndarray
+    slope: float
+    curvature: float
+    eta_max: float
+
+
+def line_step(w, results, sigma: float, lmbd: float, n: int) -> LineStep:
+    r"""The step η ∈ [0, η_max] that maximises :math:`D(\alpha + \eta\Delta\alpha)`, Δα the
+    blocks' summed directions, from what they sent back (``results``: each block's
+    (v_k, CPU, steps, :func:`sdca_pegasos.solvers.cluster.blocks.line_sums`)) and the
+    driver's ``w``: :math:`\Delta w = \sum_k (v_k - w)/\sigma'`, and along the line
+
+    .. math::
+
+        D(\alpha + \eta\Delta\alpha) = D(\alpha) + \eta\Big(\frac{s_1}{n} -
+        \lambda w^\top\Delta w\Big) - \frac{\eta^2}{2}\Big(\frac{s_2}{n} +
+        \lambda\|\Delta w\|^2\Big),
+
+    a concave quadratic (:math:`s_2 = 0` for the hinge): η = slope/curvature clipped to
+    [0, η_max], η_max the blocks' smallest (at least 1: each block's own end point is
+    feasible). No slope (a zero direction, or rounding): η = 0; no curvature with a
+    positive slope: η_max, or 1 when nothing bounds it."""
+    delta_w = np.zeros(w.shape[0])
+    for v, *_ in results:
+        delta_w += v - w
+    if sigma != 1.0:
+        delta_w /= sigma
+    sums = [r[3] for r in results]
+    s1 = sum(float(s[0]) for s in sums)
+    s2 = sum(float(s[1]) for s in sums)
+    eta_max = max(1.0, min(float(s[2]) for s in sums))
+    slope = s1 / n - lmbd * float(np.dot(w, delta_w))
+    curvature = s2 / n + lmbd * float(np.dot(delta_w, delta_w))
+    if not slope > 0.0:
+        eta = 0.0
+    elif curvature > 0.0:
+        eta = min(slope / curvature, eta_max)
+    else:
+        eta = eta_max if np.isfinite(eta_max) else 1.0
+    return LineStep(float(eta), delta_w, slope, curvature, eta_max)
 
 
 def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_step) -> Certified:
@@ -382,6 +463,12 @@ def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_
         bounds = objectives.certified_bounds(primal, max(bounds["dual"], other["dual"]))
     return Certified(bounds, w_alpha, point, passes)
 
+
+#: σ' of each block's local subproblem when the rounds are aggregated by line search
+#: (``aggregate="line_search"``): 1, each block solving its rows' part of the problem as if
+#: the others stood still; the driver's step along the summed direction undoes the overlap
+#: (docs/distributed.md, "Aggregation by line search", measures it against σ' = K).
+LINE_SEARCH_SIGMA = 1.0
 
 #: CoCoA+ checks before the first finish, and after a finish that did not pay; each such
 #: finish doubles the wait for the next (:class:`FinishSchedule`).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 
 import numpy as np
@@ -139,3 +141,24 @@ def _no_worker_pool_across_tests():
     executor = reusable_executor._executor  # private: loky has no public "is one running?"
     if executor is not None:
         executor.shutdown(wait=True)
+
+
+@contextlib.contextmanager
+def local_cluster_client(processes: bool = True, **kwargs):
+    """A client of its own dask LocalCluster: 2 workers of one thread each, worker processes
+    (``processes=False``: threads of this process, whose log records reach the test), quiet
+    (the handlers' level only: records still propagate), the dashboard on a free port (None
+    would mean the default :8787, which another run may hold); ``kwargs`` go to the cluster."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=processes,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+            **kwargs,
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c

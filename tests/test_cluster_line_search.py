@@ -6,7 +6,6 @@ engine's optimum, certified."""
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 
 import numpy as np
@@ -15,7 +14,7 @@ import pytest
 from sdca_pegasos.solvers import ExactSVMClassifier
 from sdca_pegasos.solvers.core.losses import make_loss
 
-from .conftest import gaussian_problem
+from .conftest import gaussian_problem, local_cluster_client
 
 distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
@@ -25,22 +24,7 @@ from sdca_pegasos.solvers.cluster import layout as _cocoa_layout  # noqa: E402
 from sdca_pegasos.solvers.cluster import rounds  # noqa: E402
 from sdca_pegasos.solvers.cluster.estimator import DaskSVMClassifier  # noqa: E402
 
-
-@contextlib.contextmanager
-def local_client():
-    """A client of its own LocalCluster: 2 worker processes of one thread each (as
-    tests/test_distributed.py's)."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",
-            silence_logs=logging.CRITICAL,
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
+local_client = local_cluster_client  # worker processes, as tests/test_distributed.py's
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import warnings
 from pathlib import Path
@@ -22,7 +21,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sdca_pegasos.solvers import ExactSVMClassifier, SDCAClassifier
 from sdca_pegasos.solvers.core import objectives
 
-from .conftest import gaussian_problem
+from .conftest import gaussian_problem, local_cluster_client
 
 distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")
@@ -31,22 +30,7 @@ da = pytest.importorskip("dask.array")
 from sdca_pegasos.solvers.cluster import layout as _cocoa_layout  # noqa: E402
 from sdca_pegasos.solvers.cluster.estimator import DaskSVMClassifier  # noqa: E402
 
-
-@contextlib.contextmanager
-def local_client(**kwargs):
-    """A client of its own LocalCluster: 2 worker processes of one thread each."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",  # None would mean the default :8787 (another run may hold it)
-            silence_logs=logging.CRITICAL,
-            **kwargs,
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
+local_client = local_cluster_client  # worker processes
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from sklearn.datasets import dump_svmlight_file
 
 from sdca_pegasos.solvers import ExactSVMClassifier
 
-from .conftest import gaussian_problem
+from .conftest import gaussian_problem, local_cluster_client
 
 distributed = pytest.importorskip("distributed")
 dask = pytest.importorskip("dask")
@@ -42,20 +42,9 @@ from sdca_pegasos.solvers.cluster.estimator import (  # noqa: E402
 from sdca_pegasos.solvers.cluster.shards import read_shards  # noqa: E402
 
 
-@contextlib.contextmanager
 def in_process_client():
-    """A client of its own LocalCluster: 2 workers of one thread each, in this process."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=False,
-            dashboard_address=":0",
-            silence_logs=logging.CRITICAL,  # the handlers' level only: records still propagate
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
+    """2 workers of one thread each, in this process: their log records reach the test."""
+    return local_cluster_client(processes=False)
 
 
 @pytest.fixture(scope="module")

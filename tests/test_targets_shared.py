@@ -8,9 +8,6 @@ and a refused warm start leaves every estimator's fit as it was.
 
 from __future__ import annotations
 
-import contextlib
-import logging
-
 import numpy as np
 import pytest
 
@@ -22,7 +19,7 @@ from sdca_pegasos.solvers import (
 )
 from sdca_pegasos.solvers.driver.targets import class_totals, refuse_weightless_sides
 
-from .conftest import gaussian_problem
+from .conftest import gaussian_problem, local_cluster_client
 
 #: Each estimator with settings that fit the problems below in a few steps, without a
 #: warning (no tol, or the exact engine's, which certifies).
@@ -43,20 +40,8 @@ def _dask():
     return estimator
 
 
-@contextlib.contextmanager
 def _in_process_client():
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=False,
-            dashboard_address=":0",
-            silence_logs=logging.CRITICAL,
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
+    return local_cluster_client(processes=False)
 
 
 @pytest.fixture(scope="module")

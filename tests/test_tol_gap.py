@@ -6,8 +6,6 @@ with a ``FutureWarning`` when the relative reading would have ended the fit else
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import warnings
 
 import numpy as np
@@ -18,7 +16,7 @@ from sdca_pegasos.solvers import ASDCAClassifier, ExactSVMClassifier, SDCAClassi
 from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.driver.loop import Bounds, relative_reading
 
-from .conftest import gaussian_problem, real_problem
+from .conftest import gaussian_problem, local_cluster_client, real_problem
 
 PLAIN = {"shrinking": False, "finish": False, "random_state": 0}
 
@@ -112,22 +110,6 @@ def test_tol_gap_is_validated():
         SDCAClassifier(tol_gap="percent").fit(X, y)
 
 
-@contextlib.contextmanager
-def _client():
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=False,
-            dashboard_address=":0",
-            silence_logs=logging.CRITICAL,
-        ) as cluster,
-        distributed.Client(cluster),
-    ):
-        yield
-
-
 def test_one_tol_means_one_relative_gap_in_every_estimator_with_a_dual():
     """The issue's user: the same tol moved from SDCAClassifier to DaskSVMClassifier or
     ExactSVMClassifier bounds the same quantity, each fit's certified (P - D)/|P|."""
@@ -143,7 +125,7 @@ def test_one_tol_means_one_relative_gap_in_every_estimator_with_a_dual():
     for est in fits:
         est.fit(X, y)
         assert est.duality_gap_ <= tol * _primal(est, X, y), type(est).__name__
-    with _client():
+    with local_cluster_client(processes=False):
         cluster = DaskSVMClassifier(tol=tol, random_state=0).fit(X, y)
     assert cluster.certified_ and cluster.rel_gap_ <= tol
     assert cluster.primal_ - cluster.dual_ <= tol * _primal(cluster, X, y) * (1 + 1e-9)

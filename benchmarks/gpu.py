@@ -28,9 +28,21 @@ What it measures, in this order:
    certified lower bound D any run of that (problem, λ) reached (the exact engine is not
    run: on these sizes it does not finish within a minute), so every suboptimality is an
    **upper bound**, certified;
-6. a mini-batch Pegasos epoch on the GPU (batch 4096; the dense problem, λ = 1/n).
+6. a mini-batch Pegasos epoch on the GPU (batch 4096; the dense problem, λ = 1/n);
+7. **the dense Newton engine**, ``NewtonSVMClassifier(device="cuda")``, on the dense problem
+   at each λ for each loss of ``--newton-losses`` (squared hinge by default: ``LinearSVC``'s
+   and cuML's loss; no intercept), until its certified relative gap is below 1e-10 or its wall
+   reaches ``--gpu-cap``: per step the device seconds so far and the certified P and D; and,
+   where cuML is importable, **cuML's** ``cuml.svm.LinearSVC`` at the same C = 1/(λn) (squared
+   hinge, L2, no intercept) across ``tol`` in 1e-2 ... 1e-8, each answer timed (wall, its fit
+   synchronised) and certified by our device certificate through its implied dual; where cuML
+   is not importable the record says so (``"measured": false``, the import error), with no
+   numbers. In the simulator (``--scale`` runs) the Newton engine runs on the dense problem's
+   first 200 rows and 8 features (the record's ``shape`` says so): the simulator runs one
+   Python thread per GPU thread, and a full-width pass would take minutes there.
 
-Writes ``DIR/gpu.json`` (the record) and prints a table last. ``--readme`` rewrites the
+``--newton-only`` runs items 1 and 7 alone (and the smoke checks that compile every kernel
+first). Writes ``DIR/gpu.json`` (the record) and prints a table last. ``--readme`` rewrites the
 README's generated GPU block from a record (run here, where the README is).
 """
 
@@ -279,7 +291,175 @@ def smoke() -> dict:
             "rel_diff_dual": abs(est.dual_ - cpu["dual"]) / abs(cpu["dual"]),
         }
         print(f"smoke {kind}: {out[kind]}")
+    out["newton_dense"] = newton_smoke(n)
+    print(f"smoke newton_dense: {out['newton_dense']}")
     return out
+
+
+def newton_smoke(n: int) -> dict:
+    """The dense Newton engine on the device against its NumPy twin (device='cpu') and the
+    CPU certificate, on a small problem: a real-GPU check of what tests/test_gpu_dense.py
+    tests in the simulator."""
+    from sdca_pegasos.solvers.core import objectives
+    from sdca_pegasos.solvers.gpu.newton import NewtonSVMClassifier
+
+    X, y = dense_problem(n, 20, seed=2)
+    kw = dict(loss="squared_hinge", tol=1e-10, bias_multiplier=1.0)
+    est = NewtonSVMClassifier(1e-3, device="cuda", **kw).fit(X, y)
+    twin = NewtonSVMClassifier(1e-3, device="cpu", **kw).fit(X, y)
+    w = np.append(est.coef_[0], est.intercept_[0])
+    cpu = objectives.certificate(X, y, w, est.dual_coef_, 1e-3, est.loss_function, 1.0)
+    return {
+        "epochs": int(est.n_epochs_),
+        "gpu_primal": float(est.primal_),
+        "gpu_dual": float(est.dual_),
+        "cpu_primal": cpu["primal"],
+        "cpu_dual": cpu["dual"],
+        "rel_diff_primal": abs(est.primal_ - cpu["primal"]) / abs(cpu["primal"]),
+        "rel_diff_dual": abs(est.dual_ - cpu["dual"]) / abs(cpu["dual"]),
+        "rel_gap": float(est.rel_gap_),
+        "coef_rel_diff_vs_twin": float(
+            np.max(np.abs(est.coef_ - twin.coef_)) / np.max(np.abs(twin.coef_))
+        ),
+    }
+
+
+#: cuML's tolerances (its ``tol``), each a fit from scratch.
+CUML_TOLS = (1e-2, 1e-4, 1e-6, 1e-8)
+
+
+def newton_run(X, y, lmbd: float, loss: str, cap: float) -> dict:
+    """NewtonSVMClassifier(device='cuda') until a certified relative gap of 1e-10 or the wall
+    cap: per step the device seconds so far, P and D certified on the device."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from sdca_pegasos.solvers.gpu.newton import NewtonSVMClassifier
+
+    checks, total, t0 = [], [0.0], time.perf_counter()
+
+    def callback(info):
+        total[0] += info.cpu_time
+        checks.append(
+            {"step": info.epoch, "gpu_s": total[0], "primal": info.primal, "dual": info.dual,
+             "gap": info.gap}
+        )  # fmt: skip
+        return time.perf_counter() - t0 > cap
+
+    est = NewtonSVMClassifier(
+        lmbd, loss=loss, tol=1e-10, max_iter=500, bias_multiplier=0.0, device="cuda",
+        callback=callback,
+    )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # a run on its cap: in the record
+        est.fit(X, y)
+    return {
+        "checks": checks,
+        "steps": int(est.n_epochs_),
+        "step_ms": [1e3 * t for t in est.epoch_times_],
+        "step_sizes": [float(t) for t in est.step_sizes_],
+        "line_search_evals": [int(k) for k in est.line_search_evals_],
+        "setup_s": float(est.setup_wall_time_),
+        "rel_gap": float(est.rel_gap_),
+        "converged": bool(est.converged_),
+        "wall_s": time.perf_counter() - t0,
+        "coef": est.coef_[0].tolist(),
+    }
+
+
+def cuml_runs(X, y, lmbd: float, loss: str) -> dict:
+    """cuML's LinearSVC at C = 1/(λn) across CUML_TOLS, each answer certified by our device
+    certificate through its implied dual; ``measured: False`` with the reason when cuML is
+    not importable (no numbers)."""
+    try:
+        from cuml.svm import LinearSVC
+    except Exception as exc:  # not installed, or installed without a usable GPU
+        return {"measured": False, "why": f"cuml.svm.LinearSVC not importable: {exc!r}"}
+    from sdca_pegasos.solvers.core import losses
+    from sdca_pegasos.solvers.driver.problem import Problem
+    from sdca_pegasos.solvers.gpu.data import to_device
+    from sdca_pegasos.solvers.gpu.newton_device import GPUNewtonEngine
+
+    n = X.shape[0]
+    C = 1.0 / (lmbd * n)
+    engine = GPUNewtonEngine(Problem(X, y, lmbd, 0.0), to_device(X), loss=losses.make_loss(loss))
+    engine.setup()
+    runs = []
+    for tol in CUML_TOLS:
+        model = LinearSVC(C=C, loss=loss, penalty="l2", fit_intercept=False, tol=tol,
+                          max_iter=100_000)  # fmt: skip
+        t = time.perf_counter()
+        model.fit(X, y)
+        cuda.synchronize()
+        wall = time.perf_counter() - t
+        w = np.append(np.asarray(model.coef_, dtype=np.float64).reshape(-1), 0.0)
+        cert = engine.certify_point(w)
+        runs.append({"tol": tol, "wall_s": wall, "primal": float(cert["primal"]),
+                     "dual": float(cert["dual"]), "rel_gap": float(cert["rel_gap"])})  # fmt: skip
+        print(f"    cuML tol={tol:g}: {wall:.2f} s, certified relative gap {cert['rel_gap']:.2e}")
+    return {"measured": True, "version": _version("cuml"), "C": C, "runs": runs}
+
+
+def newton_section(args, meta: dict) -> dict:
+    """Item 7 of the module docstring: the Newton engine (and cuML) on the dense problem."""
+    kind, params = problems(args.scale)["dense"]
+    X, y = make(kind, params)
+    shape = dict(params)
+    if meta["simulated"]:  # a full-width pass takes minutes in the simulator
+        X, y = np.ascontiguousarray(X[:200, :8]), y[:200]
+        shape = {"n": 200, "d": 8, "subsampled_for_simulator": True}
+    out = {}
+    for loss in args.newton_losses.split(","):
+        for lname, lmbd in lambdas(params["n"]).items():
+            key = f"dense_{lname.replace('/', '')}_{loss}"
+            res = newton_run(X, y, lmbd, loss, args.gpu_cap)
+            res["cuml"] = cuml_runs(X, y, lmbd, loss) if not meta["simulated"] else {
+                "measured": False, "why": "not run in the simulator"}  # fmt: skip
+            duals = [c["dual"] for c in res["checks"]]
+            duals += [r["dual"] for r in res["cuml"].get("runs", [])]
+            res["d_best"] = max(duals) if duals else float("nan")
+            res["gpu_time_to"] = time_to(res["checks"], "gpu_s", res["d_best"])
+            res.update({"problem": "dense", "loss": loss, "lmbd": lmbd, "lmbd_name": lname,
+                        "shape": shape})  # fmt: skip
+            out[key] = res
+            print(f"  newton {key}: {res['steps']} steps, certified relative gap "
+                  f"{res['rel_gap']:.2e}, {res['wall_s']:.1f} s wall")  # fmt: skip
+    return out
+
+
+def newton_table(record: dict) -> str:
+    """The Newton engine's (and cuML's) rows of a record, as Markdown ('' without them)."""
+    rows = record.get("newton")
+    if not rows:
+        return ""
+    lines = [
+        "Dense Newton engine (`NewtonSVMClassifier(device='cuda')`, no intercept): device "
+        "seconds of its steps to a certified relative suboptimality ε (against the best "
+        "certified dual of that problem, λ and loss); cuML's `LinearSVC` at the same C, "
+        "wall seconds of each fit, its answer certified by our device certificate.",
+        "",
+        "| problem | loss | λ | steps | "
+        + " | ".join(f"to {e:g} (s)" for e in EPSILONS)
+        + " | certified rel. gap | cuML: tol → s, rel. gap |",
+        "|---|---|---|---|" + "---|" * len(EPSILONS) + "---|---|",
+    ]
+    for res in rows.values():
+        shape = res["shape"]
+        name = f"dense {shape['n']:,} × {shape['d']:,}"
+        cells = [_fmt(res["gpu_time_to"][f"{e:g}"]) for e in EPSILONS]
+        cu = res.get("cuml", {})
+        if cu.get("measured"):
+            cuml = "; ".join(f"{r['tol']:g} → {r['wall_s']:.3g}, {r['rel_gap']:.1e}"
+                             for r in cu["runs"])  # fmt: skip
+        else:
+            cuml = "not measured (" + cu.get("why", "no record") + ")"
+        lines.append(
+            f"| {name} | {res['loss']} | {res['lmbd_name']} | {res['steps']} | "
+            + " | ".join(cells)
+            + f" | {res['rel_gap']:.1e} | {cuml} |"
+        )
+    return "\n".join(lines)
 
 
 def time_to(trace: list[dict], clock: str, d_best: float) -> dict:
@@ -322,7 +502,7 @@ def run(args) -> dict:
                          "params": params, "lmbd": lmbd, "cap": args.cpu_cap,
                          "problem": name, "lmbd_name": lname})  # fmt: skip
     meta["smoke"] = smoke()  # fails fast, before the CPU baselines are started
-    procs = start_baselines(todo, folder) if args.cpu_cap > 0 else []
+    procs = start_baselines(todo, folder) if args.cpu_cap > 0 and not args.newton_only else []
 
     bw_bytes = (4 << 30) if not meta["simulated"] else (1 << 12)
     meta["read_bandwidth_GBs"] = read_bandwidth(bw_bytes, 5 if not meta["simulated"] else 1)
@@ -333,6 +513,8 @@ def run(args) -> dict:
     results = {}
     max_blocks, dense_private = gpu_sdca.MAX_BLOCKS, gpu_sdca.DENSE_PRIVATE
     for name, (kind, params) in problems(args.scale).items():
+        if args.newton_only:  # item 7 alone (a device session's short run)
+            break
         t = time.perf_counter()
         X, y = make(kind, params)
         parts = (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
@@ -389,12 +571,16 @@ def run(args) -> dict:
         # a cross-check of two implementations: every primal value the CPU measured must
         # lie above the GPU's certified lower bound
         res["cpu_primal_above_d_best"] = all(r["primal"] >= d_best for r in cpu.get("records", []))
+    newton = newton_section(args, meta) if args.newton_losses else {}
     meta["loadavg_end"] = os.getloadavg()
-    record = {"meta": meta, "results": results}
+    record = {"meta": meta, "results": results, "newton": newton}
     (folder / "gpu.json").write_text(json.dumps(record, indent=1))
     print()
     print(table(record))
     print(targets(record))
+    if newton:
+        print()
+        print(newton_table(record))
     return record
 
 
@@ -540,6 +726,18 @@ def main(argv=None) -> None:
         help="dense rounds to run, comma-separated: private (a buffer per block, CoCoA+) "
         "and/or shared (one buffer through atomics), each optionally @K (at most K blocks)",
     )
+    parser.add_argument(
+        "--newton-losses",
+        default="squared_hinge",
+        help="losses the dense Newton engine (and cuML) runs, comma-separated among "
+        "squared_hinge and smooth_hinge; '' skips it",
+    )
+    parser.add_argument(
+        "--newton-only",
+        action="store_true",
+        help="run the smoke checks, the bandwidth and the dense Newton engine (and cuML) only: "
+        "no SDCA, Pegasos or CPU baseline",
+    )
     parser.add_argument("--cpu-baseline", help=argparse.SUPPRESS)
     parser.add_argument("--readme", help="rewrite this README's GPU block from --record")
     parser.add_argument(
@@ -554,7 +752,10 @@ def main(argv=None) -> None:
         from sdca_pegasos.experiments.reports import rewrite_block
 
         records = [json.loads(Path(p).read_text()) for p in args.record]
-        tables = [table(r) + "\n\n" + targets(r) for r in records]
+        tables = [
+            table(r) + "\n\n" + targets(r) + (f"\n\n{newton_table(r)}" if r.get("newton") else "")
+            for r in records
+        ]
         rewrite_block(args.readme, MARKERS, "\n\n".join(tables))
     else:
         run(args)

@@ -491,3 +491,126 @@ def running_mean(avg, v, rho):
             avg[j] = v[j]
         else:
             avg[j] += rho * (v[j] - avg[j])
+
+
+# ---------------------------------------------------------------------------- Newton (dense)
+#: Rows a block of :func:`newton_pass_dense` takes at a time: their margins, coefficients
+#: and curvatures are kept in shared memory while the block adds the tile's outer products.
+NEWTON_TILE = 4 if SIMULATED else 32
+
+
+@cuda.jit(device=True)
+def _second_derivative(loss, z):
+    r""":math:`\phi''(z)` for unit weight: :math:`1/\kappa` where :math:`0 < 1 - z < \kappa U`,
+    else 0 (the one-sided value at the kinks), as
+    :meth:`sdca_pegasos.solvers.core.losses.Loss.second_derivatives`; κ > 0 (a smooth loss)."""
+    u = 1.0 - z
+    if u > 0.0 and u < loss.kappa * loss.upper:
+        return 1.0 / loss.kappa
+    return 0.0
+
+
+@cuda.jit
+def newton_pass_dense(X, y, c, w, bias, loss, z_out, part_g, part_h):
+    r"""One pass over dense X giving the Newton step's data: block k takes the row chunk k
+    (``part_g.shape[0]`` equal chunks) a tile of :data:`NEWTON_TILE` rows at a time. For each
+    row the block computes the margin :math:`\tilde x_i^\top w` (its threads' products summed
+    by :func:`_block_sum`; stored unsigned in ``z_out[i]``), the coefficient
+    :math:`c_i y_i a^*(y_i z_i)` (:math:`a^* = -\phi'`) and the curvature
+    :math:`c_i\phi''(y_i z_i)`; then, per tile, thread t adds into the block's own rows of the
+    outputs (no atomics: deterministic):
+
+    - ``part_g[k, j]`` += Σ_r coef_r·x̃_rj for its columns j = t, t + TPB, ... (length d + 1);
+    - ``part_h[k, j·(d+1) + l]`` += Σ_r curv_r·x̃_rj·x̃_rl for its entries p = t, t + TPB, ...
+      of the upper triangle l ≥ j of the (d + 1) × (d + 1) matrix (the rest left 0).
+
+    :func:`sum_rows` adds the chunks in a fixed order; the host scales them into
+    :math:`g = \lambda w - \frac1n\sum_k` ``part_g[k]`` and
+    :math:`H = \lambda I + \frac1n\sum_k` ``part_h[k]`` (mirrored)."""
+    k = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    red = cuda.shared.array(TPB, float64)
+    coef_s = cuda.shared.array(NEWTON_TILE, float64)
+    curv_s = cuda.shared.array(NEWTON_TILE, float64)
+    chunks = part_g.shape[0]
+    if k >= chunks:
+        return
+    n = X.shape[0]
+    d = X.shape[1]
+    m = d + 1
+    per = (n + chunks - 1) // chunks
+    lo = k * per
+    hi = min(n, lo + per)
+    for j in range(t, m, TPB):
+        part_g[k, j] = 0.0
+    for p in range(t, m * m, TPB):
+        part_h[k, p] = 0.0
+    for base in range(lo, hi, NEWTON_TILE):
+        cnt = min(NEWTON_TILE, hi - base)
+        for r in range(cnt):
+            i = base + r
+            acc = 0.0
+            for j in range(t, d, TPB):
+                acc += X[i, j] * w[j]
+            z = _block_sum(red, t, acc) + bias * w[d]
+            if t == 0:
+                z_out[i] = z
+                yi = y[i]
+                ci = c[i]
+                zi = yi * z
+                if ci != 0.0:
+                    coef_s[r] = ci * yi * _dual_target(loss, zi)
+                    curv_s[r] = ci * _second_derivative(loss, zi)
+                else:
+                    coef_s[r] = 0.0
+                    curv_s[r] = 0.0
+        cuda.syncthreads()  # the tile's coefficients are seen by every thread
+        for j in range(t, m, TPB):
+            s = 0.0
+            for r in range(cnt):
+                x = X[base + r, j] if j < d else bias
+                s += coef_s[r] * x
+            part_g[k, j] += s
+        for p in range(t, m * m, TPB):
+            j = p // m
+            q = p - j * m
+            if q >= j:
+                s = 0.0
+                for r in range(cnt):
+                    h = curv_s[r]
+                    if h != 0.0:
+                        xj = X[base + r, j] if j < d else bias
+                        xq = X[base + r, q] if q < d else bias
+                        s += h * xj * xq
+                part_h[k, p] += s
+        cuda.syncthreads()  # every thread is done with the tile before the next one
+
+
+@cuda.jit
+def newton_slope(z, dz, y, c, step, loss, out):
+    r"""Per-block partial sums of the line search along a Newton step s at t = ``step``
+    (z: unsigned margins x̃_i·w, dz: x̃_i·s): out[k] = (Σ c_i a^*(u_i)·δ_i,
+    Σ c_i φ''(u_i)·δ_i²) with δ_i = y_i dz_i and u_i = y_i z_i + t δ_i; then
+    :math:`f'(t) = \lambda(w^\top s + t\|s\|^2) - \frac1n` out[:, 0] summed, and
+    :math:`f''(t) = \lambda\|s\|^2 + \frac1n` out[:, 1] summed."""
+    s1 = 0.0
+    s2 = 0.0
+    for i in range(cuda.grid(1), z.shape[0], cuda.gridsize(1)):
+        ci = c[i]
+        if ci != 0.0:
+            yi = y[i]
+            di = yi * dz[i]
+            u = yi * z[i] + step * di
+            s1 += ci * _dual_target(loss, u) * di
+            s2 += ci * _second_derivative(loss, u) * di * di
+    _store_block_pair(s1, s2, out)
+
+
+@cuda.jit
+def implied_dual(z, y, c, loss, a):
+    r"""a_i = c_i a^*(y_i z_i) = -c_i φ'(y_i z_i) (z unsigned margins x̃_i·w): the dual point a
+    primal point implies (:func:`sdca_pegasos.solvers.core.objectives.implied_dual`, with
+    a_i = y_i α_i), in its box [0, c_iU]."""
+    for i in range(cuda.grid(1), z.shape[0], cuda.gridsize(1)):
+        ci = c[i]
+        a[i] = ci * _dual_target(loss, y[i] * z[i]) if ci != 0.0 else 0.0

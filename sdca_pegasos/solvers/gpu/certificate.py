@@ -78,24 +78,58 @@ class Certifier:
     def __call__(self, a) -> dict:
         """Certified bounds of the pair (w(α), α); also returns ``w`` (host, float64), the
         primal point they certify."""
-        data, lmbd, n, d = self.data, self.lmbd, self.data.n_samples, self.data.n_features
+        data, n, d = self.data, self.data.n_samples, self.data.n_features
         w_dev, m_dev = self.weights_of(a)
         margins(data, data.all_rows, 0, n, w_dev, self.bias, self.z, self.mag)
         gamma_d = _gamma(d + 2 + math.log2(K.TPB))
         K.certificate_terms[GRID, K.TPB](
             self.z, self.mag, self.y, self.c, a, self.loss, gamma_d, self.partials
         )
-        part = self.partials.copy_to_host()
-        loss_sum, err_sum, dual_sum, dual_abs = (math.fsum(part[:, k]) for k in range(4))
         w = w_dev.copy_to_host()
         big_m = m_dev.copy_to_host()
         sq_w = math.fsum(w * w)  # products rounded once, then an exactly rounded sum
+        result = self._bounds(sq_w, sq_w, w, big_m)
+        result.update(w=w, w_device=w_dev)
+        return result
+
+    def pair(self, w: np.ndarray, a, z, mag) -> dict:
+        r"""Certified bounds of a pair :math:`(\tilde w, \alpha)` whose w is *given*, not
+        :math:`\tilde w(\alpha)`: ``primal`` bounds :math:`P(w)` from above and ``dual``
+        bounds :math:`D(\alpha)` from below (a primal point certified through its implied
+        dual, :mod:`sdca_pegasos.solvers.gpu.newton_device`).
+
+        ``w``: the point (host float64, length d + 1, exact: its ‖w‖² is an exactly rounded
+        sum); ``z``, ``mag``: its margins :math:`\tilde x_i^\top w` and magnitudes
+        :math:`\sum_k|\tilde x_{ik}w_k|` as :func:`~sdca_pegasos.solvers.gpu.data.margins`
+        computes them (the allowance of the loss terms is that kernel's); ``a``: the device's
+        :math:`a_i = y_i\alpha_i`. Also returns ``w_alpha`` (host): :math:`\tilde w(\alpha)`
+        as computed, whose ‖·‖² enters D with the allowance of :meth:`__call__`."""
+        wa_dev, m_dev = self.weights_of(a)
+        gamma_d = _gamma(self.data.n_features + 2 + math.log2(K.TPB))
+        K.certificate_terms[GRID, K.TPB](
+            z, mag, self.y, self.c, a, self.loss, gamma_d, self.partials
+        )
+        w_alpha = wa_dev.copy_to_host()
+        big_m = m_dev.copy_to_host()
+        sq_w = math.fsum(w * w)
+        sq_wa = math.fsum(w_alpha * w_alpha)
+        result = self._bounds(sq_w, sq_wa, w_alpha, big_m)
+        result["w_alpha"] = w_alpha
+        return result
+
+    def _bounds(self, sq_w: float, sq_wa: float, w_alpha: np.ndarray, big_m: np.ndarray) -> dict:
+        """primal, dual, gap, rel_gap from the partial sums in ``self.partials``, ‖w‖² of the
+        primal point (``sq_w``) and w(α) (``sq_wa``, its coordinates ``w_alpha`` and their
+        magnitudes ``big_m``): the module docstring's allowances, each bound moved outward."""
+        lmbd, n = self.lmbd, self.data.n_samples
+        part = self.partials.copy_to_host()
+        loss_sum, err_sum, dual_sum, dual_abs = (math.fsum(part[:, k]) for k in range(4))
         gamma_n = _gamma(-(-n // (GRID * K.TPB)) + math.log2(K.TPB) + 2)
         primal = 0.5 * lmbd * sq_w + loss_sum / n
-        dual = dual_sum / n - 0.5 * lmbd * sq_w
-        # w(α)'s coordinates: e_k bounds |ŵ_k − w(α)_k|; ||w(α)||² is within err_sq of sq_w
-        e = _gamma(self.col_terms) * big_m + 2.0 * _U * np.abs(w)
-        err_sq = math.fsum(2.0 * np.abs(w) * e + e * e) + 2.0 * _U * sq_w
+        dual = dual_sum / n - 0.5 * lmbd * sq_wa
+        # w(α)'s coordinates: e_k bounds |ŵ_k − w(α)_k|; ||w(α)||² is within err_sq of sq_wa
+        e = _gamma(self.col_terms) * big_m + 2.0 * _U * np.abs(w_alpha)
+        err_sq = math.fsum(2.0 * np.abs(w_alpha) * e + e * e) + 2.0 * _U * sq_wa
         err_primal = 2.0 * (
             (err_sum + gamma_n * (loss_sum + err_sum)) / n + 0.5 * lmbd * 2.0 * _U * sq_w
         ) + 4.0 * _U * abs(primal)
@@ -109,6 +143,4 @@ class Certifier:
             "dual": dual,
             "gap": gap,
             "rel_gap": gap / abs(primal) if primal != 0.0 else (0.0 if gap == 0 else np.inf),
-            "w": w,
-            "w_device": w_dev,
         }

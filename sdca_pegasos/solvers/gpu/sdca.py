@@ -26,7 +26,8 @@ a small λ, the rounds progress slowly at GPU scale: every row's update adds to 
 + 1 addresses, so the shared buffer's atomics make a round ~30–60 reads of X long, and the
 private buffers need σ' in the thousands (the blocks' updates point the same way). Dense
 GPU fits are certified like any other, but slow (``DENSE_PRIVATE``'s comment, and
-docs/measurements.md).
+docs/measurements.md). For the smooth losses on dense data the GPU has a second-order engine
+instead: ``NewtonSVMClassifier(device="cuda")`` (:mod:`sdca_pegasos.solvers.gpu.newton`).
 
 After the round, the proposed :math:`\Delta a` and :math:`\Delta w` (:math:`\sum_k v_k`, or
 the shared v) are combined as :math:`a + t\Delta a`, :math:`w + t\Delta w` with the step

@@ -374,6 +374,9 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         with ``sdca_pegasos.solvers.gpu.sdca.DENSE_PRIVATE``, which is slower). On large dense
         problems at small λ the GPU rounds converge slowly (a known limit,
         :mod:`sdca_pegasos.solvers.gpu.sdca`); CSR is where the GPU pays (README, "On a GPU").
+        For dense data with ``loss="squared_hinge"`` or ``"smooth_hinge"`` use
+        :class:`sdca_pegasos.solvers.gpu.newton.NewtonSVMClassifier` ``(device="cuda")``, a
+        primal Newton method certified the same way (its own estimator: not SDCA).
         ``epoch_times_`` are then GPU seconds of the update kernels (CUDA events). Supports every
         loss, sample and class weights, the bias, warm starts and ``sampling`` "permutation" /
         "cyclic"; not ``"iid"``, ``sgd_init``, ``average``, ``shrinking=True`` or

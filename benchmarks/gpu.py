@@ -393,7 +393,12 @@ def cuml_runs(X, y, lmbd: float, loss: str) -> dict:
         model.fit(X, y)
         cuda.synchronize()
         wall = time.perf_counter() - t
-        w = np.append(np.asarray(model.coef_, dtype=np.float64).reshape(-1), 0.0)
+        coef = model.coef_  # NumPy, CuPy (.get()) or cuDF (.to_numpy()), by cuML's settings
+        if hasattr(coef, "get"):
+            coef = coef.get()
+        elif hasattr(coef, "to_numpy"):
+            coef = coef.to_numpy()
+        w = np.append(np.asarray(coef, dtype=np.float64).reshape(-1), 0.0)
         cert = engine.certify_point(w)
         runs.append({"tol": tol, "wall_s": wall, "primal": float(cert["primal"]),
                      "dual": float(cert["dual"]), "rel_gap": float(cert["rel_gap"])})  # fmt: skip

@@ -26,13 +26,20 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sdca_pegasos.solvers import (
     ASDCAClassifier,
     ExactSVMClassifier,
+    NewtonSVMClassifier,
     PegasosClassifier,
     SDCAClassifier,
 )
 from sdca_pegasos.solvers import sklearn_checks as checks_module
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 
-DEFAULTS = [SDCAClassifier(), PegasosClassifier(), ASDCAClassifier(), ExactSVMClassifier()]
+DEFAULTS = [
+    SDCAClassifier(),
+    PegasosClassifier(),
+    ASDCAClassifier(),
+    ExactSVMClassifier(),
+    NewtonSVMClassifier(),
+]
 
 
 @parametrize_with_checks(
@@ -57,6 +64,7 @@ def test_the_defaults_fail_only_the_checks_they_fail_by_design():
     weights = set(checks_module.SAMPLE_WEIGHT_CHECKS)
     assert expected_failed_checks(SDCAClassifier()) == {}
     assert expected_failed_checks(ExactSVMClassifier()) == {}
+    assert expected_failed_checks(NewtonSVMClassifier()) == {}
     assert set(expected_failed_checks(PegasosClassifier())) == weights
     assert set(expected_failed_checks(ASDCAClassifier())) == weights | {
         "check_class_weight_classifiers"

@@ -16,6 +16,9 @@ Every solver names its sampling orders in one vocabulary, ``"iid"`` / ``"permuta
 - :class:`ExactSVMClassifier`: the optimum itself, certified to a relative duality gap
   (interior point and crossover, or coordinate descent with Newton finishes:
   :mod:`sdca_pegasos.solvers.exact.engine`).
+- :class:`NewtonSVMClassifier`: a primal Newton method for the squared and the smoothed hinge
+  on dense data, on the GPU (``device="cuda"``) or the CPU, every iterate certified through
+  the dual point it implies (:mod:`sdca_pegasos.solvers.gpu.newton`).
 
 scikit-learn's estimator checks that an estimator fails by design, with the reasons, are
 :func:`sdca_pegasos.solvers.sklearn_checks.expected_failed_checks` (``check_estimator``'s
@@ -39,6 +42,7 @@ from sdca_pegasos.solvers.driver.estimator import BaseLinearSVM
 from sdca_pegasos.solvers.driver.problem import EpochInfo
 from sdca_pegasos.solvers.driver.scales import check_lmbd
 from sdca_pegasos.solvers.exact.engine import ExactSVMClassifier
+from sdca_pegasos.solvers.gpu.newton import NewtonSVMClassifier
 from sdca_pegasos.solvers.path import PathPoint, lambda_path
 from sdca_pegasos.solvers.pegasos.estimator import PegasosClassifier
 from sdca_pegasos.solvers.sdca.asdca import ASDCAClassifier
@@ -50,6 +54,7 @@ __all__ = [
     "DaskSVMClassifier",
     "EpochInfo",
     "ExactSVMClassifier",
+    "NewtonSVMClassifier",
     "PathPoint",
     "PegasosClassifier",
     "SDCAClassifier",

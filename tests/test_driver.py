@@ -69,6 +69,20 @@ def test_a_gap_that_does_not_fall_is_checked_every_step():
     zero = CheckSchedule(1e-6)
     zero.checked(1, Bounds(1.0, 1.0, 0.0), None)
     assert zero.due(2, None)
+    flat = CheckSchedule(1e-6)  # two checks with the very same gap: no line, no division
+    flat.checked(1, Bounds(1.0, 0.9, 0.1), None)
+    flat.checked(2, Bounds(1.0, 0.9, 0.1), None)
+    assert flat.due(3, None)
+
+
+def test_the_line_runs_per_step_between_checks_steps_apart():
+    """Checks at steps 2 and 6 (gaps 1e-1 and 1e-2): the log-gap falls ln(10)/4 a step, so
+    NEAR·tol = 2e-6 is 4·log10(1e-2/2e-6) = 14.8 steps past step 6, and the next check is half
+    way, the first step at least 7.4 past it: step 14 (``every`` out of the way)."""
+    schedule = CheckSchedule(1e-6, every=100)
+    schedule.checked(2, Bounds(1.0, 0.9, 1e-1), None)
+    schedule.checked(6, Bounds(1.0, 0.99, 1e-2), None)
+    assert [k for k in range(7, 20) if schedule.due(k, None)] == list(range(14, 20))
 
 
 def test_a_relative_target_follows_the_last_checks_primal():

@@ -149,3 +149,17 @@ def test_relative_reading_names_every_difference_and_only_those():
     small = Bounds(primal=0.5, dual=0.5 - 1e-9, gap=1e-9)
     assert relative_reading(1e-5, small, 30, 30, True, 100) == ""  # both stop at 30
     assert relative_reading(1e-5, big, 100, None, False, 100) == ""  # neither meets tol
+
+
+def test_a_one_vs_rest_fit_says_which_class_would_stop_elsewhere():
+    """Wine, standardised, three classes: each binary problem whose stop differs says its
+    class, as the ConvergenceWarning does."""
+    from sklearn.datasets import load_wine
+    from sklearn.preprocessing import StandardScaler
+
+    X, y = load_wine(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    with pytest.warns(FutureWarning) as caught:
+        SDCAClassifier(**PLAIN).fit(X, y)
+    said = [str(w.message) for w in caught]
+    assert [f", class {k}) would then go on" in m for k, m in enumerate(said)] == [True] * 3

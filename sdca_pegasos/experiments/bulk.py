@@ -85,10 +85,9 @@ import scipy.sparse as sp
 from numba import njit
 
 from sdca_pegasos.solvers.core import losses, objectives
-from sdca_pegasos.solvers.core.losses import HINGE, Loss, make_loss
+from sdca_pegasos.solvers.core.losses import Loss
+from sdca_pegasos.solvers.core.monitoring import EpochMetrics
 from sdca_pegasos.solvers.core.passes import (
-    as_data,
-    as_labels,
     feasible,
     misclassified,
     row_margin,
@@ -134,16 +133,13 @@ class BulkMetrics:
     def __init__(
         self, X, y, lmbd: float, loss: Loss | float, bias: float, X_test=None, y_test=None
     ):
-        self.X = as_data(X)
-        self.n_samples, self.n_features = self.X.shape
-        self.y = as_labels(y, self.n_samples)
-        self.lmbd = float(lmbd)
-        self.loss = make_loss(loss)
-        self.own = self.loss != HINGE
-        self.bias = float(bias)
-        self.scale = 1.0 / (self.lmbd * self.n_samples)
-        self.X_test = None if X_test is None else as_data(X_test)
-        self.y_test = None if X_test is None else as_labels(y_test, self.X_test.shape[0])
+        # the per-epoch pass's own validation (casts, labels, the test split's width and labels)
+        checked = EpochMetrics(X, y, lmbd, loss, bias, X_test=X_test, y_test=y_test)
+        self.X, self.y, self.X_test = checked.X, checked.y, checked.X_test
+        self.y_test = None if self.X_test is None else checked.y_test
+        self.n_samples, self.n_features = checked.n_samples, checked.n_features
+        self.lmbd, self.loss, self.own = checked.lmbd, checked.loss, checked.own
+        self.bias, self.scale = checked.bias, checked.scale
         self._split = _Split(self.X, self.y, self.bias)
         self._test = None if self.X_test is None else _Split(self.X_test, self.y_test, self.bias)
 

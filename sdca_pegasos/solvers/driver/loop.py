@@ -339,7 +339,7 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
                 unit=settings.steps_name.removeprefix("max_").removesuffix("s"),
             )
             if differs:
-                warn_tol_gap(settings.name, settings.tol, bounds.primal, differs)
+                warn_tol_gap(settings.name, settings.tol, bounds.primal, differs, settings.detail)
     return BinaryFit.of_epochs(
         cpu_times,
         wall_times,
@@ -379,16 +379,18 @@ def relative_reading(
     return ""
 
 
-def warn_tol_gap(name: str, tol: float, primal: float, differs: str) -> None:
+def warn_tol_gap(name: str, tol: float, primal: float, differs: str, detail: str = "") -> None:
     """The ``FutureWarning`` of a fit whose absolute reading of ``tol`` (its estimator's
     ``tol_gap='warn'``, the default until the relative reading becomes it) ended it at another
-    step than the relative one would: ``differs`` says how (:func:`relative_reading`)."""
+    step than the relative one would: ``differs`` says how (:func:`relative_reading`);
+    ``detail`` which problem (``", class 2"`` of a one-vs-rest fit), as the
+    ConvergenceWarning's."""
     warnings.warn(
         f"{name}: tol={tol:g} is read as an absolute duality gap P - D (tol_gap='warn', the "
         f"default of this release); from {TOL_GAP_CHANGE} on tol bounds the relative gap "
         f"(P - D)/|P|, as in DaskSVMClassifier and ExactSVMClassifier, and this fit (P = "
-        f"{primal:.3g}) would then {differs}. Pass tol_gap='relative' to adopt that reading "
-        f"now, or tol_gap='absolute' to keep this one (removed in {TOL_GAP_REMOVAL}).",
+        f"{primal:.3g}{detail}) would then {differs}. Pass tol_gap='relative' to adopt that "
+        f"reading now, or tol_gap='absolute' to keep this one (removed in {TOL_GAP_REMOVAL}).",
         FutureWarning,
         stacklevel=caller_stacklevel(),
     )

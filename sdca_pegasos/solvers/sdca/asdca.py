@@ -606,14 +606,8 @@ class ASDCAClassifier(BaseLinearSVM):
         schedule picks, and always for the returned pair. 0 or None: run all epochs, compute no
         gap.
     tol_gap : {"relative", "absolute", "warn"}, default="warn"
-        How ``tol`` bounds the gap. ``"relative"``: :math:`(P - D)/|P| \le` ``tol``, the reading
-        of :class:`~sdca_pegasos.solvers.DaskSVMClassifier` and
-        :class:`~sdca_pegasos.solvers.ExactSVMClassifier`, and this estimator's default from
-        release 0.2 (it means the same precision whatever the objective's scale: class weights,
-        sample weights or a separable problem's tiny P). ``"absolute"``: :math:`P - D \le`
-        ``tol``, this estimator's reading until then; removed in 0.3. ``"warn"`` (the default
-        of this release): the absolute reading, with a ``FutureWarning`` when the relative one
-        would have ended the fit at another epoch (README, "Stopping").
+        How ``tol`` bounds the gap, as in :class:`sdca_pegasos.solvers.SDCAClassifier`
+        (``"relative"``: :math:`(P_\gamma - D_\gamma)/|P_\gamma|`, the one meaning from 0.2).
     bias_multiplier : float, default=1.0
         :math:`B \ge 0`: intercept :math:`B w_b` through a constant feature :math:`B`,
         regularised like the other weights (the default 1.0 is ``LinearSVC``'s

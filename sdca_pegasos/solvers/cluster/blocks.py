@@ -657,11 +657,15 @@ def block_certificate(
     loss: Loss,
     previous: tuple | None = None,
     w_implied: np.ndarray | None = None,
+    with_alpha: bool = True,
+    implied: np.ndarray | None = None,
 ) -> tuple:
     """The chunk's :class:`sdca_pegasos.solvers.core.objectives.CertificateSums` at (w, α_k) and,
     given ``w_implied``, at (w_implied, :func:`sdca_pegasos.solvers.core.objectives.implied_dual`
     of it), each merged with those of the block's chunks before it (``previous``) when given: a
-    tuple of one or two sums.
+    tuple of one or two sums; without ``with_alpha``, the sums at (w_implied, α̃) alone (a
+    fit that keeps no α of its own: ``method="newton"``), and given ``implied``, that α̃
+    itself (computed already from w_implied's margins).
 
     A chunk whose rows all weigh 0 (``sample_weight`` times the class weights) holds α = 0
     and adds no term: its sums are those of no row, counted as its rows (the objectives
@@ -671,18 +675,22 @@ def block_certificate(
         empty = objectives.certificate_sums(
             data.X[none], state.y[none], w, state.sweep.dual_coef[none], loss, state.bias
         )._replace(n_samples=state.y.shape[0])
-        parts = [empty] if w_implied is None else [empty, empty]
+        parts = [empty] * (int(with_alpha) + int(w_implied is not None))
         if previous is None:
             return tuple(parts)
         return tuple(objectives.merge_sums(p, s) for p, s in zip(previous, parts, strict=True))
-    parts = [
-        objectives.certificate_sums(
-            data.X, state.y, w, state.sweep.dual_coef, loss, state.bias, state.weights
+    parts = []
+    if with_alpha:
+        parts.append(
+            objectives.certificate_sums(
+                data.X, state.y, w, state.sweep.dual_coef, loss, state.bias, state.weights
+            )
         )
-    ]
     if w_implied is not None:
         v, c = w_implied, state.weights
-        at = objectives.implied_dual(data.X, state.y, v, loss, state.bias, c)
+        at = implied
+        if at is None:
+            at = objectives.implied_dual(data.X, state.y, v, loss, state.bias, c)
         parts.append(objectives.certificate_sums(data.X, state.y, v, at, loss, state.bias, c))
     if previous is None:
         return tuple(parts)

@@ -71,6 +71,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from sdca_pegasos.solvers.cluster import blocks as _cocoa
 from sdca_pegasos.solvers.cluster import layout as _cocoa_layout
+from sdca_pegasos.solvers.cluster import newton as _newton
 from sdca_pegasos.solvers.cluster import rounds as _cocoa_rounds
 from sdca_pegasos.solvers.cluster.blocks import BadInput
 from sdca_pegasos.solvers.core import losses
@@ -230,6 +231,19 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         tests' small problems, where the finish solves every row at once, more rounds at
         the defaults (line search's steadier progress postpones the stall that calls the
         finish), hence the default ``"add"``.
+    method : {"cocoa", "newton"}, default="cocoa"
+        ``"cocoa"``: CoCoA+'s rounds above. ``"newton"`` (a smooth loss only:
+        ``loss="smooth_hinge"`` or ``"squared_hinge"``; the hinge has no Hessian): each round
+        is a truncated Newton step on the primal, its gradient, Hessian-vector products and
+        line search summed over every row chunk on the workers
+        (:mod:`sdca_pegasos.solvers.cluster.newton`), so that its rounds and passes do not
+        depend on the blocks, which then only say where the certificate's sums merge;
+        ``local_epochs``, ``shrinking``, ``finish`` and ``aggregate`` are not read,
+        ``checkpoint_dir`` is refused, a warm start starts from w(α) of the last fit's
+        ``dual_coef_`` (which is α̃(w), the dual point the returned w implies).
+        ``n_rounds_`` counts Newton steps, ``data_passes_`` their passes over the rows
+        (gradient, conjugate-gradient products, margins along the step:
+        ``cg_iterations_`` per step) and ``step_sizes_`` their line search's t.
     max_rounds : int, default=200
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
@@ -331,6 +345,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         "shrinking": ["boolean"],
         "finish": ["boolean"],
         "aggregate": [StrOptions({"add", "line_search"})],
+        "method": [StrOptions({"cocoa", "newton"})],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "check_every": [Interval(Integral, 1, None, closed="left")],
@@ -362,6 +377,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         shrinking=True,
         finish=True,
         aggregate="add",
+        method="cocoa",
         max_rounds=200,
         tol=1e-6,
         check_every=1,
@@ -381,6 +397,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         self.shrinking = shrinking
         self.finish = finish
         self.aggregate = aggregate
+        self.method = method
         self.max_rounds = max_rounds
         self.tol = tol
         self.check_every = check_every
@@ -429,6 +446,18 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         self
         """
         self._validate_params()
+        if self.method == "newton":
+            if not self.loss_function.smooth:
+                raise ValueError(
+                    "method='newton' needs a smooth loss (it takes the loss's second "
+                    f"derivative; {self.loss!r} has none): use loss='smooth_hinge' or "
+                    "loss='squared_hinge', or method='cocoa' for the hinge"
+                )
+            if self.checkpoint_dir is not None:
+                raise ValueError(
+                    "method='newton' writes no checkpoints (its state is w, a few steps "
+                    "from the start): use checkpoint_dir=None, or method='cocoa'"
+                )
         client = _cocoa_layout.client()
         X, y, sample_weight = self._rows(client, X, y, sample_weight)
         sizes = [int(c) for c in X.chunks[0]]
@@ -531,34 +560,17 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         certified or ``max_rounds``, from α = ``init`` (or 0): a
         :class:`sdca_pegasos.solvers.cluster.rounds.ClusterEngine` driven by the one fit loop
         (:func:`sdca_pegasos.solvers.driver.loop.run`)."""
-        client, data, groups, sizes, d, class_weights, two, lmbd, loss, finish_rows, _ = setup
+        client, data, groups, sizes, d, class_weights, two, lmbd, loss, _, _ = setup
         n = sum(sizes)
         problem = _cocoa_rounds.ClusterProblem(
             n, d, lmbd, float(self.bias_multiplier), positive, class_weights, two
         )
-        engine = _cocoa_rounds.ClusterEngine(
-            client,
-            data,
-            groups,
-            sizes,
-            problem,
-            loss=loss,
-            local_epochs=self.local_epochs_,
-            shrinking=self.shrinking,
-            finish=self.finish,
-            finish_rows=finish_rows,
-            tol=self.tol,
-            implied=self._IMPLIED_DUAL,
-            bias_step=self._BIAS_STEP,
-            folder=None if self.checkpoint_dir is None else os.fspath(self.checkpoint_dir),
-            checkpoint_every=self.checkpoint_every,
-            max_rounds=self.max_rounds,
-            index=j,
-            n_problems=1 if two else len(self.classes_),
-            rng=np.random.default_rng(self.random_state),
-            init=init,
-            aggregate=self.aggregate,
-        )
+        if self.method == "newton":
+            engine = _newton.NewtonClusterEngine(
+                client, data, groups, problem, loss=loss, tol=self.tol, init=init
+            )
+        else:
+            engine = self._cocoa_engine(setup, j, problem, init)
         settings = Settings(
             steps=self.max_rounds,
             tol=self.tol,
@@ -582,6 +594,33 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
                 )
             err.add_note(f"DaskSVMClassifier.fit interrupted at round {engine.round}: {where}.")
             raise
+
+    def _cocoa_engine(self, setup: _Setup, j: int, problem, init):
+        """CoCoA+'s engine of binary problem ``j`` (``method="cocoa"``)."""
+        client, data, groups, sizes, _, _, two, _, loss, finish_rows, _ = setup
+        return _cocoa_rounds.ClusterEngine(
+            client,
+            data,
+            groups,
+            sizes,
+            problem,
+            loss=loss,
+            local_epochs=self.local_epochs_,
+            shrinking=self.shrinking,
+            finish=self.finish,
+            finish_rows=finish_rows,
+            tol=self.tol,
+            implied=self._IMPLIED_DUAL,
+            bias_step=self._BIAS_STEP,
+            folder=None if self.checkpoint_dir is None else os.fspath(self.checkpoint_dir),
+            checkpoint_every=self.checkpoint_every,
+            max_rounds=self.max_rounds,
+            index=j,
+            n_problems=1 if two else len(self.classes_),
+            rng=np.random.default_rng(self.random_state),
+            init=init,
+            aggregate=self.aggregate,
+        )
 
     def _unconverged_advice(self, setup: _Setup) -> str:
         """What the ConvergenceWarning of an uncertified fit says before its generic advice
@@ -639,6 +678,14 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         self.round_cpu_times_ = fits[0].epoch_times if one else [f.epoch_times for f in fits]
         steps = [a["step_sizes"] for a in attributes]
         self.step_sizes_ = steps[0] if one else steps
+        if self.method == "newton":
+            for name in ("cg_iterations", "line_search_evals"):
+                values = [a[name] for a in attributes]
+                setattr(self, name + "_", values[0] if one else values)
+        else:  # a refit by CoCoA+ makes no Newton steps
+            for name in ("cg_iterations_", "line_search_evals_"):
+                if hasattr(self, name):
+                    delattr(self, name)
 
     # ---------------------------------------------------------------- predict
     def _dask_rows(self, X):

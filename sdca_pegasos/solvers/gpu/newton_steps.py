@@ -50,30 +50,52 @@ def assemble(g_loss: np.ndarray, h_upper: np.ndarray, w: np.ndarray, lmbd: float
     return lmbd * w - g_loss / n, H
 
 
-def line_search(slope, gs: float, ws: float, ss: float, lmbd: float, n: int):
+def line_search(
+    slope, gs: float, ws: float, ss: float, lmbd: float, n: int, tol: float = LINE_SEARCH_TOL
+):
     r"""The exact minimiser t > 0 of f(t) = P(w + ts) (module docstring), and the number of
     evaluations made.
 
     ``slope(t)`` returns the sums (Σ c_i a*(z_i + tδ_i)δ_i, Σ c_i φ''(z_i + tδ_i)δ_i²);
     ``gs`` = gᵀs = f'(0), ``ws`` = wᵀs, ``ss`` = ‖s‖². Safeguarded Newton on f' from t = 1
-    within the bracket [lo, hi] (f'(lo) < 0 < f'(hi)); 0 when s is no descent direction.
-    Should the evaluations run out, the last t with f' < 0 (P has decreased to it)."""
+    within the bracket [lo, hi] (f'(lo) < 0 < f'(hi)); where Newton's next t leaves the
+    bracket, the secant through the bracket's ends (regula falsi, the Illinois variant:
+    an end kept twice has its f' halved), or doubling while no f' > 0 is known. A step
+    from far off (the first, from w = 0, where every margin sits where φ'' = 0 and the
+    Newton direction is −g/λ) needs t ~ λ: the secant finds it in a few evaluations where
+    halving from 1 took about log₂(1/λ). 0 when s is no descent direction. Should the
+    evaluations run out, the last t with f' < 0 (P has decreased to it). It ends once
+    |f'(t)| ≤ ``tol``·|f'(0)| (then P(w + ts) ≤ P(w) + t·tol·|f'(0)| by convexity, and
+    below P(w) where f'(t) ≤ 0)."""
     if not gs < 0.0:
         return 0.0, 0
     lo, hi, t = 0.0, math.inf, 1.0
+    d_lo, d_hi = gs, math.inf  # f' at the bracket's ends (the secant's weights)
+    kept = 0  # which end the last two evaluations kept (-1 lo, 1 hi, 0 neither)
     for k in range(1, LINE_SEARCH_EVALS + 1):
         s1, s2 = slope(t)
         d1 = lmbd * (ws + t * ss) - s1 / n
         d2 = lmbd * ss + s2 / n
-        if abs(d1) <= LINE_SEARCH_TOL * -gs:
+        if abs(d1) <= tol * -gs:
             return t, k
         if d1 < 0.0:
-            lo = t
+            lo, d_lo = t, d1
+            if kept == -1:
+                d_hi *= 0.5  # Illinois: hi kept twice
+            kept = -1
         else:
-            hi = t
+            hi, d_hi = t, d1
+            if kept == 1:
+                d_lo *= 0.5
+            kept = 1
         t_new = t - d1 / d2
         if not lo < t_new < hi:
-            t_new = 0.5 * (lo + hi) if hi < math.inf else 2.0 * t
+            if hi == math.inf:
+                t_new = 2.0 * t
+            else:
+                t_new = lo + (hi - lo) * (-d_lo) / (d_hi - d_lo)
+                if not lo < t_new < hi:
+                    t_new = 0.5 * (lo + hi)
         t = t_new
     return lo, LINE_SEARCH_EVALS
 

@@ -1,0 +1,291 @@
+"""Rounds, passes and wall of DaskSVMClassifier(method="newton") as the blocks grow, against
+single-process SDCA with shrinking on the same problem and loss.
+
+Each problem (skin in a seeded order, and the draws of ``benchmarks/distributed.py``) is
+fitted with a smooth loss (``--loss``, default the smoothed hinge, γ = 1), λ = 1/n and an
+intercept (bias multiplier 1), to a certified relative gap of 1e-6:
+
+- ``SDCAClassifier(shrinking=True, tol_gap="relative")`` in this process: epochs and wall
+  (its own epochs' wall and checks, from its callback) to 1e-4 and 1e-6;
+- ``DaskSVMClassifier(method="newton", n_blocks=None)`` on X cut into K contiguous chunks
+  (K blocks) for K in ``--blocks``, on a LocalCluster of 2 workers × 1 thread: Newton steps
+  ("rounds"), conjugate-gradient products, line-search evaluations, data passes (steps'
+  and certificates'), and the fit's rounds' wall (each round's with its check) to 1e-4 and
+  1e-6, and what share of it the checks took.
+
+It prints each of issue "More workers, less time"'s targets that these runs measure as
+measured / target. Rounds and passes are the algorithm's (the same at every K, up to the
+order of the sums); walls are this machine's, its load printed. ``--readme`` regenerates
+docs/distributed.md's table and README's sentence from the record.
+
+    python benchmarks/newton_blocks.py --out benchmarks/records
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import warnings
+
+if __name__ == "__main__":  # this checkout's packages, not benchmarks/distributed.py as
+    # the `distributed` package
+    sys.path[0] = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np
+
+from sdca_pegasos.experiments import reports
+
+README_RECORD = "benchmarks/records/newton_blocks.json"
+MARKERS = (
+    "<!-- newton-blocks:begin (benchmarks/newton_blocks.py --readme) -->",
+    "<!-- newton-blocks:end -->",
+)
+SENTENCE_MARKERS = (
+    "<!-- newton-blocks-sentence:begin (benchmarks/newton_blocks.py --readme) -->",
+    "<!-- newton-blocks-sentence:end -->",
+)
+TARGETS = (1e-4, 1e-6)
+BLOCKS = (1, 2, 4, 8, 16, 64)
+
+
+def first(gaps, values, eps):
+    """The first of ``values`` whose gap is at most ``eps`` (None: never)."""
+    return next((v for g, v in zip(gaps, values, strict=True) if g is not None and g <= eps), None)
+
+
+def sdca_run(X, y, loss: str, max_epochs: int) -> dict:
+    from sklearn.exceptions import ConvergenceWarning
+
+    from sdca_pegasos.solvers import SDCAClassifier
+
+    rows = []
+
+    def record(info):
+        rel = None if info.gap is None else info.gap / abs(info.primal)
+        rows.append((info.epoch, info.wall_time, rel))
+
+    clf = SDCAClassifier(
+        lmbd=1.0 / X.shape[0], loss=loss, shrinking=True, tol=min(TARGETS),
+        tol_gap="relative", max_epochs=max_epochs, random_state=0, callback=record,
+    )  # fmt: skip
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(X, y)
+    fit_wall = time.perf_counter() - start
+    gaps = [r[2] for r in rows]
+    wall = list(np.cumsum([r[1] for r in rows]))
+    return {
+        "epochs": {str(e): first(gaps, [r[0] for r in rows], e) for e in TARGETS},
+        "wall": {str(e): first(gaps, wall, e) for e in TARGETS},
+        "fit_wall": fit_wall,
+        "certified": bool(rows and gaps[-1] is not None and gaps[-1] <= min(TARGETS)),
+    }
+
+
+def newton_run(client, X, y, loss: str, k: int, max_rounds: int) -> dict:
+    import dask.array as da
+    import scipy.sparse as sp
+    from sklearn.exceptions import ConvergenceWarning
+
+    from sdca_pegasos.solvers import DaskSVMClassifier
+
+    per = -(-X.shape[0] // k)
+    if sp.issparse(X):
+        parts = [X[i : i + per] for i in range(0, X.shape[0], per)]
+        Xd = da.concatenate([da.from_array(p, chunks=p.shape, asarray=False) for p in parts])
+    else:
+        Xd = da.from_array(X, chunks=(per, -1))
+    yd = da.from_array(y, chunks=(per,))
+    rows = []
+
+    def record(info):
+        rel = None if info.gap is None else info.gap / abs(info.primal)
+        rows.append((info.epoch, info.wall_time, info.check_wall, rel))
+
+    clf = DaskSVMClassifier(
+        lmbd=1.0 / X.shape[0], loss=loss, method="newton", n_blocks=None, tol=min(TARGETS),
+        max_rounds=max_rounds, random_state=0, callback=record,
+    )  # fmt: skip
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(Xd, yd)
+    fit_wall = time.perf_counter() - start
+    gaps = [r[3] for r in rows]
+    wall = list(np.cumsum([r[1] + r[2] for r in rows]))
+    checks = sum(r[2] for r in rows)
+    return {
+        "k": k,
+        "rounds": {str(e): first(gaps, [r[0] for r in rows], e) for e in TARGETS},
+        "wall": {str(e): first(gaps, wall, e) for e in TARGETS},
+        "rounds_run": int(clf.n_rounds_),
+        "cg": [int(c) for c in clf.cg_iterations_],
+        "evals": [int(e) for e in clf.line_search_evals_],
+        "data_passes": float(clf.data_passes_),
+        "certificate_passes": int(clf.certificate_passes_),
+        "check_share": checks / wall[-1] if wall and wall[-1] > 0 else None,
+        "fit_wall": fit_wall,
+        "certified": bool(clf.certified_),
+        "rel_gap": float(clf.rel_gap_),
+        "primal": float(clf.primal_),
+    }
+
+
+def measure(problems, blocks, loss: str, max_rounds: int) -> list[dict]:
+    from benchmarks.distributed import PROBLEMS, local_client
+
+    out = []
+    for name in problems:
+        X, y = PROBLEMS[name]()
+        entry = {"name": name, "n": int(X.shape[0]), "d": int(X.shape[1]), "loss": loss}
+        entry["sdca"] = sdca_run(X, y, loss, 1000)
+        print(name, "sdca", entry["sdca"], flush=True)
+        entry["runs"] = []
+        with local_client(2) as client:
+            newton_run(client, X[:1000], y[:1000], loss, 2, 5)  # the workers' imports, once
+            for k in blocks:
+                entry["runs"].append(newton_run(client, X, y, loss, k, max_rounds))
+                print(name, entry["runs"][-1], flush=True)
+        out.append(entry)
+    return out
+
+
+def _fmt(v, spec=".3g") -> str:
+    return "—" if v is None else format(v, spec)
+
+
+def targets_lines(record: dict) -> list[str]:
+    """Issue "More workers, less time"'s targets these runs measure, measured / target."""
+    lines = []
+    for p in record["problems"]:
+        runs = {r["k"]: r for r in p["runs"]}
+        one, eps = runs.get(1), str(min(TARGETS))
+        if one is None or one["rounds"][eps] is None:
+            continue
+        for k, bound in ((8, 1.5), (64, 2.5)):
+            if k in runs and runs[k]["rounds"][eps] is not None:
+                ratio = runs[k]["rounds"][eps] / one["rounds"][eps]
+                lines.append(
+                    f"{p['name']}: rounds to 1e-6 at K = {k} / K = 1: {ratio:.2f} / ≤ {bound}"
+                )
+        epochs = p["sdca"]["epochs"][eps]
+        if 8 in runs and epochs:
+            passes = runs[8]["data_passes"] + runs[8]["certificate_passes"]
+            lines.append(
+                f"{p['name']}: data passes to 1e-6 at K = 8 (steps' and checks') / SDCA's "
+                f"epochs: {passes / epochs:.2f} / ≤ 2"
+            )
+        if 2 in runs:
+            for e in TARGETS:
+                ours, theirs = runs[2]["wall"][str(e)], p["sdca"]["wall"][str(e)]
+                if ours is not None and theirs:
+                    lines.append(
+                        f"{p['name']}: wall to {e:g}, 2 workers (K = 2) / one process: "
+                        f"{ours / theirs:.2f} / ≤ 0.7"
+                    )
+            share = runs[2]["check_share"]
+            if share is not None:
+                lines.append(f"{p['name']}: the checks' share of the rounds' wall at K = 2: "
+                             f"{share:.0%} / ≤ 15 %")  # fmt: skip
+    return lines
+
+
+def readme_block(record: dict) -> str:
+    """docs/distributed.md's table, every number from the record."""
+    lines = [
+        reports.measured_record(record)
+        + ': `DaskSVMClassifier(method="newton", n_blocks=None)` on X cut into K contiguous '
+        f"chunks, LocalCluster of 2 workers × 1 thread, {record['loss_said']}, λ = 1/n, bias "
+        "multiplier 1, to a certified relative gap of 1e-6; single-process "
+        '`SDCAClassifier(shrinking=True, tol_gap="relative")` on the same problem in the '
+        "same run. Rounds are Newton steps; passes are the steps' (gradient, "
+        "conjugate-gradient products, margins along the step) plus the checks'; wall is the "
+        "rounds' with their checks.",
+        "",
+        "| problem | K | rounds to 1e-4 / 1e-6 | CG products | passes | wall to 1e-4 / 1e-6 (s) "
+        "| checks' share |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for p in record["problems"]:
+        sd = p["sdca"]
+        lines.append(
+            f"| {p['name']} ({p['n']:,} × {p['d']}) | one process (SDCA) | "
+            f"{_fmt(sd['epochs']['0.0001'])} / {_fmt(sd['epochs']['1e-06'])} epochs | — | — | "
+            f"{_fmt(sd['wall']['0.0001'])} / {_fmt(sd['wall']['1e-06'])} | — |"
+        )
+        for r in p["runs"]:
+            passes = r["data_passes"] + r["certificate_passes"]
+            cert = "" if r["certified"] else f" (not certified: {r['rel_gap']:.2g})"
+            lines.append(
+                f"|  | {r['k']} | {_fmt(r['rounds']['0.0001'])} / {_fmt(r['rounds']['1e-06'])}"
+                f"{cert} | {sum(r['cg'])} | {passes:.3g} | {_fmt(r['wall']['0.0001'])} / "
+                f"{_fmt(r['wall']['1e-06'])} | {_fmt(r['check_share'], '.0%')} |"
+            )
+    lines += ["", "Measured / target:", ""] + [f"- {line}" for line in targets_lines(record)]
+    return "\n".join(lines)
+
+
+def readme_sentence(record: dict) -> str:
+    """README's sentence: Newton's rounds at the fewest and the most blocks, from the record."""
+    p = record["problems"][0]
+    runs = {r["k"]: r for r in p["runs"]}
+    low, high = min(runs), max(runs)
+    eps = "1e-06"
+    return (
+        f'With `method="newton"` ({record["loss_said"]}) the rounds do not grow with the '
+        f"blocks: on {p['name']} to a certified 1e-6, {_fmt(runs[low]['rounds'][eps])} "
+        f"Newton steps at K = {low} and {_fmt(runs[high]['rounds'][eps])} at K = {high} "
+        f"(`benchmarks/newton_blocks.py`; the table: "
+        "[docs/distributed.md](docs/distributed.md#newtons-method-on-the-primal-methodnewton))."
+    )
+
+
+def rewrite(path: str, record: dict) -> None:
+    """Rewrite the generated blocks ``path`` holds; a file with neither is a ValueError."""
+    from pathlib import Path
+
+    text = Path(path).read_text()
+    blocks = ((MARKERS, readme_block), (SENTENCE_MARKERS, readme_sentence))
+    found = [(markers, render) for markers, render in blocks if markers[0] in text]
+    if not found:
+        raise ValueError(f"{path} holds none of newton_blocks.py's generated blocks")
+    for markers, render in found:
+        reports.rewrite_block(path, markers, render(record))
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--problems", nargs="+", default=["skin", "dense-full", "csr-full"])
+    parser.add_argument("--blocks", nargs="+", type=int, default=list(BLOCKS))
+    parser.add_argument(
+        "--loss", default="smooth_hinge", choices=["smooth_hinge", "squared_hinge"]
+    )
+    parser.add_argument("--max-rounds", type=int, default=60)
+    parser.add_argument("--out", help="folder for the JSON record (newton_blocks.json)")
+    reports.readme_arguments(parser, README_RECORD)
+    args = parser.parse_args(argv)
+    if args.readme:
+        import json
+        from pathlib import Path
+
+        rewrite(args.readme, json.loads(Path(args.record).read_text()))
+        return {}
+    said = {"smooth_hinge": "smoothed hinge (γ = 1)", "squared_hinge": "squared hinge"}
+    record = {
+        **reports.record_head("newton_blocks"),
+        "command": " ".join(["python benchmarks/newton_blocks.py", *(argv or sys.argv[1:])]),
+        "loss_said": said[args.loss],
+        "problems": measure(args.problems, args.blocks, args.loss, args.max_rounds),
+    }
+    record["load_end"] = os.getloadavg()[0]
+    print(readme_block(record))
+    if args.out:
+        reports.write_record(args.out, "newton_blocks.json", record)
+    return record
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""benchmarks/newton_blocks.py: what docs/distributed.md and README say of the cluster's Newton
+steps is the record's, its targets are the record's ratios, and a tiny run makes a record."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import newton_blocks as bench
+
+from .generated import regenerated
+
+
+def _run(k, rounds, wall, cg=(0, 0), passes=3.0, cert=4, share=0.25, certified=True):
+    return {
+        "k": k, "rounds": {"0.0001": rounds[0], "1e-06": rounds[1]},
+        "wall": {"0.0001": wall[0], "1e-06": wall[1]}, "rounds_run": rounds[1] or 60,
+        "cg": list(cg), "evals": [3] * len(cg), "data_passes": passes,
+        "certificate_passes": cert, "check_share": share, "fit_wall": 9.0,
+        "certified": certified, "rel_gap": 1e-9 if certified else 3e-3, "primal": 0.1,
+    }  # fmt: skip
+
+
+RECORD = {
+    "date": "2026-11-29 12:00:00", "git": "abcdef0", "load_start": 0.5,
+    "machine": {"cpus": 2}, "command": "python benchmarks/newton_blocks.py",
+    "loss_said": "smoothed hinge (γ = 1)",
+    "problems": [{
+        "name": "skin", "n": 245057, "d": 3, "loss": "smooth_hinge",
+        "sdca": {"epochs": {"0.0001": 33, "1e-06": 49}, "wall": {"0.0001": 1.2, "1e-06": 2.0},
+                 "fit_wall": 2.5, "certified": True},
+        "runs": [
+            _run(1, (4, 5), (2.0, 2.5)), _run(2, (4, 5), (1.0, 1.2), share=0.125),
+            _run(8, (4, 6), (2.0, 2.6), passes=10.0, cert=12),
+            _run(64, (5, None), (3.0, None), certified=False),
+        ],
+    }],
+}  # fmt: skip
+
+
+def test_the_block_says_what_the_record_holds():
+    text = bench.readme_block(RECORD)
+    assert text.startswith("Measured 2026-11-29 (git abcdef0, load 0.5 at the start, 2 cores;")
+    assert (
+        "| skin (245,057 × 3) | one process (SDCA) | 33 / 49 epochs | — | — | 1.2 / 2 | — |"
+        in text
+    )
+    assert "|  | 8 | 4 / 6 | 0 | 22 | 2 / 2.6 | 25% |" in text
+    assert "|  | 64 | 5 / — (not certified: 0.003) | 0 | 7 | 3 / — | 25% |" in text
+
+
+def test_the_targets_are_the_records_ratios():
+    lines = bench.targets_lines(RECORD)
+    assert lines == [
+        "skin: rounds to 1e-6 at K = 8 / K = 1: 1.20 / ≤ 1.5",
+        "skin: data passes to 1e-6 at K = 8 (steps' and checks') / SDCA's epochs: 0.45 / ≤ 2",
+        "skin: wall to 0.0001, 2 workers (K = 2) / one process: 0.83 / ≤ 0.7",
+        "skin: wall to 1e-06, 2 workers (K = 2) / one process: 0.60 / ≤ 0.7",
+        "skin: the checks' share of the rounds' wall at K = 2: 12% / ≤ 15 %",
+    ]
+
+
+def test_the_readme_sentence_says_the_fewest_and_the_most_blocks():
+    assert bench.readme_sentence(RECORD).startswith(
+        'With `method="newton"` (smoothed hinge (γ = 1)) the rounds do not grow with the '
+        "blocks: on skin to a certified 1e-6, 5 Newton steps at K = 1 and — at K = 64"
+    )
+
+
+def test_a_tiny_run_makes_the_record(monkeypatch):
+    """A 400-row draw at K = 1 and 3: the same Newton steps, certified, and SDCA beside it."""
+    pytest.importorskip("distributed")
+    from benchmarks import distributed
+
+    monkeypatch.setitem(distributed.PROBLEMS, "tiny", lambda: distributed.dense_problem(400, 4))
+    record = bench.main(["--problems", "tiny", "--blocks", "1", "3"])
+    (tiny,) = record["problems"]
+    one, three = tiny["runs"]
+    assert one["certified"] and three["certified"] and tiny["sdca"]["certified"]
+    assert one["rounds"] == three["rounds"] and one["data_passes"] == three["data_passes"]
+    assert "| tiny (400 × 4) | one process (SDCA) |" in bench.readme_block(record)
+
+
+@pytest.mark.parametrize("doc", ["docs/distributed.md", "README.md"])
+def test_the_committed_blocks_are_the_committed_records(doc, tmp_path):
+    regenerated(bench.main, doc, [bench.README_RECORD], tmp_path)
+
+
+def test_a_file_without_the_blocks_is_refused(tmp_path):
+    other = tmp_path / "other.md"
+    other.write_text("no markers\n")
+    with pytest.raises(ValueError, match=r"holds none of newton_blocks\.py.s generated blocks"):
+        bench.rewrite(str(other), RECORD)

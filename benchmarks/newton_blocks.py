@@ -163,10 +163,10 @@ def targets_lines(record: dict) -> list[str]:
     for p in record["problems"]:
         runs = {r["k"]: r for r in p["runs"]}
         one, eps = runs.get(1), str(min(TARGETS))
-        if one is None or one["rounds"][eps] is None:
-            continue
         for k, bound in ((8, 1.5), (64, 2.5)):
-            if k in runs and runs[k]["rounds"][eps] is not None:
+            if one is None or one["rounds"][eps] is None or k not in runs:
+                continue
+            if runs[k]["rounds"][eps] is not None:
                 ratio = runs[k]["rounds"][eps] / one["rounds"][eps]
                 lines.append(
                     f"{p['name']}: rounds to 1e-6 at K = {k} / K = 1: {ratio:.2f} / ≤ {bound}"

@@ -201,3 +201,32 @@ def test_conjugate_gradient_solves_to_its_tolerance():
 def test_tree_sum_adds_every_part_once(client):
     parts = [client.scatter(np.array([float(2**i)])) for i in range(7)]
     assert client.gather(newton.tree_sum(client, parts))[0] == 127.0
+
+
+def test_checks_read_the_estimate_until_it_may_pass(client):
+    """A check's reading is P(w) and D(α̃(w)) from the gradient's sums while that estimate
+    is above twice tol: each is objectives.certificate of the same (w, α̃(w)) on one machine
+    to 1e-11 of P, the estimate is read at some checks but not at the last, whose reading
+    is the returned pair's full certificate."""
+    X, y = gaussian_problem(n=300, d=6, seed=9)
+    loss = make_loss("smooth_hinge", 1.0)
+    seen = []
+
+    def record(info):
+        if info.gap is not None:
+            seen.append((info.primal, info.dual, info.gap, info.w.copy()))
+
+    clf = DaskSVMClassifier(
+        lmbd=0.003, loss="smooth_hinge", method="newton", n_blocks=None, tol=1e-9,
+        callback=record,
+    )  # fmt: skip
+    clf.fit(*blocks(X, y, 3))
+    assert 1 <= clf.estimated_checks_ < len(seen)
+    for primal, dual, _, w in seen:
+        alpha = objectives.implied_dual(X, y, w, loss, 1.0)
+        full = objectives.certificate(X, y, w, alpha, 0.003, loss, 1.0)
+        assert abs(primal - full["primal"]) <= 1e-11 * abs(full["primal"])
+        assert abs(dual - full["dual"]) <= 1e-11 * abs(full["primal"])
+    *_, (primal, dual, gap, w) = seen
+    assert clf.certified_ and (clf.primal_, clf.dual_) == (primal, dual)
+    assert gap <= 1e-9 * abs(primal)

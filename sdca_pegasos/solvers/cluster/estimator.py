@@ -243,7 +243,12 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         ``dual_coef_`` (which is α̃(w), the dual point the returned w implies).
         ``n_rounds_`` counts Newton steps, ``data_passes_`` their passes over the rows
         (gradient, conjugate-gradient products, margins along the step:
-        ``cg_iterations_`` per step) and ``step_sizes_`` their line search's t.
+        ``cg_iterations_`` per step), ``step_sizes_`` their line search's t, and
+        ``certificate_passes_`` the compensated certificates' passes: a check first reads
+        P(w) and D(α̃(w)) from the gradient's pass, in plain floating point, and while that
+        estimate's relative gap is above twice ``tol`` it is the check's reading (the
+        callback's ``gap``, ``primal`` and ``dual``; ``estimated_checks_`` counts them);
+        below, and for the pair returned, the certificate is the full one.
     max_rounds : int, default=200
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
@@ -679,11 +684,11 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         steps = [a["step_sizes"] for a in attributes]
         self.step_sizes_ = steps[0] if one else steps
         if self.method == "newton":
-            for name in ("cg_iterations", "line_search_evals"):
+            for name in ("cg_iterations", "line_search_evals", "estimated_checks"):
                 values = [a[name] for a in attributes]
                 setattr(self, name + "_", values[0] if one else values)
         else:  # a refit by CoCoA+ makes no Newton steps
-            for name in ("cg_iterations_", "line_search_evals_"):
+            for name in ("cg_iterations_", "line_search_evals_", "estimated_checks_"):
                 if hasattr(self, name):
                     delattr(self, name)
 

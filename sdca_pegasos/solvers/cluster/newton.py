@@ -61,6 +61,9 @@ MAX_CG = 200
 #: 1e-12 costs the cluster a round trip per evaluation; near the optimum t = 1 meets this at
 #: once, and P grows by at most t·LINE_TOL·|P'(0)| where P'(t) > 0).
 LINE_TOL = 1e-4
+#: A check certifies (a compensated pass) only once its estimate of the relative gap, free
+#: with the gradient's pass, is at most this times ``tol``; above, the estimate is its reading.
+ESTIMATE_SLACK = 2.0
 #: Vectors of at most this many floats travel inside each task; longer ones are scattered to
 #: every worker once (one more round trip, one copy per worker instead of one per task).
 INLINE_FLOATS = 4096
@@ -90,7 +93,6 @@ class Slot:
 
     margins: list
     part: np.ndarray
-    sums: object = None  # the certificate's sums at w (slot_checked), else None
 
     def __sizeof__(self) -> int:
         arrays = [a for m in self.margins for a in (m.z, m.curv, m.delta) if a is not None]
@@ -144,15 +146,20 @@ def _gram(X, bias: float, curv: np.ndarray) -> np.ndarray:
 
 
 def _margins_at(state, data, w: np.ndarray, loss: Loss, gram: bool) -> tuple:
-    """One chunk's :class:`Margins` at w and its share of the sums: :math:`\\sum_i c_i
-    a^*(z_i)\\,y_i\\tilde x_i`, and with ``gram`` :math:`\\sum_i c_i\\phi''(z_i)\\tilde
-    x_i\\tilde x_i^\\top` flattened after it (one pass)."""
+    """One chunk's :class:`Margins` at w and its share of the sums (one pass): :math:`\\sum_i
+    c_i a^*(z_i)\\,y_i\\tilde x_i`, with ``gram`` :math:`\\sum_i c_i\\phi''(z_i)\\tilde
+    x_i\\tilde x_i^\\top` flattened, then :math:`\\sum_i c_i\\phi(z_i)` and the conjugate terms
+    :math:`\\sum_i (a_i - \\kappa a_i^2/(2c_i))` of α̃(w) (:math:`a_i = c_ia^*(z_i)`): what
+    P(w) and D(α̃(w)) need besides w and ∇P (the check's estimate)."""
     c = _weights(state)
     z = state.y * _products(data.X, state.bias, w)
     curv = c * _curvatures(loss, z)
-    pieces = [_transposed(data.X, state.bias, c * state.y * loss.dual_targets(z))]
+    targets = loss.dual_targets(z)
+    pieces = [_transposed(data.X, state.bias, c * state.y * targets)]
     if gram:
         pieces.append(_gram(data.X, state.bias, curv).ravel())
+    objective = [loss.values(z, state.weights).sum(), loss.dual_terms(c * targets, c).sum()]
+    pieces.append(np.array(objective))
     return Margins(z, curv), np.concatenate(pieces)
 
 
@@ -171,22 +178,15 @@ def slot_margins(states: list, datas: list, w: np.ndarray, loss: Loss, gram: boo
     return Slot([m for m, _ in made], _timed_sum([p for _, p in made], start))
 
 
-def slot_checked(states: list, datas: list, w: np.ndarray, loss: Loss, gram: bool) -> Slot:
-    """:func:`slot_margins` and the certificate's sums at (w, α̃(w)) in the same task, α̃ from
-    those margins (:func:`sdca_pegasos.solvers.cluster.blocks.block_certificate` without α,
-    merged over the worker's chunks in order): a check and the next step's gradient in two
-    passes over the rows instead of three."""
-    slot = slot_margins(states, datas, w, loss, gram)
+def slot_certificate(slot: Slot, states: list, datas: list, w: np.ndarray, loss: Loss):
+    """The certificate's compensated sums at (w, α̃(w)) over a worker's chunks, merged in
+    order, α̃ from the margins the slot holds at w
+    (:func:`sdca_pegasos.solvers.cluster.blocks.block_certificate` without α): one pass."""
     sums = None
     for m, state, data in zip(slot.margins, states, datas, strict=True):
         at = state.y * _weights(state) * loss.dual_targets(m.z)
         sums = _cocoa.block_certificate(state, data, w, loss, sums, w, False, at)
-    return Slot(slot.margins, slot.part, sums[0])
-
-
-def slot_sums(slot: Slot):
-    """A checked :class:`Slot`'s certificate sums."""
-    return slot.sums
+    return sums[0]
 
 
 def slot_part(slot: Slot) -> np.ndarray:
@@ -337,7 +337,8 @@ class NewtonClusterEngine(Engine):
         self.check_wall = 0.0
         self._certified: tuple | None = None  # (w, bounds) of the last certificate
         self.round = 0  # the step in progress (or last made)
-        self._ready: tuple | None = None  # (w, its slots' margins) from the last check
+        self._ready: tuple | None = None  # (w, its slots, their sums): _margins
+        self.estimated = 0  # checks that read the estimate alone
 
     def setup(self) -> None:
         """Every chunk's state (labels ±1, weights, B; α = 0 or ``init``); w = w(α) of a
@@ -407,27 +408,15 @@ class NewtonClusterEngine(Engine):
         p, loss, n, w = self.problem, self.loss, self.problem.n_samples, self.w
         width = w.shape[0]
         gram = width <= GRAM_WEIGHTS
-        ready = self._ready
-        if ready is not None and ready[0] is w:  # the last check's margins are w's
-            slots, self.passes = ready[1], self.passes - 1
-        else:
-            w_key = self._broadcast(w)
-            slots = [
-                self._submit(
-                    slot_margins, self._chunks(self.states, k), self._chunks(self.data, k),
-                    w_key, loss, gram, slot=k, pure=False,
-                )
-                for k in range(len(self.slots))
-            ]  # fmt: skip
+        slots, total = self._margins(w)
         self._ready = None
-        total = self._reduce([self._submit(slot_part, sl, slot=k) for k, sl in enumerate(slots)])
         cpu = float(total[-1])
         g = p.lmbd * w - total[:width] / n
         norm = math.sqrt(float(np.dot(g, g)))
         if self.g0 is None:
             self.g0 = norm
         if gram:
-            H = total[width:-1].reshape(width, width) / n
+            H = total[width : width + width * width].reshape(width, width) / n
             H[np.diag_indices(width)] += p.lmbd
             s, made = newton_direction(g, H), 0
         else:
@@ -479,7 +468,7 @@ class NewtonClusterEngine(Engine):
         self.steps.append(t)
         self.cg.append(made)
         self.evals.append(evals)
-        self.passes += 2 + made  # the gradient, the CG products, the margins along s
+        self.passes += 1 + made  # the CG products, the margins along s (the gradient's: _margins)
         self.block_cpu = (cpu,)
         self.check_wall = 0.0
         return Times(cpu, time.perf_counter() - start)
@@ -487,29 +476,71 @@ class NewtonClusterEngine(Engine):
     def current(self) -> tuple[np.ndarray, None]:
         return self.w, None
 
-    def _certify(self, w: np.ndarray) -> dict:
-        if self._certified is not None and self._certified[0] is w:
-            return self._certified[1]
-        w_key = self._broadcast(w)
+    def _margins(self, w: np.ndarray) -> tuple:
+        """(the slots' futures, their summed parts) at w: the gradient's pass, made once per
+        w (a check's estimate and the next step share it)."""
+        ready = self._ready
+        if ready is not None and ready[0] is w:
+            return ready[1], ready[2]
         gram = w.shape[0] <= GRAM_WEIGHTS
+        w_key = self._broadcast(w)
         slots = [
             self._submit(
-                slot_checked, self._chunks(self.states, k), self._chunks(self.data, k),
-                w_key, self.loss, gram, slot=k, pure=False,
+                slot_margins, self._chunks(self.states, k), self._chunks(self.data, k), w_key,
+                self.loss, gram, slot=k, pure=False,
             )
             for k in range(len(self.slots))
         ]  # fmt: skip
-        sums = self.client.gather(
-            [self._submit(slot_sums, sl, slot=k) for k, sl in enumerate(slots)]
-        )
+        total = self._reduce([self._submit(slot_part, sl, slot=k) for k, sl in enumerate(slots)])
+        self.passes += 1
+        self._ready = (w, slots, total)
+        return slots, total
+
+    def estimate(self, w: np.ndarray, total: np.ndarray) -> tuple[float, float]:
+        """P(w) and D(α̃(w)) from the gradient pass's sums, in plain floating point (no
+        compensation, no allowance): w(α̃(w)) = w − ∇P(w)/λ exactly, so D needs no pass of
+        its own."""
+        lmbd, n = self.problem.lmbd, self.problem.n_samples
+        width = w.shape[0]
+        loss_sum, dual_sum = float(total[-3]), float(total[-2])
+        g = lmbd * w - total[:width] / n
+        w_alpha = w - g / lmbd
+        primal = 0.5 * lmbd * float(np.dot(w, w)) + loss_sum / n
+        return primal, dual_sum / n - 0.5 * lmbd * float(np.dot(w_alpha, w_alpha))
+
+    def _certify(self, w: np.ndarray) -> dict:
+        """The certificate of (w, α̃(w)): the compensated pass over every chunk, with the
+        outward allowance (one pass; the margins are the gradient pass's)."""
+        if self._certified is not None and self._certified[0] is w:
+            return self._certified[1]
+        slots, _ = self._margins(w)
+        w_key = self._broadcast(w)
+        parts = [
+            self._submit(
+                slot_certificate, sl, self._chunks(self.states, k), self._chunks(self.data, k),
+                w_key, self.loss, slot=k, pure=False,
+            )
+            for k, sl in enumerate(slots)
+        ]  # fmt: skip
+        sums = self.client.gather(parts)
         bounds, _ = objectives.combine_certificate(sums, w, self.problem.lmbd, self.loss)
-        self._ready = (w, slots)  # the next step's gradient pass, made
-        self.certificate_passes += 2  # w's margins (α̃), then the certificate's pass
+        self.certificate_passes += 1
         self._certified = (w, bounds)
         return bounds
 
     def certify(self, w: np.ndarray, dual_coef=None, check: bool = True) -> Bounds:
+        """The fit's check at w: the estimate (:meth:`estimate`, free with the next step's
+        gradient pass) while it is above :data:`ESTIMATE_SLACK` times ``tol`` (relative), the
+        certificate (:meth:`_certify`) once it may pass; a certificate asked on demand
+        (``check=False``) is always the full one."""
         start = time.perf_counter()
+        if check and self.tol > 0.0:
+            _, total = self._margins(w)
+            primal, dual = self.estimate(w, total)
+            if primal - dual > ESTIMATE_SLACK * self.tol * abs(primal):
+                self.estimated += 1
+                self.check_wall += time.perf_counter() - start
+                return Bounds(primal, dual, primal - dual)
         bounds = self._certify(w)
         if check:
             self.check_wall += time.perf_counter() - start
@@ -548,6 +579,7 @@ class NewtonClusterEngine(Engine):
             "step_sizes": np.array(self.steps),
             "cg_iterations": np.array(self.cg, dtype=np.int64),
             "line_search_evals": np.array(self.evals, dtype=np.int64),
+            "estimated_checks": self.estimated,
         }
 
 

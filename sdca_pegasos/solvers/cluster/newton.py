@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from sdca_pegasos.solvers.cluster import blocks as _cocoa
 from sdca_pegasos.solvers.cluster import layout as _layout
@@ -61,6 +62,10 @@ MAX_CG = 200
 #: 1e-12 costs the cluster a round trip per evaluation; near the optimum t = 1 meets this at
 #: once, and P grows by at most t·LINE_TOL·|P'(0)| where P'(t) > 0).
 LINE_TOL = 1e-4
+#: A dense chunk's rows on the loss's curved part (φ'' ≠ 0) are copied once per step for the
+#: conjugate-gradient products when they are at most this share of its rows (else all of X
+#: is read each product).
+CURVED_COPY = 0.5
 #: A check certifies (a compensated pass) only once its estimate of the relative gap, free
 #: with the gradient's pass, is at most this times ``tol``; above, the estimate is its reading.
 ESTIMATE_SLACK = 2.0
@@ -83,6 +88,7 @@ class Margins:
     z: np.ndarray
     curv: np.ndarray
     delta: np.ndarray | None = None
+    rows: tuple | None = None  # a dense chunk's curved rows and their curvatures, copied
 
 
 @dataclass(frozen=True)
@@ -95,7 +101,12 @@ class Slot:
     part: np.ndarray
 
     def __sizeof__(self) -> int:
-        arrays = [a for m in self.margins for a in (m.z, m.curv, m.delta) if a is not None]
+        arrays = [
+            a
+            for m in self.margins
+            for a in (m.z, m.curv, m.delta, *(m.rows or ()))
+            if a is not None
+        ]
         return sum(a.nbytes for a in arrays) + self.part.nbytes
 
 
@@ -113,6 +124,39 @@ def _transposed(X, bias: float, u: np.ndarray) -> np.ndarray:
     out[:-1] = X.T @ u
     out[-1] = bias * u.sum() if bias > 0.0 else 0.0
     return out
+
+
+@njit(cache=True)
+def _csr_hessian_product(data, indices, indptr, bias, curv, v, out):
+    """out += Σ_i curv_i x̃_i x̃_iᵀv over the rows of a CSR chunk with curv_i ≠ 0, each row
+    read once for both products (SciPy's X̃ᵀ(curv·X̃v) reads X twice, every row)."""
+    d = out.shape[0] - 1
+    vb = bias * v[d]
+    for i in range(indptr.shape[0] - 1):
+        c = curv[i]
+        if c == 0.0:
+            continue
+        t = vb
+        for j in range(indptr[i], indptr[i + 1]):
+            t += data[j] * v[indices[j]]
+        t *= c
+        for j in range(indptr[i], indptr[i + 1]):
+            out[indices[j]] += t * data[j]
+        out[d] += t * bias
+
+
+def _hessian_product(X, bias: float, curv: np.ndarray, v: np.ndarray, rows) -> np.ndarray:
+    """:math:`\\sum_i c_i\\phi''(z_i)\\tilde x_i\\tilde x_i^\\top v` over the rows where φ'' ≠ 0
+    only (the others add nothing: near the optimum most rows sit off the loss's curved
+    part): CSR in one compiled read of those rows; dense through ``rows``, those rows
+    copied once per step (:func:`slot_margins`), or all of X when most rows are curved."""
+    out = np.zeros(v.shape[0])
+    if sp.issparse(X):
+        _csr_hessian_product(X.data, X.indices, X.indptr, float(bias), curv, v, out)
+        return out
+    if rows is not None:
+        X, curv = rows
+    return _transposed(X, bias, curv * _products(X, bias, v))
 
 
 def _curvatures(loss: Loss, z: np.ndarray) -> np.ndarray:
@@ -160,7 +204,12 @@ def _margins_at(state, data, w: np.ndarray, loss: Loss, gram: bool) -> tuple:
         pieces.append(_gram(data.X, state.bias, curv).ravel())
     objective = [loss.values(z, state.weights).sum(), loss.dual_terms(c * targets, c).sum()]
     pieces.append(np.array(objective))
-    return Margins(z, curv), np.concatenate(pieces)
+    rows = None
+    if not gram and not sp.issparse(data.X):
+        curved = np.flatnonzero(curv)
+        if curved.shape[0] <= CURVED_COPY * z.shape[0]:
+            rows = (data.X[curved], curv[curved])
+    return Margins(z, curv, None, rows), np.concatenate(pieces)
 
 
 def _timed_sum(parts, start: float) -> np.ndarray:
@@ -201,10 +250,7 @@ def slot_hessian(slot: Slot, datas: list, bias: float, v: np.ndarray) -> np.ndar
     start = time.process_time()
     parts = []
     for m, data in zip(slot.margins, datas, strict=True):
-        if m.curv.any():
-            parts.append(_transposed(data.X, bias, m.curv * _products(data.X, bias, v)))
-        else:
-            parts.append(np.zeros(v.shape[0]))
+        parts.append(_hessian_product(data.X, bias, m.curv, v, m.rows))
     return _timed_sum(parts, start)
 
 
@@ -229,7 +275,7 @@ def slot_along(slot: Slot, states: list, datas: list, s: np.ndarray, loss: Loss)
     Newton step's own length), and the task's CPU seconds."""
     start = time.process_time()
     margins = [
-        Margins(m.z, m.curv, state.y * _products(data.X, state.bias, s))
+        Margins(m.z, m.curv, state.y * _products(data.X, state.bias, s), m.rows)
         for m, state, data in zip(slot.margins, states, datas, strict=True)
     ]
     along = Slot(margins, np.zeros(0))

@@ -91,13 +91,20 @@ def record_fit(monkeypatch):
     """``record_fit(cls)`` -> FitRecord filled by the next fits of ``cls``.
 
     The record is reset when the fit's engine is built, so after ``fit`` it describes that
-    fit (a warm-up fit, which runs first, is overwritten); ``state`` is the engine.
+    fit (a warm-up fit, which runs first, is overwritten); ``state`` is the engine. SDCA's
+    fits make one epoch per call here (``BLOCK_SAMPLES = 0``: the loop's ``draw`` and
+    ``step``, the ones recorded; ``tests/test_small_fits.py`` shows that the epochs of one
+    call are the same).
     """
 
     def install(cls):
+        from sdca_pegasos.solvers import SDCAClassifier
+        from sdca_pegasos.solvers.sdca import estimator as sdca_estimator
+
         record = FitRecord()
         engine = engine_class(cls)
         init, draw, step = engine.__init__, engine.draw, engine.step
+        monkeypatch.setattr(sdca_estimator, "BLOCK_SAMPLES", 0)
 
         def __init__(self, *args, **kwargs):
             record.indices, record.visited = [], []
@@ -106,7 +113,10 @@ def record_fit(monkeypatch):
 
         def _draw(self, k):
             draw(self, k)
-            record.indices.append(np.array(self.indices, copy=True))
+            drawn = self.indices
+            if cls is SDCAClassifier and drawn.ndim == 2:  # a row per epoch of the call: one
+                drawn = drawn[0]
+            record.indices.append(np.array(drawn, copy=True))
 
         def _step(self, k):
             before = getattr(self, "steps", 0)

@@ -23,6 +23,7 @@ from sdca_pegasos.solvers.core import objectives, passes
 from sdca_pegasos.solvers.core.losses import HINGE
 from sdca_pegasos.solvers.core.rows import kernel_rows
 from sdca_pegasos.solvers.sdca import kernels as sdca_kernels
+from sdca_pegasos.solvers.sdca import shrinking as sdca_shrinking
 from sdca_pegasos.solvers.sklearn_checks import expected_failed_checks
 from tests.conftest import gaussian_problem, real_problem
 from tests.reference import augment, dual_reference, primal_reference, sdca_reference
@@ -452,15 +453,16 @@ def test_same_seed_same_bits(small, sampling, average):
 
 # Weighted fits with κ > 0 (their steps divide by c_i) in a fresh process: dense (both block
 # sweeps, every output mode, shrinking) and CSR. Prints each fit's bits, then how many of
-# the epoch kernels' signatures (sdca_epoch, shrunk_epoch) were compiled and how many loaded
-# from the cache.
+# the epoch kernels' signatures the fits call (sdca_epochs, shrinking_epochs: the epochs of a
+# call, each calling sdca_epoch or shrunk_epoch inside) were compiled and how many loaded from
+# the cache.
 _FIT_IN_A_FRESH_PROCESS = textwrap.dedent(
     """
     import numpy as np
     import scipy.sparse as sp
     from sdca_pegasos.solvers import SDCAClassifier
-    from sdca_pegasos.solvers.sdca.kernels import sdca_epoch
-    from sdca_pegasos.solvers.sdca.shrinking import shrunk_epoch
+    from sdca_pegasos.solvers.sdca.kernels import sdca_epochs
+    from sdca_pegasos.solvers.sdca.shrinking import shrinking_epochs
     rng = np.random.default_rng(7)
     X = rng.standard_normal((240, 13))
     y = np.where(X[:, 0] + 0.5 * rng.standard_normal(240) > 0, 1.0, -1.0)
@@ -480,7 +482,7 @@ _FIT_IN_A_FRESH_PROCESS = textwrap.dedent(
                              **{"shrinking": False, **params}).fit(data, y, sample_weight=weights)
         bits = np.concatenate([est.coef_.ravel(), est.intercept_, est.dual_coef_])
         print(name, bits.tobytes().hex())
-    stats = [kernel.stats for kernel in (sdca_epoch, shrunk_epoch)]
+    stats = [kernel.stats for kernel in (sdca_epochs, shrinking_epochs)]
     misses = sum(sum(s.cache_misses.values()) for s in stats)
     print("compiled", misses, "loaded", sum(sum(s.cache_hits.values()) for s in stats))
     """
@@ -508,7 +510,7 @@ def test_same_bits_whether_compiled_or_cached(tmp_path):
         )
         runs.append(proc.stdout.splitlines())
     compiled, cached = runs
-    signatures = 3  # sdca_epoch: dense, CSR; shrunk_epoch: dense
+    signatures = 3  # sdca_epochs: dense, CSR; shrinking_epochs: dense
     assert compiled[-1] == f"compiled {signatures} loaded 0", compiled[-1]
     assert cached[-1] == f"compiled 0 loaded {signatures}", cached[-1]
     for line_compiled, line_cached in zip(compiled[:-1], cached[:-1], strict=True):
@@ -646,7 +648,12 @@ def test_setup_and_epoch_durations_lie_within_the_fits_own(small, tol, max_epoch
 def test_no_compilation_inside_a_fit_after_warm_up(small):
     """Every kernel signature a fit needs exists before the fit: nothing compiles in a timer."""
     solvers.warm_up()
-    kernels = [sdca_kernels.sdca_epoch, sdca_kernels.sgd_init_epoch, passes._row_sq_norms]
+    kernels = [
+        sdca_kernels.sdca_epochs,
+        sdca_kernels.sgd_init_epoch,
+        passes._row_sq_norms,
+        sdca_shrinking.shrinking_epochs,
+    ]
     before = [len(k.signatures) for k in kernels]
     X, y = small
     for dtype in (np.float64, np.float32):
@@ -657,6 +664,8 @@ def test_no_compilation_inside_a_fit_after_warm_up(small):
                 SDCAClassifier(shrinking=False, max_epochs=2, tol=0, random_state=0, **params).fit(
                     Xd, y
                 )
+            for sampling in ("permutation", "cyclic", "iid"):  # epochs in one call, too
+                SDCAClassifier(max_epochs=3, tol=0, random_state=0, sampling=sampling).fit(Xd, y)
     assert [len(k.signatures) for k in kernels] == before
 
 

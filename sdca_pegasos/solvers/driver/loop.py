@@ -9,6 +9,12 @@ pair; the driver owns everything else a fit does around them, once for every eng
   events, a cluster's blocks) returns it from the step instead;
 - **the gap-check schedule** (:class:`CheckSchedule`): when a step computes the exact duality
   gap, the stopping test and the certificate;
+- **steps in one call**: without a callback, the steps that no check falls between
+  (:meth:`CheckSchedule.horizon`) are drawn together and made in one call where the engine
+  can (:meth:`Engine.draw_steps`, SDCA's epochs on small problems), the same steps from the
+  same draws as one call each; the call's seconds are split among its steps in proportion
+  to their work (samples read), so each step's time is then that share, not a measurement
+  of its own (a callback gets every step's own);
 - **the callback record** (:class:`sdca_pegasos.solvers.driver.problem.EpochInfo`), and a
   callback's answer (:func:`~sdca_pegasos.solvers.driver.problem.stops`);
 - **the divergence guard**: non-finite coefficients are refused, no model stored;
@@ -86,6 +92,25 @@ class Engine:
     def step(self, step: int) -> Times | None:
         """One epoch (or round): the timed work (None: timed by the driver)."""
         raise NotImplementedError
+
+    def draw_steps(self, first: int, count: int) -> int:
+        """Untimed preparation of steps ``first, first + 1, ...`` for one call of
+        :meth:`steps_from`, at most ``count`` of them, drawn as :meth:`draw` would draw them
+        one by one; returns how many (0: none, the default, and then the driver draws and
+        makes one step)."""
+        return 0
+
+    def steps_from(self, first: int, until: float) -> np.ndarray:
+        """The steps :meth:`draw_steps` prepared, from ``first``, in one call (timed by the
+        driver), ending early after a step whose :meth:`statistic` is at most ``until``
+        (-inf: never) or where the engine has work of its own between two steps. Returns
+        each step made's share of the call's work (e.g. samples read: the driver splits the
+        call's seconds in proportion), one entry per step made."""
+        raise NotImplementedError
+
+    def undraw(self, made: int) -> None:
+        """After a :meth:`steps_from` that made fewer steps than were drawn: the fit's stream
+        as if only the first ``made`` had been drawn."""
 
     def statistic(self) -> float | None:
         """A KKT statistic of the last step, free with it, that falls to 0 at the optimum
@@ -227,6 +252,23 @@ class CheckSchedule:
         reach = (math.log(NEAR * self._aim) - math.log(gap)) / rate  # steps from `at`
         return step - at >= reach / 2.0  # half way there: the line is only a prediction
 
+    def horizon(self, step: int, last: int, statistic: bool) -> tuple[int, float]:
+        """How far the steps from ``step`` may run before the next check, as ``(end,
+        until)``: of the steps ``step..end`` (``end ≤ last``), one before ``end`` is due only
+        if its statistic is at most ``until`` (-inf: never), and ``end`` is due whatever its
+        statistic, or is ``last``. ``statistic``: whether the engine has one (:meth:`due`'s
+        answer for the steps ahead, whose statistics are not known yet)."""
+        until = -math.inf
+        probe = math.inf if statistic else None  # a statistic that triggers no check
+        if statistic and self.checks:
+            _, gap, reference = self.checks[-1]
+            if gap > 0.0 and reference is not None and reference > 0.0:
+                until = reference * self._aim / gap  # due(s, x) is x <= this, unless forced
+        end = step
+        while end < last and not self.due(end, probe):
+            end += 1
+        return end, until
+
     def checked(self, step: int, bounds: Bounds, statistic: float | None) -> bool:
         """Record the check of ``step``; whether its gap meets the target."""
         self.checks.append((step, bounds.gap, statistic))
@@ -251,11 +293,29 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
     bounds = None  # the last step's check (None: it made none)
     converged = stopped = False
     relative_stop = None  # the first checked step whose gap is at most tol·|P|
-    for k in range(1, settings.steps + 1):
-        engine.draw(k)
-        times = _timed(engine.step, k)
-        cpu_times.append(times.cpu)
-        wall_times.append(times.wall)
+    k = 0
+    while k < settings.steps:
+        first = k + 1
+        drawn = 0
+        if settings.callback is None:  # the steps no check falls between, in one call
+            end, until = settings.steps, -math.inf
+            if certifies:
+                end, until = schedule.horizon(first, end, engine.statistic() is not None)
+            if end > first:
+                drawn = engine.draw_steps(first, end - first + 1)
+        if drawn:
+            times, shares = _timed_steps(engine, first, until)
+            if len(shares) < drawn:
+                engine.undraw(len(shares))
+            k = first + len(shares) - 1
+            cpu_times.extend(_split(times.cpu, shares))
+            wall_times.extend(_split(times.wall, shares))
+        else:
+            k = first
+            engine.draw(k)
+            times = _timed(engine.step, k)
+            cpu_times.append(times.cpu)
+            wall_times.append(times.wall)
         # ---- clock stopped: monitoring only below this line
         bounds = None
         if certifies:
@@ -404,6 +464,25 @@ def _timed(work: Callable, *args) -> Times:
     cpu = time.process_time() - cpu
     wall = time.perf_counter() - wall
     return own if own is not None else Times(cpu, wall)
+
+
+def _timed_steps(engine: Engine, first: int, until: float) -> tuple[Times, np.ndarray]:
+    """The CPU and wall seconds of ``engine.steps_from(first, until)``, and its shares."""
+    wall = time.perf_counter()
+    cpu = time.process_time()
+    shares = engine.steps_from(first, until)
+    cpu = time.process_time() - cpu
+    wall = time.perf_counter() - wall
+    return Times(cpu, wall), shares
+
+
+def _split(seconds: float, shares: np.ndarray) -> list[float]:
+    """``seconds`` split in proportion to ``shares`` (equally when they are all 0)."""
+    shares = np.asarray(shares, dtype=np.float64)
+    total = shares.sum()
+    if not total > 0.0:
+        return [seconds / len(shares)] * len(shares)
+    return [float(seconds * s / total) for s in shares]
 
 
 def _refuse_divergence(name: str, problem: Problem, w, dual_coef) -> None:

@@ -82,6 +82,7 @@ from sdca_pegasos.solvers.driver.estimator import BaseLinearSVM
 from sdca_pegasos.solvers.driver.loop import Engine
 from sdca_pegasos.solvers.driver.problem import Problem
 from sdca_pegasos.solvers.gpu.device import DEVICE_CONSTRAINT, DeviceMixin
+from sdca_pegasos.solvers.sdca.finish import LIMIT as FINISH_LIMIT
 from sdca_pegasos.solvers.sdca.finish import BlockFinish
 from sdca_pegasos.solvers.sdca.kernels import (
     AVERAGE,
@@ -89,7 +90,7 @@ from sdca_pegasos.solvers.sdca.kernels import (
     RANDOM,
     Params,
     Sweep,
-    sdca_epoch,
+    sdca_epochs,
     sgd_init_epoch,
 )
 from sdca_pegasos.solvers.sdca.shrinking import (
@@ -98,11 +99,18 @@ from sdca_pegasos.solvers.sdca.shrinking import (
     PERMUTATION,
     ActiveSet,
     new_active_set,
-    shrinking_epoch,
+    shrinking_epochs,
 )
 
 #: Shrinking draws its passes with 32-bit bounded draws: fewer samples than this.
 _SHRINKING_LIMIT = 2**32
+
+#: A fit without a callback runs the epochs between two gap checks in one compiled call when
+#: their index arrays hold at most this many samples (:meth:`SDCAEngine.draw_steps`): on small
+#: problems, where the driver's turn (a kernel call, a draw, the schedule) costs as much as a
+#: good part of an epoch; from n > BLOCK_SAMPLES / 2 on, every epoch is a call of its own.
+#: 0: one epoch per call everywhere (the same iterates either way).
+BLOCK_SAMPLES = 2**18
 
 
 def _explicitly_on(option) -> bool:
@@ -121,11 +129,14 @@ class SDCAEngine(Engine):
     ``sgd_init`` and ``avg_start`` (as :class:`SDCAClassifier`'s parameters), and the fit's
     random stream ``rng``. Its attributes are the fit's state: ``rows`` (DenseRows / CSRRows,
     squared norms filled by the timed set-up), ``sweep`` and ``params`` (the kernels'),
-    ``cyclic_order``, ``active`` (the active set with shrinking, else None), ``eps`` (restore
+    ``cyclic_order``, ``active`` (the active set with shrinking, else None), ``base`` (with
+    shrinking: the order of a restored active set), ``eps`` (restore
     every sample once the PG range is below it), ``steps`` (samples processed so far),
-    ``swept`` (the size of the set the last epoch swept), ``sgd_first`` (epoch 1 is the
+    ``swept`` (the size of the set the first epoch of the last call swept: the record's, whose
+    calls are one epoch each), ``sgd_first`` (epoch 1 is the
     modified-SGD epoch), ``finish`` (the exact finish of small active sets, or None) and
-    ``indices`` (the next epoch's index array, or with shrinking the seed of its passes)."""
+    ``indices`` (the next call's epochs' index arrays, shape (k, n), or with shrinking the
+    seeds of their passes, shape (k,); the SGD epoch's permutation)."""
 
     def __init__(
         self,
@@ -164,6 +175,9 @@ class SDCAEngine(Engine):
         if shrink:
             kinds = {"permutation": PERMUTATION, "iid": IID, "cyclic": CYCLIC}
             self.active = new_active_set(n, kinds[sampling], self.cyclic_order)
+            # the order a restored active set takes: an array for every sampling (one
+            # specialisation of the kernel, whatever the sampling the warm-up ran)
+            self.base = np.arange(n) if self.cyclic_order is None else self.cyclic_order
         self.rows = problem.rows(np.empty(n))
         self.finish = BlockFinish(problem, loss) if finish else None
         self.eps = np.inf
@@ -188,10 +202,40 @@ class SDCAEngine(Engine):
         if step == 1 and self.sgd_first:
             cyclic = self.sampling == "cyclic"
             self.indices = self.cyclic_order if cyclic else self.rng.permutation(n)
-        elif self.active is not None:
-            self.indices = self.rng.integers(2**63, size=1)
         else:
-            self.indices = epoch_indices(self.rng, n, self.sampling, self.cyclic_order)
+            self.indices = self._draw_epochs(1)
+
+    def draw_steps(self, first: int, count: int) -> int:
+        """Draw epochs ``first..`` for one compiled call, at most ``count`` and at most
+        :data:`BLOCK_SAMPLES` samples' worth of index arrays: as many as :meth:`draw` would
+        draw one by one, in the same order from the same stream (the stream's state is kept
+        for :meth:`undraw`). None below 2, nor the SGD first epoch (a kernel of its own): 0."""
+        count = min(count, BLOCK_SAMPLES // self.problem.n_samples)
+        if count < 2 or (first == 1 and self.sgd_first):
+            return 0
+        self._stream = self.rng.bit_generator.state
+        self.indices = self._draw_epochs(count)
+        return count
+
+    def undraw(self, made: int) -> None:
+        """The stream as if only the first ``made`` epochs of the last :meth:`draw_steps` had
+        been drawn."""
+        self.rng.bit_generator.state = self._stream
+        self.indices = self._draw_epochs(made)
+
+    def _draw_epochs(self, count: int) -> np.ndarray:
+        """``count`` epochs' draws, as ``count`` calls of :meth:`draw`: with shrinking their
+        seeds, shape (count,) (one draw of ``count`` 64-bit integers below 2**63 is the
+        ``count`` draws of one, tested); else their index arrays, shape (count, n)."""
+        if self.active is not None:
+            return self.rng.integers(2**63, size=count)
+        n = self.problem.n_samples
+        if count == 1:
+            return epoch_indices(self.rng, n, self.sampling, self.cyclic_order)[None]
+        indices = np.empty((count, n), dtype=np.int64)
+        for j in range(count):
+            indices[j] = epoch_indices(self.rng, n, self.sampling, self.cyclic_order)
+        return indices
 
     def step(self, step: int) -> None:
         indices = self.indices
@@ -202,31 +246,50 @@ class SDCAEngine(Engine):
             if self.params.mode == RANDOM and snap == self.steps:
                 self.sweep.acc_w[:] = self.sweep.w  # the SGD kernel keeps no snapshot: its
                 self.sweep.acc_a[:] = self.sweep.dual_coef  # last step is the snapshot
-        elif self.active is None:
-            m = indices.shape[0]
-            self.steps += sdca_epoch(
-                self.rows, self.sweep, self.params, indices, self.steps, m, -np.inf
-            )
         else:
-            self._shrunk_epoch(int(indices[0]))
+            self.steps_from(step, -np.inf)
 
-    def _shrunk_epoch(self, seed: int) -> None:
-        """An epoch of :func:`~sdca_pegasos.solvers.sdca.shrinking.shrunk_epoch`, then the active
-        set's bookkeeping (see ``shrinking``); timed."""
-        if self.finish is not None:  # the exact finish of a small active set, if due
-            self.steps += self.finish(self)
+    def steps_from(self, first: int, until: float) -> np.ndarray:
+        """The drawn epochs from ``first`` in one compiled call (timed): SDCA's
+        (:func:`~sdca_pegasos.solvers.sdca.kernels.sdca_epochs`) or, with shrinking, SDCA's
+        with the active set's bookkeeping
+        (:func:`~sdca_pegasos.solvers.sdca.shrinking.shrinking_epochs`), preceded by the
+        exact finish when due and ending early after an epoch whose :meth:`statistic` is at
+        most ``until``, or before an epoch the finish would precede. Returns each epoch's
+        samples read (the first's with the finish's rows)."""
+        count = self.indices.shape[0]
+        made = np.zeros(count, dtype=np.int64)
+        if self.active is None:
+            self.steps += sdca_epochs(
+                self.rows, self.sweep, self.params, self.indices, self.steps, made
+            )
+            return made
+        finish, finished = self.finish, 0
+        if finish is not None:  # the exact finish of a small active set, if due
+            finished = finish(self)
+            self.steps += finished
+        done = np.array([finish is not None and finish.done])
         self.swept = int(self.active.size[0])
-        steps, self.eps = shrinking_epoch(
+        epochs, self.eps = shrinking_epochs(
             self.rows,
             self.sweep,
             self.params,
             self.active,
             self.steps,
-            seed,
+            self.indices,
             self.eps,
-            self.cyclic_order,
+            self.base,
+            until,
+            0 if finish is None else FINISH_LIMIT,
+            done,
+            made,
         )
-        self.steps += steps
+        if finish is not None:
+            finish.done = bool(done[0])
+        made = made[:epochs]
+        self.steps += int(made.sum())
+        made[0] += finished
+        return made
 
     def statistic(self) -> float | None:
         """Shrinking: the last pass's projected-gradient range (liblinear's stopping
@@ -364,7 +427,8 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         (:func:`sdca_pegasos.solvers.lambda_path`). ``sgd_init`` applies to cold starts only.
     callback : callable or None, default=None
         Called as ``callback(info)`` with an :class:`sdca_pegasos.solvers.EpochInfo` after every
-        epoch, after the epoch's clock has stopped; returning ``True`` stops the fit.
+        epoch, after the epoch's clock has stopped; returning ``True`` stops the fit. With a
+        callback every epoch is a call of its own (see ``epoch_times_``).
     device : {"cpu", "cuda"}, default="cpu"
         ``"cuda"``: the epochs run on the GPU (:mod:`sdca_pegasos.solvers.gpu.sdca`: block-local
         SDCA rounds combined by an exact line search, the certificate computed on the device),
@@ -402,7 +466,11 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
         Gap of the returned pair when ``tol > 0``, else NaN.
     converged_ : bool or ndarray of shape (n_classes,)
     epoch_times_ : ndarray of shape (n_epochs_,), or a list of them (one per class)
-        CPU seconds (``time.process_time``) of the update loop of each epoch.
+        CPU seconds (``time.process_time``) of the update loop of each epoch. Without a
+        ``callback``, the epochs between two gap checks of a small problem run in one compiled
+        call (:data:`sdca_pegasos.solvers.sdca.estimator.BLOCK_SAMPLES`; the same iterates):
+        each then gets the call's seconds in proportion to the samples it read, and their sum
+        is the call's. With a callback every epoch is measured alone.
     epoch_wall_times_ : ndarray of shape (n_epochs_,), or a list of them
     setup_time_, setup_wall_time_ : float or ndarray of shape (n_classes,)
         CPU and wall seconds of the per-fit precomputation (squared norms; w(α) of a warm

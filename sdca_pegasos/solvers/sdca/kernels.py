@@ -571,6 +571,30 @@ def sdca_epoch(rows, sweep, params, indices, t_start, sweep_len, eps_stop):
     return done
 
 
+@njit(cache=True, fastmath=FASTMATH)
+def sdca_epochs(rows, sweep, params, indices, t_start, made):
+    """Epochs of SDCA without shrinking in one call: epoch j is one pass over ``indices[j]``
+    (:func:`sdca_epoch` with ``sweep_len = m``, ``eps_stop = -inf``), in order, as that many
+    calls of it would make them. Returns the number of steps made.
+
+    Parameters
+    ----------
+    indices : (k, m) int64, C-contiguous
+        Row j: the samples epoch j visits, in order (its index array, drawn by the driver).
+    t_start : int, steps done before the first epoch
+    made : (k,) int64, out
+        The steps each epoch made.
+
+    Other arguments as in :func:`sdca_sweep`.
+    """
+    done = 0
+    m = indices.shape[1]
+    for j in range(indices.shape[0]):
+        made[j] = sdca_epoch(rows, sweep, params, indices[j], t_start + done, m, -np.inf)
+        done += made[j]
+    return done
+
+
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def _sgd_step(rows, params, i, z, t):
     """a_t of the modified-SGD step t (seeds/000 §2.1.2): the maximiser over the sample's

@@ -132,27 +132,88 @@ def new_active_set(n: int, sampling: int, base: np.ndarray | None = None) -> Act
     return ActiveSet(samples, np.empty(n, dtype=np.int64), np.array([n]), sampling)
 
 
-def shrinking_epoch(rows, sweep, params, active, t_start, seed, eps, base=None):
-    """One epoch of SDCA with shrinking and the active set's bookkeeping after it, as
-    ``SDCAClassifier(shrinking=True)`` makes each epoch and ``DaskSVMClassifier(shrinking=
-    True)`` each local pass (:mod:`sdca_pegasos.solvers.sdca.estimator`, "shrinking").
+@njit(cache=True)  # no fast-math: eps and the statistic compare as the driver's floats (NaN too)
+def shrinking_epochs(
+    rows, sweep, params, active, t_start, seeds, eps, base, until, finish_at, finish_done, made
+):  # fmt: skip
+    """Epochs of SDCA with shrinking in one call, as that many calls of
+    :func:`shrinking_epoch` make them: epoch j is :func:`shrunk_epoch` from ``seeds[j]``, then
+    the active set's bookkeeping.
 
     An epoch from a full active set is a full pass first (its projected-gradient range sets
     ``eps``, a tenth of it, the precision of the shrunk phase that follows); a shrunk epoch
     stops once the active set's range is at most ``eps``. When that happens, or no sample is
-    left, every sample is restored (in ``base`` order, as :func:`new_active_set`) and the
-    gradients forgotten: a full pass comes next. ``sweep.grad`` must be an array (NaN:
-    unknown). Returns ``(steps, eps)``: the steps made, the threshold for the next epoch.
+    left, every sample is restored (in ``base`` order, as :func:`new_active_set`; None:
+    0..n-1) and the gradients forgotten: a full pass comes next. ``sweep.grad`` must be an
+    array (NaN: unknown).
+
+    The call ends early, so that the driver can do what comes between two epochs:
+
+    - after an epoch whose statistic, the last pass's range ``max PG - min PG`` (0 when
+      empty; :meth:`sdca_pegasos.solvers.sdca.estimator.SDCAEngine.statistic`), is at most
+      ``until`` (-inf: never): the driver's gap check is then due
+      (:class:`sdca_pegasos.solvers.driver.loop.CheckSchedule`);
+    - before an epoch other than the first that the exact finish would precede
+      (:class:`sdca_pegasos.solvers.sdca.finish.BlockFinish`): its active set has 1 to
+      ``finish_at`` samples, fewer than n, and this shrinking phase has had no finish
+      (``finish_done[0]``, in/out, cleared by a full active set as the finish clears it).
+      ``finish_at = 0``: no finish.
+
+    Parameters
+    ----------
+    seeds : (k,) int64
+        Each epoch's seed, drawn by the driver.
+    eps : float
+        The shrunk phase's precision before the first epoch.
+    made : (k,) int64, out
+        The steps each epoch made (its first entries, one per epoch made).
+
+    Returns ``(epochs, eps)``: the epochs made and the threshold for the next one. Other
+    arguments as in :func:`shrunk_epoch`.
     """
     n = active.samples.shape[0]
-    full = active.size[0] == n
-    steps = shrunk_epoch(rows, sweep, params, active, t_start, seed, -np.inf if full else eps)
-    pg_max, pg_min = sweep.pg_range
-    if full:  # a full pass sets the precision of the next shrunk phase
-        eps = UNSHRINK_RATIO * (pg_max - pg_min)
-    if active.size[0] == 0 or (not full and pg_max - pg_min <= eps):
-        # every sample at a bound, or the active problem solved: a full pass next
-        active.samples[:] = np.arange(n) if base is None else base
-        active.size[0] = n
-        sweep.grad[:] = np.nan  # gradients from before the full pass are stale
-    return steps, eps
+    epochs = 0
+    for j in range(seeds.shape[0]):
+        m = active.size[0]
+        if j > 0 and m == n:
+            finish_done[0] = False
+        elif j > 0 and not finish_done[0] and 0 < m <= finish_at:
+            break
+        full = m == n
+        steps = shrunk_epoch(
+            rows, sweep, params, active, t_start, seeds[j], -np.inf if full else eps
+        )
+        t_start += steps
+        made[j] = steps
+        epochs += 1
+        pg_max, pg_min = sweep.pg_range[0], sweep.pg_range[1]
+        if full:  # a full pass sets the precision of the next shrunk phase
+            eps = UNSHRINK_RATIO * (pg_max - pg_min)
+        if active.size[0] == 0 or (not full and pg_max - pg_min <= eps):
+            # every sample at a bound, or the active problem solved: a full pass next
+            if base is None:
+                active.samples[:] = np.arange(n)
+            else:
+                active.samples[:] = base
+            active.size[0] = n
+            sweep.grad[:] = np.nan  # gradients from before the full pass are stale
+        statistic = pg_max - pg_min if pg_max >= pg_min else 0.0
+        if statistic <= until:
+            break
+    return epochs, eps
+
+
+def shrinking_epoch(rows, sweep, params, active, t_start, seed, eps, base=None):
+    """One epoch of SDCA with shrinking and the active set's bookkeeping after it, as
+    ``SDCAClassifier(shrinking=True)`` makes each epoch and ``DaskSVMClassifier(shrinking=
+    True)`` each local pass (:mod:`sdca_pegasos.solvers.sdca.estimator`, "shrinking"):
+    :func:`shrinking_epochs` with the one ``seed`` (int), no finish and no early end.
+    Returns ``(steps, eps)``: the steps made, the threshold for the next epoch.
+    """
+    made = np.zeros(1, dtype=np.int64)
+    seeds = np.array([seed], dtype=np.int64)
+    done = np.zeros(1, dtype=np.bool_)
+    _, eps = shrinking_epochs(
+        rows, sweep, params, active, t_start, seeds, eps, base, -np.inf, 0, done, made
+    )
+    return int(made[0]), eps

@@ -136,20 +136,29 @@ def newton_run(client, X, y, loss: str, k: int, max_rounds: int) -> dict:
     }
 
 
-def measure(problems, blocks, loss: str, max_rounds: int) -> list[dict]:
+def _best(runs: list[dict]) -> dict:
+    """Of repeated runs of one setting (the same rounds and passes), the one with the least
+    wall to 1e-6 (its fit's wall when none reached it): a run's wall on this shared
+    machine varies with what else ran, and the least is the closest to the method's."""
+    eps = str(min(TARGETS))
+    return min(runs, key=lambda r: (r["wall"][eps] is None, r["wall"][eps] or r["fit_wall"]))
+
+
+def measure(problems, blocks, loss: str, max_rounds: int, repeats: int = 1) -> list[dict]:
     from benchmarks.distributed import PROBLEMS, local_client
 
     out = []
     for name in problems:
         X, y = PROBLEMS[name]()
         entry = {"name": name, "n": int(X.shape[0]), "d": int(X.shape[1]), "loss": loss}
-        entry["sdca"] = sdca_run(X, y, loss, 1000)
+        entry["sdca"] = _best([sdca_run(X, y, loss, 1000) for _ in range(repeats)])
         print(name, "sdca", entry["sdca"], flush=True)
         entry["runs"] = []
         with local_client(2) as client:
             newton_run(client, X[:1000], y[:1000], loss, 2, 5)  # the workers' imports, once
             for k in blocks:
-                entry["runs"].append(newton_run(client, X, y, loss, k, max_rounds))
+                runs = [newton_run(client, X, y, loss, k, max_rounds) for _ in range(repeats)]
+                entry["runs"].append(_best(runs))
                 print(name, entry["runs"][-1], flush=True)
         out.append(entry)
     return out
@@ -211,7 +220,8 @@ def readme_block(record: dict) -> str:
         f"chunks, LocalCluster of 2 workers × 1 thread, {record['loss_said']}, λ = 1/n, bias "
         "multiplier 1, to a certified relative gap of 1e-6; single-process "
         '`SDCAClassifier(shrinking=True, tol_gap="relative")` on the same problem in the '
-        "same run. Rounds are Newton steps; passes are the steps' (gradient, "
+        f"same run; each the best of {record.get('repeats', 1)} runs by its wall to 1e-6. "
+        "Rounds are Newton steps; passes are the steps' (gradient, "
         "conjugate-gradient products, margins along the step) plus the checks'; wall is the "
         "rounds' with their checks.",
         "",
@@ -274,6 +284,9 @@ def main(argv=None) -> dict:
         "--loss", default="smooth_hinge", choices=["smooth_hinge", "squared_hinge"]
     )
     parser.add_argument("--max-rounds", type=int, default=60)
+    parser.add_argument(
+        "--repeats", type=int, default=2, help="runs of each setting; the record keeps the best"
+    )
     parser.add_argument("--out", help="folder for the JSON record (newton_blocks.json)")
     reports.readme_arguments(parser, README_RECORD)
     args = parser.parse_args(argv)
@@ -288,7 +301,8 @@ def main(argv=None) -> dict:
         **reports.record_head("newton_blocks"),
         "command": " ".join(["python benchmarks/newton_blocks.py", *(argv or sys.argv[1:])]),
         "loss_said": said[args.loss],
-        "problems": measure(args.problems, args.blocks, args.loss, args.max_rounds),
+        "repeats": args.repeats,
+        "problems": measure(args.problems, args.blocks, args.loss, args.max_rounds, args.repeats),
     }
     record["load_end"] = os.getloadavg()[0]
     print(readme_block(record))

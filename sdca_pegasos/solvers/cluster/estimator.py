@@ -23,6 +23,11 @@ et al., ICML 2015; Smith et al., JMLR 2018):
    blocks' summed direction by the η that maximises the dual on that line, w and every
    block's α alike (:func:`sdca_pegasos.solvers.cluster.rounds.line_step`).
 
+For a smooth loss, ``method="newton"`` replaces these rounds by truncated Newton steps on the
+primal (:mod:`sdca_pegasos.solvers.cluster.newton`): every sum one task per worker over the
+chunks it holds, added pairwise on the workers, so that the steps do not depend on the
+blocks; a round is a step of :class:`sdca_pegasos.solvers.cluster.newton.NewtonClusterEngine`.
+
 The blocks, their dual variables and their random streams stay on the workers that made
 them: a block's state is a chain of dask futures, one per round, and only d-sized vectors
 travel (w to each block, :math:`v_k` back: ``bytes_per_round_``). The driver holds

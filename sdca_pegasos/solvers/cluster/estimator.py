@@ -577,8 +577,9 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         )
         if self.method == "newton":
             engine = _newton.NewtonClusterEngine(
-                client, data, groups, problem, loss=loss, tol=self.tol, init=init
-            )
+                client, data, groups, problem, loss=loss, tol=self.tol, init=init,
+                workers=sorted(_cocoa_layout.workers(client)),
+            )  # fmt: skip
         else:
             engine = self._cocoa_engine(setup, j, problem, init)
         settings = Settings(

@@ -45,7 +45,6 @@ import scipy.sparse as sp
 from numba import njit
 
 from sdca_pegasos.solvers.cluster import blocks as _cocoa
-from sdca_pegasos.solvers.cluster import layout as _layout
 from sdca_pegasos.solvers.cluster.rounds import ClusterProblem, chains
 from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.core.losses import Loss
@@ -345,8 +344,9 @@ class NewtonClusterEngine(Engine):
     :class:`sdca_pegasos.solvers.cluster.rounds.ClusterEngine`: the dask ``client``, the row
     chunks' ``data`` futures, their ``groups`` (a block's chunks merge their certificate
     sums in turn) and the ``problem``; ``loss`` (smooth); ``tol`` (the relative gap a check
-    must meet to end the fit); ``init`` (each chunk's α to start from, w = w(α); None: w =
-    0)."""
+    must meet to end the fit); ``workers`` (the cluster's worker addresses, sorted: block k's
+    chunks are on the k-th, modulo their number); ``init`` (each chunk's α to start from,
+    w = w(α); None: w = 0)."""
 
     has_dual = True
     folder = None  # no checkpoints (the estimator refuses checkpoint_dir)
@@ -361,6 +361,7 @@ class NewtonClusterEngine(Engine):
         *,
         loss: Loss,
         tol: float,
+        workers: list,
         init: list | None = None,
     ):
         if not loss.smooth:
@@ -370,6 +371,7 @@ class NewtonClusterEngine(Engine):
             )
         self.client, self.data, self.groups, self.problem = client, data, groups, problem
         self.loss, self.tol, self.init = loss, float(tol), init
+        self.workers = list(workers)
         self.w = np.zeros(problem.n_features + 1)
         self.states: list = []
         self.slots: list = []  # (worker, its chunks), set up by _slots
@@ -417,7 +419,7 @@ class NewtonClusterEngine(Engine):
         (:func:`sdca_pegasos.solvers.cluster.layout.persist_blocks`: block k's on the k-th
         worker in sorted order, modulo their number): one task a worker per pass, whatever
         the blocks, its chunks' sums added there in order."""
-        names = sorted(_layout.workers(self.client))
+        names = self.workers
         slots = []
         for slot, worker in enumerate(names):
             mine = [c for group in self.groups[slot :: len(names)] for c in group]

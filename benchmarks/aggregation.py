@@ -160,15 +160,8 @@ def readme_sentence(record: dict, problem: str = "skin") -> str:
 def rewrite(path: str, record: dict) -> None:
     """Rewrite the generated blocks ``path`` holds: the table (docs/distributed.md) and the
     sentence (README.md); a file with neither is a ValueError."""
-    from pathlib import Path
-
-    text = Path(path).read_text()
     blocks = ((MARKERS, readme_block), (SENTENCE_MARKERS, readme_sentence))
-    found = [(markers, render) for markers, render in blocks if markers[0] in text]
-    if not found:
-        raise ValueError(f"{path} holds none of aggregation.py's generated blocks")
-    for markers, render in found:
-        reports.rewrite_block(path, markers, render(record))
+    reports.rewrite_blocks(path, record, blocks, "aggregation.py")
 
 
 def main(argv=None) -> dict:

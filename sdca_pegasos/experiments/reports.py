@@ -307,6 +307,18 @@ def rewrite_block(path: Path | str, markers: tuple[str, str], block: str) -> boo
     return new != text
 
 
+def rewrite_blocks(path: Path | str, record: dict, blocks, script: str) -> None:
+    """Rewrite every generated block of ``blocks`` (``(markers, render)`` pairs, ``render``
+    taking the record) that ``path`` holds, each with :func:`rewrite_block`; a file that holds
+    none is a ValueError naming ``script``."""
+    text = Path(path).read_text()
+    found = [(markers, render) for markers, render in blocks if markers[0] in text]
+    if not found:
+        raise ValueError(f"{path} holds none of {script}'s generated blocks")
+    for markers, render in found:
+        rewrite_block(path, markers, render(record))
+
+
 def readme_arguments(parser, record_path: str) -> None:
     """A benchmark's ``--readme FILE`` and ``--record JSON`` (default ``record_path``): its
     generated block in FILE rewritten from the committed record (:func:`readme_requested`)."""

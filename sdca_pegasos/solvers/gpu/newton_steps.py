@@ -62,8 +62,8 @@ def line_search(
     bracket, the secant through the bracket's ends (regula falsi, the Illinois variant:
     an end kept twice has its f' halved), or doubling while no f' > 0 is known. A step
     from far off (the first, from w = 0, where every margin sits where φ'' = 0 and the
-    Newton direction is −g/λ) needs t ~ λ: the secant finds it in a few evaluations where
-    halving from 1 took about log₂(1/λ). 0 when s is no descent direction. Should the
+    Newton direction is −g/λ) needs t ~ λ, which halving from 1 reaches only after about
+    log₂(1/λ) evaluations. 0 when s is no descent direction. Should the
     evaluations run out, the last t with f' < 0 (P has decreased to it). It ends once
     |f'(t)| ≤ ``tol``·|f'(0)| (then P(w + ts) ≤ P(w) + t·tol·|f'(0)| by convexity, and
     below P(w) where f'(t) ≤ 0)."""

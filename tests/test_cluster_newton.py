@@ -114,12 +114,22 @@ def test_the_steps_do_not_depend_on_the_blocks(client, monkeypatch, form):
         y = np.where(X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n) > 0, 1.0, -1.0)
     else:
         X, y = gaussian_problem(n=n, d=d, seed=7)
-    fits = []
+    fits, sums = [], []
+    tree_sum = newton.tree_sum
+
+    def counted(*args):  # the reductions the driver waits on, counted apart from the engine
+        sums[-1] += 1
+        return tree_sum(*args)
+
+    monkeypatch.setattr(newton, "tree_sum", counted)
     for k in (1, 3, 8):
         clf = DaskSVMClassifier(
             lmbd=1e-3, loss="squared_hinge", method="newton", n_blocks=None, tol=1e-10
         )
+        sums.append(0)
         fits.append(clf.fit(*blocks(X, y, k)))
+        assert clf.round_trips_ == sums[-1] + clf.certificate_passes_
+        assert clf.round_trips_ >= clf.data_passes_ + clf.certificate_passes_
     first = fits[0]
     assert first.certified_
     assert (first.cg_iterations_ > 0).all() == (form == "csr")
@@ -128,6 +138,7 @@ def test_the_steps_do_not_depend_on_the_blocks(client, monkeypatch, form):
         np.testing.assert_array_equal(other.cg_iterations_, first.cg_iterations_)
         np.testing.assert_array_equal(other.line_search_evals_, first.line_search_evals_)
         assert other.data_passes_ == first.data_passes_
+        assert other.round_trips_ == first.round_trips_
         np.testing.assert_allclose(other.coef_, first.coef_, rtol=1e-10, atol=1e-12)
         assert other.certified_
     exact = ExactSVMClassifier(lmbd=1e-3, loss="squared_hinge").fit(X, y)
@@ -183,6 +194,7 @@ def test_refit_by_cocoa_drops_the_newton_attributes(client):
     assert clf.cg_iterations_.shape == (clf.n_rounds_,)
     clf.set_params(method="cocoa").fit(X, y)
     assert not hasattr(clf, "cg_iterations_") and not hasattr(clf, "line_search_evals_")
+    assert not hasattr(clf, "round_trips_")
 
 
 def test_conjugate_gradient_solves_to_its_tolerance():

@@ -254,6 +254,8 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         estimate's relative gap is above twice ``tol`` it is the check's reading (the
         callback's ``gap``, ``primal`` and ``dual``; ``estimated_checks_`` counts them);
         below, and for the pair returned, the certificate is the full one.
+        ``round_trips_`` counts the sums the driver waited on (a pass's reduction, a line
+        search's evaluation, a certificate): each costs the cluster's task latency.
     max_rounds : int, default=200
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
@@ -690,11 +692,13 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         steps = [a["step_sizes"] for a in attributes]
         self.step_sizes_ = steps[0] if one else steps
         if self.method == "newton":
-            for name in ("cg_iterations", "line_search_evals", "estimated_checks"):
+            for name in ("cg_iterations", "line_search_evals", "estimated_checks", "round_trips"):
                 values = [a[name] for a in attributes]
                 setattr(self, name + "_", values[0] if one else values)
         else:  # a refit by CoCoA+ makes no Newton steps
-            for name in ("cg_iterations_", "line_search_evals_", "estimated_checks_"):
+            for name in (
+                "cg_iterations_", "line_search_evals_", "estimated_checks_", "round_trips_"
+            ):  # fmt: skip
                 if hasattr(self, name):
                     delattr(self, name)
 

@@ -215,25 +215,41 @@ def test_tree_sum_adds_every_part_once(client):
     assert client.gather(newton.tree_sum(client, parts))[0] == 127.0
 
 
-def test_checks_read_the_estimate_until_it_may_pass(client):
+def test_checks_read_the_estimate_until_it_may_pass(client, monkeypatch):
     """A check's reading is P(w) and D(α̃(w)) from the gradient's sums while that estimate
     is above twice tol: each is objectives.certificate of the same (w, α̃(w)) on one machine
     to 1e-11 of P, the estimate is read at some checks but not at the last, whose reading
-    is the returned pair's full certificate."""
+    is the returned pair's full certificate. A check makes no pass over the rows of its
+    own but the certificate's: each step's passes (its products, the margins along it and
+    the gradient's at its new w, which the check and the next step read) are counted in
+    its round."""
     X, y = gaussian_problem(n=300, d=6, seed=9)
     loss = make_loss("smooth_hinge", 1.0)
-    seen = []
+    seen, passes = [], []
 
     def record(info):
+        passes.append(info.data_passes)
         if info.gap is not None:
             seen.append((info.primal, info.dual, info.gap, info.w.copy()))
 
+    certify, made = newton.NewtonClusterEngine.certify, []
+
+    def counted(engine, *args, **kwargs):  # the passes a check makes itself
+        before = engine.passes
+        out = certify(engine, *args, **kwargs)
+        made.append(engine.passes - before)
+        return out
+
+    monkeypatch.setattr(newton.NewtonClusterEngine, "certify", counted)
     clf = DaskSVMClassifier(
         lmbd=0.003, loss="smooth_hinge", method="newton", n_blocks=None, tol=1e-9,
         callback=record,
     )  # fmt: skip
     clf.fit(*blocks(X, y, 3))
     assert 1 <= clf.estimated_checks_ < len(seen)
+    assert len(made) >= len(seen) and not any(made)
+    assert passes == list(1 + np.cumsum(2 + clf.cg_iterations_))
+    assert clf.data_passes_ == passes[-1] and clf.certificate_passes_ == 1
     for primal, dual, _, w in seen:
         alpha = objectives.implied_dual(X, y, w, loss, 1.0)
         full = objectives.certificate(X, y, w, alpha, 0.003, loss, 1.0)

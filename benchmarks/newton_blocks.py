@@ -24,6 +24,7 @@ docs/distributed.md's table and README's sentence from the record.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 import time
@@ -127,6 +128,7 @@ def newton_run(client, X, y, loss: str, k: int, max_rounds: int) -> dict:
         "evals": [int(e) for e in clf.line_search_evals_],
         "data_passes": float(clf.data_passes_),
         "certificate_passes": int(clf.certificate_passes_),
+        "round_trips": int(clf.round_trips_),
         "check_share": checks / wall[-1] if wall and wall[-1] > 0 else None,
         "fit_wall": fit_wall,
         "cpu": float(sum(r[4] for r in rows)),
@@ -134,6 +136,77 @@ def newton_run(client, X, y, loss: str, k: int, max_rounds: int) -> dict:
         "rel_gap": float(clf.rel_gap_),
         "primal": float(clf.primal_),
     }
+
+
+def _filled(width: int, value: float) -> np.ndarray:
+    return np.full(width, value)
+
+
+def probe(client, width: int, repeats: int = 20) -> dict:
+    """The cluster's costs the projection reads: the driver's seconds per task of a
+    ``client.map`` call (512 tasks), and the wall of one reduction of ``parts`` vectors of
+    ``width`` floats made on the workers (a map, :func:`tree_sum`, a gather: what a Newton
+    pass costs besides its work) for 2, 4 and 8 parts, the median of ``repeats``; ``hop``
+    is the wall one more level of the tree adds, (t(8) − t(2)) / 2."""
+    from sdca_pegasos.solvers.cluster.newton import tree_sum
+
+    start = time.perf_counter()
+    futures = client.map(_filled, [width] * 512, np.arange(512.0), pure=False)
+    submit = (time.perf_counter() - start) / 512
+    client.gather(futures)
+    del futures
+    walls = {}
+    for parts in (2, 4, 8):
+        times = []
+        for r in range(repeats):
+            begin = time.perf_counter()
+            made = client.map(_filled, [width] * parts, np.arange(parts) + r, pure=False)
+            client.gather(tree_sum(client, made))
+            times.append(time.perf_counter() - begin)
+        walls[str(parts)] = float(np.median(times))
+    return {
+        "width": width,
+        "submit": submit,
+        "reduction": walls,
+        "hop": (walls["8"] - walls["2"]) / 2,
+    }
+
+
+#: Workers the projection prints, and the target's: W workers each holding a block of the
+#: problem's size, and the blocks at which the driver's share is read.
+PROJECTED = (1, 2, 8, 64, 512)
+PROJECTED_BLOCKS = 512
+
+
+def projection(p: dict) -> dict | None:
+    """Weak scaling projected from the measured K = 1 run and the cluster's probe: W
+    workers each holding a block the size of the whole problem (W times the rows) make
+    the same Newton steps, products and evaluations as K = 1 (assumed: the rounds were
+    measured flat in K at fixed n, not at W times n), each worker doing the K = 1
+    worker's work at the same time, so only the round trips grow:
+
+    wall(W) = wall₁ + R·(hop·⌈log₂W⌉ + submit·3(W − 1)),
+
+    wall₁ the K = 1 rounds' wall to 1e-6 (its workers' CPU ``cpu`` and the rest), R its
+    round trips: at W workers each adds ⌈log₂W⌉ tree levels and at most 3(W − 1) more
+    tasks for the driver to submit (a pass's task, its part's and the tree's additions,
+    at most 3W − 1, against 2 at W = 1). The driver's share of a round is its
+    submissions, R/steps·submit·(3W − 1), whatever the blocks (a task a worker)."""
+    runs = {r["k"]: r for r in p["runs"]}
+    one, probed = runs.get(1), p.get("probe")
+    eps = str(min(TARGETS))
+    if one is None or probed is None or one["wall"][eps] is None or "round_trips" not in one:
+        return None
+    cpu, wall, trips = one["cpu"], one["wall"][eps], one["round_trips"]
+    hop, submit = max(probed["hop"], 0.0), probed["submit"]
+    steps = max(one["rounds_run"], 1)
+    out = {"cpu": cpu, "wall": wall, "round_trips": trips, "steps": steps, "hop": hop,
+           "submit": submit, "walls": {}, "driver_per_round": {}}  # fmt: skip
+    for w in PROJECTED:
+        levels = math.ceil(math.log2(w)) if w > 1 else 0
+        out["walls"][str(w)] = wall + trips * (hop * levels + submit * 3 * (w - 1))
+        out["driver_per_round"][str(w)] = trips / steps * submit * (3 * w - 1)
+    return out
 
 
 def _best(runs: list[dict]) -> dict:
@@ -160,6 +233,8 @@ def measure(problems, blocks, loss: str, max_rounds: int, repeats: int = 1) -> l
                 runs = [newton_run(client, X, y, loss, k, max_rounds) for _ in range(repeats)]
                 entry["runs"].append(_best(runs))
                 print(name, entry["runs"][-1], flush=True)
+            entry["probe"] = probe(client, X.shape[1] + 1)
+            print(name, "probe", entry["probe"], flush=True)
         out.append(entry)
     return out
 
@@ -209,6 +284,23 @@ def targets_lines(record: dict) -> list[str]:
             if share is not None:
                 lines.append(f"{p['name']}: the checks' share of the rounds' wall at K = 2: "
                              f"{share:.0%} / ≤ 15 %")  # fmt: skip
+        proj = projection(p)
+        if proj is not None:
+            walls, driver = proj["walls"], proj["driver_per_round"]
+            lines.append(
+                f"{p['name']}: projected weak scaling (W workers, each a block of "
+                f"{p['n']:,} rows; wall(W) = {proj['wall']:.3g} s + {proj['round_trips']} round "
+                f"trips × ({proj['hop'] * 1e3:.3g} ms × ⌈log₂W⌉ + {proj['submit'] * 1e3:.2g} "
+                "ms × 3(W − 1)); rounds as at K = 1, assumed): wall at 64 workers / 1: "
+                f"{walls['64'] / walls['1']:.2f} / ≤ 2"
+            )
+            lines.append(
+                f"{p['name']}: projected driver's share of a round, {PROJECTED_BLOCKS} blocks "
+                f"on 64 workers (a task a worker: {proj['round_trips'] / proj['steps']:.3g} "
+                f"round trips a step × {proj['submit'] * 1e3:.2g} ms × (3W − 1)): "
+                f"{driver['64']:.3g} s / ≤ 0.2 s (on {PROJECTED_BLOCKS} workers: "
+                f"{driver[str(PROJECTED_BLOCKS)]:.3g} s)"
+            )
     return lines
 
 
@@ -222,18 +314,19 @@ def readme_block(record: dict) -> str:
         '`SDCAClassifier(shrinking=True, tol_gap="relative")` on the same problem in the '
         f"same run; each the best of {record.get('repeats', 1)} runs by its wall to 1e-6. "
         "Rounds are Newton steps; passes are the steps' (gradient, "
-        "conjugate-gradient products, margins along the step) plus the checks'; wall is the "
-        "rounds' with their checks.",
+        "conjugate-gradient products, margins along the step) plus the checks'; round trips "
+        "are the sums the driver waited on (`round_trips_`: passes, line-search evaluations, "
+        "certificates); wall is the rounds' with their checks.",
         "",
-        "| problem | K | rounds to 1e-4 / 1e-6 | CG products | passes | wall to 1e-4 / 1e-6 (s) "
-        "| checks' share |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| problem | K | rounds to 1e-4 / 1e-6 | CG products | round trips | passes "
+        "| wall to 1e-4 / 1e-6 (s) | checks' share |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for p in record["problems"]:
         sd = p["sdca"]
         lines.append(
             f"| {p['name']} ({p['n']:,} × {p['d']}) | one process (SDCA) | "
-            f"{_fmt(sd['epochs']['0.0001'])} / {_fmt(sd['epochs']['1e-06'])} epochs | — | — | "
+            f"{_fmt(sd['epochs']['0.0001'])} / {_fmt(sd['epochs']['1e-06'])} epochs | — | — | — | "
             f"{_fmt(sd['wall']['0.0001'])} / {_fmt(sd['wall']['1e-06'])} | — |"
         )
         for r in p["runs"]:
@@ -241,7 +334,8 @@ def readme_block(record: dict) -> str:
             cert = "" if r["certified"] else f" (not certified: {r['rel_gap']:.2g})"
             lines.append(
                 f"|  | {r['k']} | {_fmt(r['rounds']['0.0001'])} / {_fmt(r['rounds']['1e-06'])}"
-                f"{cert} | {sum(r['cg'])} | {passes:.3g} | {_fmt(r['wall']['0.0001'])} / "
+                f"{cert} | {sum(r['cg'])} | {_fmt(r.get('round_trips'))} | {passes:.3g} | "
+                f"{_fmt(r['wall']['0.0001'])} / "
                 f"{_fmt(r['wall']['1e-06'])} | {_fmt(r['check_share'], '.0%')} |"
             )
     lines += ["", "Measured / target:", ""] + [f"- {line}" for line in targets_lines(record)]

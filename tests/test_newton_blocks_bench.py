@@ -41,11 +41,18 @@ def test_the_block_says_what_the_record_holds():
     text = bench.readme_block(RECORD)
     assert text.startswith("Measured 2026-11-29 (git abcdef0, load 0.5 at the start, 2 cores;")
     assert (
-        "| skin (245,057 × 3) | one process (SDCA) | 33 / 49 epochs | — | — | 1.2 / 2 | — |"
+        "| skin (245,057 × 3) | one process (SDCA) | 33 / 49 epochs | — | — | — | 1.2 / 2 | — |"
         in text
     )
-    assert "|  | 8 | 4 / 6 | 0 | 22 | 2 / 2.6 | 25% |" in text
-    assert "|  | 64 | 5 / — (not certified: 0.003) | 0 | 7 | 3 / — | 25% |" in text
+    assert "|  | 8 | 4 / 6 | 0 | — | 22 | 2 / 2.6 | 25% |" in text
+    assert "|  | 64 | 5 / — (not certified: 0.003) | 0 | — | 7 | 3 / — | 25% |" in text
+    tripped = {
+        **RECORD["problems"][0],
+        "runs": [{**_run(1, (4, 5), (2.0, 2.5)), "round_trips": 31}],
+    }
+    assert "|  | 1 | 4 / 5 | 0 | 31 | 7 | 2 / 2.5 | 25% |" in bench.readme_block(
+        {**RECORD, "problems": [tripped]}
+    )
 
 
 def test_the_targets_are_the_records_ratios():
@@ -93,3 +100,26 @@ def test_a_file_without_the_blocks_is_refused(tmp_path):
     other.write_text("no markers\n")
     with pytest.raises(ValueError, match=r"holds none of newton_blocks\.py.s generated blocks"):
         bench.rewrite(str(other), RECORD)
+
+
+def test_the_projection_is_its_printed_arithmetic():
+    """wall(W) = wall₁ + R·(hop·⌈log₂W⌉ + submit·3(W − 1)) from the K = 1 run and the probe;
+    the driver's share R/steps·submit·(3W − 1); none without a probe or a K = 1 run."""
+    one = {**_run(1, (3, 4), (10.0, 20.0)), "cpu": 15.0, "round_trips": 40, "rounds_run": 4}
+    problem = {
+        **RECORD["problems"][0], "name": "csr", "n": 1000, "runs": [one],
+        "probe": {"width": 4, "submit": 1e-4, "reduction": {}, "hop": 0.01},
+    }  # fmt: skip
+    proj = bench.projection(problem)
+    assert proj["walls"]["1"] == 20.0
+    assert proj["walls"]["64"] == pytest.approx(20.0 + 40 * (0.01 * 6 + 1e-4 * 3 * 63))
+    assert proj["walls"]["2"] == pytest.approx(20.0 + 40 * (0.01 + 1e-4 * 3))
+    assert proj["driver_per_round"]["64"] == pytest.approx(10 * 1e-4 * 191)
+    lines = bench.targets_lines({"problems": [{**problem, "sdca": RECORD["problems"][0]["sdca"]}]})
+    assert lines[-2].endswith(f"wall at 64 workers / 1: {proj['walls']['64'] / 20.0:.2f} / ≤ 2")
+    assert lines[-1].startswith("csr: projected driver's share of a round, 512 blocks on 64 ")
+    assert "0.191 s / ≤ 0.2 s (on 512 workers: 1.54 s)" in lines[-1]
+    assert bench.projection({**problem, "probe": None}) is None
+    assert bench.projection({**problem, "runs": [_run(2, (3, 4), (1.0, 2.0))]}) is None
+    negative = {**problem, "probe": {**problem["probe"], "hop": -0.5}}
+    assert bench.projection(negative)["walls"]["64"] == pytest.approx(20.0 + 40 * 1e-4 * 189)

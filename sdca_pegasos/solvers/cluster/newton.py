@@ -427,14 +427,18 @@ class NewtonClusterEngine(Engine):
                 slots.append((worker, mine))
         self.slots = slots
 
-    def _map(self, func, *columns: list, pure: bool = True) -> list:
-        """``func`` once per slot, all submitted in one message (``client.map``: a task a
-        slot costs the driver some 0.05 ms, one ``client.submit`` call some 2 ms: 2026-11-29,
-        2 workers × 1 thread); ``columns`` hold one argument per slot (:meth:`_each`,
-        :meth:`_same`). The tasks run where their inputs are, on the worker holding the
-        slot's chunks (dask's placement by the bytes a task would move); elsewhere if it is
-        gone."""
-        return self.client.map(func, *columns, pure=pure)
+    def _per_slot(self, func, *columns: list, pure: bool = True) -> list:
+        """``func`` once per slot, on the slot's worker (elsewhere if it is gone);
+        ``columns`` hold one argument per slot (:meth:`_each`, :meth:`_same`). Pinned, not
+        left to dask's placement, which ran them away from their chunk when it was one or
+        two (``client.map``, seen on dense-full at K = 1 and 2, 2026-11-29: the 800 MB
+        chunk moved to the other worker, and arrived misaligned). A pinned
+        ``client.submit`` costs the driver ~0.2-0.8 ms a task (2 workers × 1 thread, under
+        load), so the driver's cost of a pass grows with the workers, not the blocks."""
+        return [
+            self.client.submit(func, *args, workers=[worker], allow_other_workers=True, pure=pure)
+            for (worker, _), *args in zip(self.slots, *columns, strict=True)
+        ]
 
     def _each(self, values: list) -> list:
         """Per slot, the entries of ``values`` (one per chunk) of that slot's chunks."""
@@ -483,7 +487,7 @@ class NewtonClusterEngine(Engine):
                 nonlocal cpu
                 v_key = self._broadcast(v)
                 out = self._reduce(
-                    self._map(slot_hessian, slots, self._each(self.data), self._same(p.bias),
+                    self._per_slot(slot_hessian, slots, self._each(self.data), self._same(p.bias),
                               self._same(v_key))
                 )  # fmt: skip
                 cpu += float(out[-1])
@@ -492,11 +496,11 @@ class NewtonClusterEngine(Engine):
             rtol = CG_FORCING * min(1.0, math.sqrt(norm / self.g0)) if self.g0 > 0.0 else 0.0
             s, made = conjugate_gradient(hessian_vector, g, rtol, MAX_CG)
         s_key = self._broadcast(s)
-        slots = self._map(
+        slots = self._per_slot(
             slot_along, slots, self._each(self.states), self._each(self.data),
             self._same(s_key), self._same(loss), pure=False,
         )  # fmt: skip
-        at_one = self._reduce(self._map(slot_part, slots))
+        at_one = self._reduce(self._per_slot(slot_part, slots))
         cpu += float(at_one[-1])
 
         def slope(t):
@@ -504,7 +508,7 @@ class NewtonClusterEngine(Engine):
             if t == 1.0:  # the along pass's own sums
                 return float(at_one[0]), float(at_one[1])
             out = self._reduce(
-                self._map(
+                self._per_slot(
                     slot_slope, slots, self._each(self.states), self._same(loss), self._same(t)
                 )
             )
@@ -539,11 +543,11 @@ class NewtonClusterEngine(Engine):
             return ready[1], ready[2]
         gram = w.shape[0] <= GRAM_WEIGHTS
         w_key = self._broadcast(w)
-        slots = self._map(
+        slots = self._per_slot(
             slot_margins, self._each(self.states), self._each(self.data), self._same(w_key),
             self._same(self.loss), self._same(gram), pure=False,
         )  # fmt: skip
-        total = self._reduce(self._map(slot_part, slots))
+        total = self._reduce(self._per_slot(slot_part, slots))
         self.passes += 1
         self._ready = (w, slots, total)
         return slots, total
@@ -567,7 +571,7 @@ class NewtonClusterEngine(Engine):
             return self._certified[1]
         slots, _ = self._margins(w)
         w_key = self._broadcast(w)
-        parts = self._map(
+        parts = self._per_slot(
             slot_certificate, slots, self._each(self.states), self._each(self.data),
             self._same(w_key), self._same(self.loss), pure=False,
         )  # fmt: skip

@@ -143,16 +143,26 @@ def _filled(width: int, value: float) -> np.ndarray:
 
 
 def probe(client, width: int, repeats: int = 20) -> dict:
-    """The cluster's costs the projection reads: the driver's seconds per task of a
-    ``client.map`` call (512 tasks), and the wall of one reduction of ``parts`` vectors of
-    ``width`` floats made on the workers (a map, :func:`tree_sum`, a gather: what a Newton
-    pass costs besides its work) for 2, 4 and 8 parts, the median of ``repeats``; ``hop``
-    is the wall one more level of the tree adds, (t(8) − t(2)) / 2."""
+    """The cluster's costs the projection reads: the driver's seconds per task pinned to a
+    worker by ``client.submit`` (a slot's task: ``pinned``) and per task of a ``client.map``
+    call (the tree's additions: ``submit``), 512 tasks each, and the wall of one reduction
+    of ``parts`` vectors of ``width`` floats made on the workers (a map, :func:`tree_sum`,
+    a gather: what a Newton pass costs besides its work) for 2, 4 and 8 parts, the median
+    of ``repeats``; ``hop`` is the wall one more level of the tree adds, (t(8) − t(2)) / 2."""
     from sdca_pegasos.solvers.cluster.newton import tree_sum
 
     start = time.perf_counter()
     futures = client.map(_filled, [width] * 512, np.arange(512.0), pure=False)
     submit = (time.perf_counter() - start) / 512
+    client.gather(futures)
+    workers = sorted(client.scheduler_info()["workers"])
+    start = time.perf_counter()
+    futures = [
+        client.submit(_filled, width, float(i), workers=[workers[i % len(workers)]],
+                      allow_other_workers=True, pure=False)
+        for i in range(512)
+    ]  # fmt: skip
+    pinned = (time.perf_counter() - start) / 512
     client.gather(futures)
     del futures
     walls = {}
@@ -167,6 +177,7 @@ def probe(client, width: int, repeats: int = 20) -> dict:
     return {
         "width": width,
         "submit": submit,
+        "pinned": pinned,
         "reduction": walls,
         "hop": (walls["8"] - walls["2"]) / 2,
     }
@@ -185,13 +196,14 @@ def projection(p: dict) -> dict | None:
     measured flat in K at fixed n, not at W times n), each worker doing the K = 1
     worker's work at the same time, so only the round trips grow:
 
-    wall(W) = wall₁ + R·(hop·⌈log₂W⌉ + submit·3(W − 1)),
+    wall(W) = wall₁ + R·(hop·⌈log₂W⌉ + pinned·2(W − 1) + submit·(W − 1)),
 
     wall₁ the K = 1 rounds' wall to 1e-6 (its workers' CPU ``cpu`` and the rest), R its
-    round trips: at W workers each adds ⌈log₂W⌉ tree levels and at most 3(W − 1) more
-    tasks for the driver to submit (a pass's task, its part's and the tree's additions,
-    at most 3W − 1, against 2 at W = 1). The driver's share of a round is its
-    submissions, R/steps·submit·(3W − 1), whatever the blocks (a task a worker)."""
+    round trips: at W workers each adds ⌈log₂W⌉ tree levels and, for the driver to submit,
+    at most 2(W − 1) more pinned tasks (a pass's task and its part's, one a worker) and
+    W − 1 additions (one ``client.map`` a level). The driver's share of a round is its
+    submissions, R/steps·(pinned·2W + submit·(W − 1)), whatever the blocks (a task a
+    worker)."""
     runs = {r["k"]: r for r in p["runs"]}
     one, probed = runs.get(1), p.get("probe")
     eps = str(min(TARGETS))
@@ -199,13 +211,16 @@ def projection(p: dict) -> dict | None:
         return None
     cpu, wall, trips = one["cpu"], one["wall"][eps], one["round_trips"]
     hop, submit = max(probed["hop"], 0.0), probed["submit"]
+    pinned = probed.get("pinned", submit)
     steps = max(one["rounds_run"], 1)
     out = {"cpu": cpu, "wall": wall, "round_trips": trips, "steps": steps, "hop": hop,
-           "submit": submit, "walls": {}, "driver_per_round": {}}  # fmt: skip
+           "submit": submit, "pinned": pinned, "walls": {}, "driver_per_round": {}}  # fmt: skip
     for w in PROJECTED:
         levels = math.ceil(math.log2(w)) if w > 1 else 0
-        out["walls"][str(w)] = wall + trips * (hop * levels + submit * 3 * (w - 1))
-        out["driver_per_round"][str(w)] = trips / steps * submit * (3 * w - 1)
+        out["walls"][str(w)] = wall + trips * (
+            hop * levels + pinned * 2 * (w - 1) + submit * (w - 1)
+        )
+        out["driver_per_round"][str(w)] = trips / steps * (pinned * 2 * w + submit * (w - 1))
     return out
 
 
@@ -290,14 +305,16 @@ def targets_lines(record: dict) -> list[str]:
             lines.append(
                 f"{p['name']}: projected weak scaling (W workers, each a block of "
                 f"{p['n']:,} rows; wall(W) = {proj['wall']:.3g} s + {proj['round_trips']} round "
-                f"trips × ({proj['hop'] * 1e3:.3g} ms × ⌈log₂W⌉ + {proj['submit'] * 1e3:.2g} "
-                "ms × 3(W − 1)); rounds as at K = 1, assumed): wall at 64 workers / 1: "
+                f"trips × ({proj['hop'] * 1e3:.3g} ms × ⌈log₂W⌉ + {proj['pinned'] * 1e3:.2g} ms "
+                f"× 2(W − 1) + {proj['submit'] * 1e3:.2g} ms × (W − 1)); rounds as at K = 1, "
+                "assumed): wall at 64 workers / 1: "
                 f"{walls['64'] / walls['1']:.2f} / ≤ 2"
             )
             lines.append(
                 f"{p['name']}: projected driver's share of a round, {PROJECTED_BLOCKS} blocks "
                 f"on 64 workers (a task a worker: {proj['round_trips'] / proj['steps']:.3g} "
-                f"round trips a step × {proj['submit'] * 1e3:.2g} ms × (3W − 1)): "
+                f"round trips a step × ({proj['pinned'] * 1e3:.2g} ms × 2W + "
+                f"{proj['submit'] * 1e3:.2g} ms × (W − 1))): "
                 f"{driver['64']:.3g} s / ≤ 0.2 s (on {PROJECTED_BLOCKS} workers: "
                 f"{driver[str(PROJECTED_BLOCKS)]:.3g} s)"
             )

@@ -103,23 +103,26 @@ def test_a_file_without_the_blocks_is_refused(tmp_path):
 
 
 def test_the_projection_is_its_printed_arithmetic():
-    """wall(W) = wall₁ + R·(hop·⌈log₂W⌉ + submit·3(W − 1)) from the K = 1 run and the probe;
-    the driver's share R/steps·submit·(3W − 1); none without a probe or a K = 1 run."""
+    """wall(W) = wall₁ + R·(hop·⌈log₂W⌉ + pinned·2(W − 1) + submit·(W − 1)) from the K = 1
+    run and the probe; the driver's share R/steps·(pinned·2W + submit·(W − 1)); none
+    without a probe or a K = 1 run."""
     one = {**_run(1, (3, 4), (10.0, 20.0)), "cpu": 15.0, "round_trips": 40, "rounds_run": 4}
     problem = {
         **RECORD["problems"][0], "name": "csr", "n": 1000, "runs": [one],
-        "probe": {"width": 4, "submit": 1e-4, "reduction": {}, "hop": 0.01},
+        "probe": {"width": 4, "submit": 1e-4, "pinned": 1e-3, "reduction": {}, "hop": 0.01},
     }  # fmt: skip
     proj = bench.projection(problem)
     assert proj["walls"]["1"] == 20.0
-    assert proj["walls"]["64"] == pytest.approx(20.0 + 40 * (0.01 * 6 + 1e-4 * 3 * 63))
-    assert proj["walls"]["2"] == pytest.approx(20.0 + 40 * (0.01 + 1e-4 * 3))
-    assert proj["driver_per_round"]["64"] == pytest.approx(10 * 1e-4 * 191)
+    assert proj["walls"]["64"] == pytest.approx(20.0 + 40 * (0.01 * 6 + 1e-3 * 126 + 1e-4 * 63))
+    assert proj["walls"]["2"] == pytest.approx(20.0 + 40 * (0.01 + 1e-3 * 2 + 1e-4))
+    assert proj["driver_per_round"]["64"] == pytest.approx(10 * (1e-3 * 128 + 1e-4 * 63))
     lines = bench.targets_lines({"problems": [{**problem, "sdca": RECORD["problems"][0]["sdca"]}]})
     assert lines[-2].endswith(f"wall at 64 workers / 1: {proj['walls']['64'] / 20.0:.2f} / ≤ 2")
     assert lines[-1].startswith("csr: projected driver's share of a round, 512 blocks on 64 ")
-    assert "0.191 s / ≤ 0.2 s (on 512 workers: 1.54 s)" in lines[-1]
+    assert "1.34 s / ≤ 0.2 s (on 512 workers: 10.8 s)" in lines[-1]
     assert bench.projection({**problem, "probe": None}) is None
     assert bench.projection({**problem, "runs": [_run(2, (3, 4), (1.0, 2.0))]}) is None
     negative = {**problem, "probe": {**problem["probe"], "hop": -0.5}}
-    assert bench.projection(negative)["walls"]["64"] == pytest.approx(20.0 + 40 * 1e-4 * 189)
+    assert bench.projection(negative)["walls"]["64"] == pytest.approx(
+        20.0 + 40 * (1e-3 * 126 + 1e-4 * 63)
+    )

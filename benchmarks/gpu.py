@@ -42,8 +42,12 @@ What it measures, in this order:
    Python thread per GPU thread, and a full-width pass would take minutes there.
 
 ``--newton-only`` runs items 1 and 7 alone (and the smoke checks that compile every kernel
-first). Writes ``DIR/gpu.json`` (the record) and prints a table last. ``--readme`` rewrites the
-README's generated GPU block from a record (run here, where the README is).
+first). ``--device-input`` gives X to the GPU fits of items 4, 6 and 7 as device arrays, copied
+to the device once before them, as a CuPy user's data already are (issue 52: ``fit`` then
+validates and reads them in place, with no host copy); its smoke check fits the same small
+problems from device and host X (the record's ``device_input_smoke``). Writes
+``DIR/gpu.json`` (the record) and prints a table last. ``--readme`` rewrites the README's
+generated GPU block from a record (run here, where the README is).
 """
 
 from __future__ import annotations
@@ -61,6 +65,7 @@ import os
 import platform
 import subprocess
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
@@ -109,6 +114,17 @@ def problems(scale: float) -> dict:
 
 def make(kind: str, params: dict):
     return dense_problem(**params) if kind == "dense" else csr_problem(**params)
+
+
+def on_gpu(X):
+    """X copied to the device once, as a CuPy user holds it: a numba device array (dense; it
+    carries ``__cuda_array_interface__``, as CuPy's do), or a CSR matrix of device arrays with
+    ``cupyx.scipy.sparse.csr_matrix``'s interface (``format``, ``shape``, ``data``,
+    ``indices``, ``indptr``)."""
+    if not sp.issparse(X):
+        return cuda.to_device(X)
+    parts = {name: cuda.to_device(getattr(X, name)) for name in ("data", "indices", "indptr")}
+    return SimpleNamespace(format="csr", shape=X.shape, **parts)
 
 
 def lambdas(n: int) -> dict:
@@ -324,6 +340,38 @@ def newton_smoke(n: int) -> dict:
     }
 
 
+def device_input_smoke(n: int) -> dict:
+    """The same small fits from X on the device and from host X (``--device-input``): SDCA on
+    the dense and the CSR problem (5 epochs, no stopping test), the Newton engine on the dense
+    one; the largest coefficient difference of each (0 where the fit is deterministic: dense
+    SDCA's shared buffer and CSR sums use atomics on a GPU) and of the decision values."""
+    from sdca_pegasos.solvers import SDCAClassifier
+    from sdca_pegasos.solvers.gpu.newton import NewtonSVMClassifier
+
+    out = {}
+    for kind in ("dense", "csr", "newton_dense"):
+        if kind == "csr":
+            X, y = csr_problem(n, 2000, 10, seed=1)
+        else:
+            X, y = dense_problem(n, 20, seed=1 if kind == "dense" else 2)
+        fits = []
+        for data in (X, on_gpu(X)):
+            if kind == "newton_dense":
+                est = NewtonSVMClassifier(1e-3, tol=1e-10, device="cuda")
+            else:
+                est = SDCAClassifier(1e-3, tol=0.0, max_epochs=5, random_state=0, device="cuda")
+            fits.append((est.fit(data, y), est.decision_function(data)))
+        (host, host_z), (dev, dev_z) = fits
+        scale = float(np.max(np.abs(host.coef_)))
+        out[kind] = {
+            "coef_rel_diff": float(np.max(np.abs(dev.coef_ - host.coef_))) / scale,
+            "decision_rel_diff": float(np.max(np.abs(dev_z - host_z)) / np.max(np.abs(host_z))),
+            "same_predictions": bool(np.array_equal(dev.predict(on_gpu(X)), host.predict(X))),
+        }
+        print(f"smoke device input {kind}: {out[kind]}")
+    return out
+
+
 #: cuML's tolerances (its ``tol``), each a fit from scratch.
 CUML_TOLS = (1e-2, 1e-4, 1e-6, 1e-8)
 
@@ -414,11 +462,12 @@ def newton_section(args, meta: dict) -> dict:
     if meta["simulated"]:  # a full-width pass takes minutes in the simulator
         X, y = np.ascontiguousarray(X[:200, :8]), y[:200]
         shape = {"n": 200, "d": 8, "subsampled_for_simulator": True}
+    X_fit = on_gpu(X) if args.device_input else X
     out = {}
     for loss in args.newton_losses.split(","):
         for lname, lmbd in lambdas(params["n"]).items():
             key = f"dense_{lname.replace('/', '')}_{loss}"
-            res = newton_run(X, y, lmbd, loss, args.gpu_cap)
+            res = newton_run(X_fit, y, lmbd, loss, args.gpu_cap)
             res["cuml"] = cuml_runs(X, y, lmbd, loss) if not meta["simulated"] else {
                 "measured": False, "why": "not run in the simulator"}  # fmt: skip
             duals = [c["dual"] for c in res["checks"]]
@@ -498,6 +547,7 @@ def run(args) -> dict:
         "cpu_cap_s": args.cpu_cap,
         "gpu_cap_s": args.gpu_cap,
         "simulated": SIMULATED,
+        "device_input": bool(args.device_input),
     }
     print("device:", meta["device"], "numba", meta["numba"], "numba-cuda", meta["numba_cuda"])
     todo = []
@@ -507,6 +557,8 @@ def run(args) -> dict:
                          "params": params, "lmbd": lmbd, "cap": args.cpu_cap,
                          "problem": name, "lmbd_name": lname})  # fmt: skip
     meta["smoke"] = smoke()  # fails fast, before the CPU baselines are started
+    if args.device_input:
+        meta["device_input_smoke"] = device_input_smoke(40 if meta["simulated"] else 4000)
     procs = start_baselines(todo, folder) if args.cpu_cap > 0 and not args.newton_only else []
 
     bw_bytes = (4 << 30) if not meta["simulated"] else (1 << 12)
@@ -524,7 +576,12 @@ def run(args) -> dict:
         X, y = make(kind, params)
         parts = (X.data, X.indices, X.indptr) if sp.issparse(X) else (X,)
         x_bytes = int(sum(p.nbytes for p in parts))
-        print(f"{name}: drawn in {time.perf_counter() - t:.1f} s; X is {x_bytes / 1e9:.2f} GB")
+        where = "given to fit on the device" if args.device_input else "on the host"
+        X_fit = on_gpu(X) if args.device_input else X  # copied once, before every fit
+        print(
+            f"{name}: drawn in {time.perf_counter() - t:.1f} s; X is {x_bytes / 1e9:.2f} GB, "
+            f"{where}"
+        )
         schemes = args.dense_schemes.split(",") if kind == "dense" else ["shared"]
         for lname, lmbd in lambdas(params["n"]).items():
             for scheme in schemes:
@@ -535,7 +592,7 @@ def run(args) -> dict:
                 buffers, _, cap = scheme.partition("@")
                 gpu_sdca.DENSE_PRIVATE = buffers == "private"
                 gpu_sdca.MAX_BLOCKS = int(cap) if cap else max_blocks
-                res = gpu_run(X, y, lmbd, args.gpu_cap)
+                res = gpu_run(X_fit, y, lmbd, args.gpu_cap)
                 res["read_ms"] = 1e3 * x_bytes / (meta["read_bandwidth_GBs"] * 1e9)
                 res["x_bytes"] = x_bytes
                 res.update({"problem": name, "lmbd": lmbd, "lmbd_name": lname, "shape": params})
@@ -550,8 +607,8 @@ def run(args) -> dict:
                 )
         gpu_sdca.DENSE_PRIVATE, gpu_sdca.MAX_BLOCKS = dense_private, max_blocks
         if name == "dense":
-            meta["pegasos"] = pegasos_epoch(X, y, 1.0 / params["n"])
-        del X, y
+            meta["pegasos"] = pegasos_epoch(X_fit, y, 1.0 / params["n"])
+        del X, X_fit, y
 
     cpu_out = {}
     for spec, proc in procs:
@@ -630,7 +687,12 @@ def table(record: dict) -> str:
             if agree is not None
             else ""
         )
-        + (f" {how['readme']}" if "readme" in how else ""),
+        + (f" {how['readme']}" if "readme" in how else "")
+        + (
+            " X was given to the GPU fits as device arrays (`--device-input`), read in place."
+            if meta.get("device_input")
+            else ""
+        ),
         "",
         "| problem | λ | GPU epoch (ms) | one read of X (ms) | ratio | "
         + " | ".join(f"to {e:g}: GPU s / CPU s" for e in EPSILONS)
@@ -742,6 +804,13 @@ def main(argv=None) -> None:
         action="store_true",
         help="run the smoke checks, the bandwidth and the dense Newton engine (and cuML) only: "
         "no SDCA, Pegasos or CPU baseline",
+    )
+    parser.add_argument(
+        "--device-input",
+        action="store_true",
+        help="give X to the GPU fits as device arrays, copied to the device once before them "
+        "(what a CuPy user's data are): fit reads them in place; host X still serves the CPU "
+        "baseline, cuML and the smoke checks, which add the same fits from device and host X",
     )
     parser.add_argument("--cpu-baseline", help=argparse.SUPPRESS)
     parser.add_argument("--readme", help="rewrite this README's GPU block from --record")

@@ -37,7 +37,7 @@ from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.core.losses import Loss, make_loss
 from sdca_pegasos.solvers.driver.loop import Engine, Settings, run
 from sdca_pegasos.solvers.driver.problem import BinaryFit, Problem, canonical
-from sdca_pegasos.solvers.driver.scales import check_lmbd, max_abs, resolve_lmbd
+from sdca_pegasos.solvers.driver.scales import OffHostMatrix, check_lmbd, max_abs, resolve_lmbd
 from sdca_pegasos.solvers.driver.targets import TargetsMixin
 
 # (estimator class, dtype, writeable, kernel-selecting params) already compiled in this process.
@@ -141,7 +141,9 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
             Fortran-ordered or strided input is copied to C order once. Solvers with CSR
             kernels (``supports_sparse``) take sparse input: CSR of float32/float64 in
             canonical format is used without a copy; CSC, COO, other dtypes, duplicate or
-            unsorted indices are converted once here. Never densified.
+            unsorted indices are converted once here. Never densified. With ``device="cuda"``,
+            X may be on the GPU, used in place
+            (:class:`sdca_pegasos.solvers.gpu.device.DeviceMixin`).
         y : array-like of shape (n_samples,)
             Two classes or more, of any type. Two: ``classes_[1]`` is the positive class
             (+1). More: one binary problem per class, that class against the rest
@@ -160,22 +162,32 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         -------
         self
         """
-        if not self._plain_arrays(X, y):  # anything else: scikit-learn's full validation
-            X, y = validate_data(
-                self,
-                X,
-                y,
-                dtype=[np.float64, np.float32],
-                order="C",
-                ensure_min_samples=2,
-                accept_sparse="csr" if self._supports_sparse else False,
-            )
+        X, y = self._check_X_y(X, y)
         previous = getattr(self, "classes_", None) if self.warm_start else None
         targets = self._encode_targets(y)
         inits = self._warm_start_inits(X, previous)
         weights = self._sample_weights(X, y, sample_weight)
         self._fit_targets(canonical(X), y, targets, weights, int(self.max_epochs), inits)
         return self
+
+    def _check_X_y(self, X, y, *, reset: bool = True, ensure_min_samples: int = 2):
+        """X and y as the kernels take them: scikit-learn's ``validate_data`` (float32/float64
+        kept, C order, CSR when ``supports_sparse``), or :meth:`_plain_arrays`' fast path when
+        ``reset`` (it asks for 2 samples: ``ensure_min_samples`` is 1 or 2). ``reset``: set
+        ``n_features_in_`` (``fit``), else check X against it (``partial_fit``'s later calls).
+        :class:`sdca_pegasos.solvers.gpu.device.DeviceMixin` also takes X on a GPU here."""
+        if reset and self._plain_arrays(X, y):
+            return X, y
+        return validate_data(
+            self,
+            X,
+            y,
+            reset=reset,
+            dtype=[np.float64, np.float32],
+            order="C",
+            ensure_min_samples=ensure_min_samples,
+            accept_sparse="csr" if self._supports_sparse else False,
+        )
 
     def _plain_arrays(self, X, y) -> bool:
         """The common case that ``validate_data`` would pass unchanged: X a C-contiguous,
@@ -281,7 +293,9 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         for problem in problems:
             self._check_scales(problem, big)
             self._check_problem(problem)
-        self._warm_up_for(X, problems[0].sample_weight is not None)
+        # X on a GPU compiles what a host matrix of its layout does
+        layout = X.layout_example() if isinstance(X, OffHostMatrix) else X
+        self._warm_up_for(layout, problems[0].sample_weight is not None)
         fits = [self._fit_binary(problem) for problem in problems]
         self._store(fits)
         self.lmbd_ = lmbd

@@ -44,6 +44,7 @@ from sdca_pegasos.solvers.driver.problem import (
     stops,
     warn_unconverged,
 )
+from sdca_pegasos.solvers.driver.scales import max_abs
 
 __all__ = ["GAP_CHECK_EVERY", "Bounds", "CheckSchedule", "Engine", "Settings", "Times", "run"]
 
@@ -489,7 +490,7 @@ def _refuse_divergence(name: str, problem: Problem, w, dual_coef) -> None:
     """No model from non-finite coefficients: a ValueError that says what to do."""
     if np.all(np.isfinite(w)) and (dual_coef is None or np.all(np.isfinite(dual_coef))):
         return
-    big = "" if problem.X is None else f", max |X| = {abs(problem.X).max():.3g}"
+    big = "" if problem.X is None else f", max |X| = {max_abs(problem.X):.3g}"
     raise ValueError(
         f"{name} diverged to non-finite coefficients (lmbd={problem.lmbd:g}{big}): the "
         "iterates overflowed float64. Scale the features (e.g. StandardScaler) or increase "

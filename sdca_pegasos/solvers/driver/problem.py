@@ -22,7 +22,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sdca_pegasos.solvers.core.rows import kernel_rows
 from sdca_pegasos.solvers.core.runtime import caller_stacklevel
-from sdca_pegasos.solvers.driver.scales import scaling_advice
+from sdca_pegasos.solvers.driver.scales import is_sparse, scaling_advice
 
 
 #: Source folders whose frames a warning skips to point at the caller's line.
@@ -44,6 +44,9 @@ class Problem:
     X : ndarray or scipy.sparse CSR matrix of shape (n_samples, n_features)
         float32 or float64; dense C-contiguous, or CSR in canonical format (sorted indices,
         no duplicates), whose ``(data, indices, indptr)`` the ``_csr`` kernels take.
+        With ``device="cuda"``, X may also stay on the GPU: an
+        :class:`~sdca_pegasos.solvers.driver.scales.OffHostMatrix`, whose entries only the
+        device's kernels read.
     y : ndarray of shape (n_samples,), float64 in {-1, +1}
     lmbd : float
     bias : float
@@ -78,7 +81,7 @@ class Problem:
 
     @property
     def sparse(self) -> bool:
-        return sp.issparse(self.X)
+        return is_sparse(self.X)
 
     def rows(self, sq_norms: np.ndarray):
         """The samples as the kernels read them (:class:`sdca_pegasos.solvers.core.rows.DenseRows`

@@ -5,7 +5,8 @@ refuses, with the smallest λ that passes, a λ too small for the scale of X (ev
 ``fit`` calls it, and so does ``python -m sdca_pegasos.compare``); :func:`max_abs` is the max |X|
 it bounds the row norms with, found once per fit; :func:`scaling_advice` is the advice to scale
 that an uncertified fit's warning gives first when the columns' scales differ by orders of
-magnitude."""
+magnitude. Each reads X as NumPy / SciPy data, or asks an :class:`OffHostMatrix` (X held on a
+GPU) for the same statistic."""
 
 from __future__ import annotations
 
@@ -13,6 +14,44 @@ import numpy as np
 import scipy.sparse as sp
 
 from sdca_pegasos.solvers.core.passes import row_sq_norms
+
+
+class OffHostMatrix:
+    """X whose entries the host does not hold (a GPU's device arrays:
+    :class:`sdca_pegasos.solvers.gpu.data.DeviceMatrix`), as a fit's
+    :class:`~sdca_pegasos.solvers.driver.problem.Problem` carries it.
+
+    The driver reads its ``shape`` (n_samples, n_features), ``dtype`` and ``sparse`` (CSR or
+    dense), never its entries: what this module and the estimator would compute from them, it
+    asks the matrix for, each a reduction made where the entries are, whose result is a
+    number or a d-vector."""
+
+    shape: tuple[int, int]
+    dtype: np.dtype
+    sparse: bool
+
+    def max_abs(self) -> float:
+        """max |X| (0 when X stores nothing): :func:`max_abs`."""
+        raise NotImplementedError
+
+    def column_scales(self) -> np.ndarray:
+        """max_i |x_ij| of every column, float64 of shape (n_features,): :func:`column_scales`."""
+        raise NotImplementedError
+
+    def max_row_sq_norm(self, bias: float) -> float:
+        """max_i ‖x_i‖² + bias² (inf if it overflows): :func:`check_lmbd`'s exact bound."""
+        raise NotImplementedError
+
+    def layout_example(self):
+        """A one-row host matrix of X's layout (dtype; CSR: its index dtypes), for the warm-up
+        fit that compiles the kernels X's fit will call."""
+        raise NotImplementedError
+
+
+def is_sparse(X) -> bool:
+    """Whether X is CSR data: a SciPy sparse matrix, or an :class:`OffHostMatrix` of CSR."""
+    return sp.issparse(X) or (isinstance(X, OffHostMatrix) and X.sparse)
+
 
 #: Largest ‖x̃‖²/λ (and 1/(λn)) a fit accepts. Every iterate is bounded by ~‖x̃‖/λ (w(α) of
 #: SDCA/ASDCA, a sum of Pegasos steps 1/(λt)·x̃), so margins stay below ~ (1 + ln T)·‖x̃‖²/λ;
@@ -68,7 +107,7 @@ def check_lmbd(X, lmbd: float, *, bias: float = 0.0, sample_weight=None, big=Non
     with np.errstate(over="ignore"):
         r2 = (np.float64(big) ** 2 * X.shape[1] + np.float64(bias) ** 2) * c_max
         if not r2 / lmbd <= _SCALE_LIMIT:  # the bound fails: the exact largest norm
-            r2 = float(row_sq_norms(X, bias).max()) * c_max
+            r2 = _max_row_sq_norm(X, bias) * c_max
     if not np.isfinite(r2):
         raise ValueError(
             f"X is too large for float64: a squared row norm ||x_i||^2 overflows "
@@ -93,6 +132,8 @@ SCALE_SPREAD = 1e3
 def column_scales(X) -> np.ndarray:
     """max_i |x_ij| of every column j, float64 of shape (n_features,): dense or CSR, one pass
     over X (the stored entries of a CSR matrix), no copy of it."""
+    if isinstance(X, OffHostMatrix):
+        return X.column_scales()
     if sp.issparse(X):
         scales = np.zeros(X.shape[1])
         np.maximum.at(scales, X.indices, np.abs(X.data))
@@ -125,7 +166,7 @@ def scaling_advice(X, feature_names=None) -> str:
 
     scaler = (
         "sklearn.preprocessing.MaxAbsScaler (it keeps sparse X's zeros)"
-        if sp.issparse(X)
+        if is_sparse(X)
         else "sklearn.preprocessing.StandardScaler"
     )
     return (
@@ -137,8 +178,18 @@ def scaling_advice(X, feature_names=None) -> str:
 
 def max_abs(X) -> float:
     """max |X| (dense or CSR; 0 when X stores nothing)."""
+    if isinstance(X, OffHostMatrix):
+        return X.max_abs()
     with np.errstate(over="ignore"):
         return max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
+
+
+def _max_row_sq_norm(X, bias: float) -> float:
+    """max_i ‖x_i‖² + bias² (:func:`check_lmbd`'s exact bound, when max |X| bounds it too
+    loosely)."""
+    if isinstance(X, OffHostMatrix):
+        return X.max_row_sq_norm(bias)
+    return float(row_sq_norms(X, bias).max())
 
 
 def _rounded_up(bound: float) -> str:

@@ -7,9 +7,8 @@ before Numba is first imported): that is how the tests run it on machines withou
 
 - :mod:`sdca_pegasos.solvers.gpu._kernels`: the kernels (one sweep per idea, dense and CSR rows
 - chosen when a kernel is built).
-- :mod:`sdca_pegasos.solvers.gpu.data`: the data on the device (NumPy / SciPy copied once; its
-  ``to_device`` also takes device arrays in place, but the estimators' ``fit`` validates X to
-  NumPy first: CuPy input is not accepted yet).
+- :mod:`sdca_pegasos.solvers.gpu.data`: the data on the device (NumPy / SciPy copied once; X
+  given on the GPU, :func:`on_device`, validated there and used in place).
 - :mod:`sdca_pegasos.solvers.gpu.certificate`: P(w(α)) and D(α) in float64 on the device, with an
 - outward-rounded allowance, as :func:`sdca_pegasos.solvers.core.objectives.certificate` on the
 - CPU.
@@ -22,6 +21,8 @@ before Numba is first imported): that is how the tests run it on machines withou
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 # numba-cuda 0.30 registers an overload of np.row_stack, which NumPy 2.5 removed: on such a
@@ -31,7 +32,7 @@ import numpy as np
 if not hasattr(np, "row_stack"):
     setattr(np, "row_stack", np.vstack)  # noqa: B010
 
-__all__ = ["available", "require"]
+__all__ = ["available", "on_device", "require"]
 
 
 def _cuda():
@@ -63,3 +64,18 @@ def require() -> None:
             "device='cpu', or set NUMBA_ENABLE_CUDASIM=1 before importing numba to run the "
             "kernels in Numba's CUDA simulator (slow: for tests only)"
         )
+
+
+def on_device(a) -> bool:
+    """Whether ``a`` is in GPU memory: an array with the CUDA array interface (what
+    ``numba.cuda.is_cuda_array`` tests: CuPy, PyTorch, numba's device arrays), or Numba's CUDA
+    simulator's device array (``numba.cuda.simulator.cudadrv.devicearray.FakeCUDAArray``, which
+    has no interface: the simulator's device memory); a sparse matrix (``format``) when its
+    ``data`` are (``cupyx.scipy.sparse``). Imports neither CuPy nor Numba: no simulator array
+    exists unless Numba's simulator module is loaded."""
+    if isinstance(getattr(a, "format", None), str) and hasattr(a, "data"):
+        a = a.data
+    if hasattr(a, "__cuda_array_interface__"):
+        return True
+    simulator = sys.modules.get("numba.cuda.simulator.cudadrv.devicearray")
+    return simulator is not None and isinstance(a, simulator.FakeCUDAArray)

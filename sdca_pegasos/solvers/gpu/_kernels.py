@@ -20,6 +20,7 @@ in :math:`[0, c_iU]`.
 
 from __future__ import annotations
 
+import math
 import os
 import types
 
@@ -455,6 +456,115 @@ def column_counts(cols, counts):
     """counts[j] += number of stored entries in column j (integer atomics: exact)."""
     for p in range(cuda.grid(1), cols.shape[0], cuda.gridsize(1)):
         cuda.atomic.add(counts, cols[p], 1)
+
+
+# ---------------------------------------------------------------------------- input checks
+#: Columns of :func:`finite_stats`' and :func:`csr_stats`' per-block rows: max |x| over the
+#: finite entries, NaN and infinite entries, CSR rows with a bad ``indptr`` pair, stored
+#: columns outside [0, n_features), stored columns not above their row's previous one.
+STATS = ("max_abs", "nan", "inf", "bad_indptr", "bad_indices", "unsorted")
+
+
+@cuda.jit(device=True)
+def _entry_stats(x, big, nan, inf):
+    """One entry into the running (max |x| over finite entries, NaN count, inf count)."""
+    if math.isnan(x):
+        nan += 1.0
+    elif math.isinf(x):
+        inf += 1.0
+    else:
+        big = max(big, float64(abs(x)))
+    return big, nan, inf
+
+
+@cuda.jit(device=True)
+def _store_stats(big, nan, inf, bad_ptr, bad_col, unsorted, out):
+    """out[k] = the :data:`STATS` of block k's threads: the maximum (thread 0 reads the
+    block's values: a maximum is the same in any order) and the counts, summed over the block
+    (in float64: exact below 2**53)."""
+    t = cuda.threadIdx.x
+    red = cuda.shared.array(TPB, float64)
+    red[t] = big
+    cuda.syncthreads()
+    if t == 0:
+        for s in range(1, TPB):
+            big = max(big, red[s])
+    cuda.syncthreads()  # red read before the sums below write it
+    nan = _block_sum(red, t, nan)
+    inf = _block_sum(red, t, inf)
+    bad_ptr = _block_sum(red, t, bad_ptr)
+    bad_col = _block_sum(red, t, bad_col)
+    unsorted = _block_sum(red, t, unsorted)
+    if t == 0:
+        k = cuda.blockIdx.x
+        out[k, 0] = big
+        out[k, 1] = nan
+        out[k, 2] = inf
+        out[k, 3] = bad_ptr
+        out[k, 4] = bad_col
+        out[k, 5] = unsorted
+
+
+@cuda.jit
+def finite_stats(v, out):
+    """Per-block rows out[k] (:data:`STATS`, shape (grid, 6)) of the 1-d ``v`` (a dense X's
+    flat view, or an n-vector): max |v_j| over its finite entries and the counts of NaN and
+    infinite ones over the block's grid-stride share; the CSR columns 0."""
+    big = 0.0
+    nan = 0.0
+    inf = 0.0
+    for j in range(cuda.grid(1), v.shape[0], cuda.gridsize(1)):
+        big, nan, inf = _entry_stats(v[j], big, nan, inf)
+    _store_stats(big, nan, inf, 0.0, 0.0, 0.0, out)
+
+
+@cuda.jit
+def csr_stats(data, cols, indptr, n_features, out):
+    """:func:`finite_stats` of CSR X's stored entries, with its structure checked row by row
+    (grid-stride over rows): a row whose pair is not ``0 <= indptr[i] <= indptr[i + 1] <=
+    nnz``, or the first row not starting at 0, or the last not ending at nnz, counts in
+    ``bad_indptr`` (its entries are not read); a stored column outside [0, n_features) in
+    ``bad_indices``, and one not above its row's previous column (unsorted or duplicated) in
+    ``unsorted``. ``len(cols) == len(data) == nnz`` is the caller's to check."""
+    nnz = data.shape[0]
+    n = indptr.shape[0] - 1
+    big = 0.0
+    nan = 0.0
+    inf = 0.0
+    bad_ptr = 0.0
+    bad_col = 0.0
+    unsorted = 0.0
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        lo = indptr[i]
+        hi = indptr[i + 1]
+        if lo < 0 or hi < lo or hi > nnz or (i == 0 and lo != 0) or (i == n - 1 and hi != nnz):
+            bad_ptr += 1.0
+            continue
+        for p in range(lo, hi):
+            big, nan, inf = _entry_stats(data[p], big, nan, inf)
+            j = cols[p]
+            if j < 0 or j >= n_features:
+                bad_col += 1.0
+            if p > lo and j <= cols[p - 1]:
+                unsorted += 1.0
+    _store_stats(big, nan, inf, bad_ptr, bad_col, unsorted, out)
+
+
+@cuda.jit
+def column_max_abs_dense(X, out):
+    """out[j] = max(out[j], max_i |x_ij|) by atomics (a maximum: the same in any order)."""
+    d = X.shape[1]
+    for k in range(cuda.grid(1), X.shape[0] * d, cuda.gridsize(1)):
+        i = k // d
+        j = k - i * d
+        cuda.atomic.max(out, j, float64(abs(X[i, j])))
+
+
+@cuda.jit
+def column_max_abs_csr(data, cols, out):
+    """:func:`column_max_abs_dense` over CSR X's stored entries."""
+    for p in range(cuda.grid(1), data.shape[0], cuda.gridsize(1)):
+        cuda.atomic.max(out, cols[p], float64(abs(data[p])))
 
 
 # ---------------------------------------------------------------------------- Pegasos

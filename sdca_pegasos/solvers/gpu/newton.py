@@ -135,7 +135,9 @@ class NewtonSVMClassifier(DeviceMixin, BaseLinearSVM):
         certified ``gap``, ``primal``, ``dual``); True stops.
     device : {"cpu", "cuda"}, default="cpu"
         ``"cuda"``: the passes run on the GPU (numba-cuda), the step time is the CUDA events'
-        around a step (its Cholesky on the host included). ``"cpu"``: NumPy/BLAS.
+        around a step (its Cholesky on the host included); X already on the GPU (CuPy) is
+        validated and read there, never copied to the host
+        (:mod:`sdca_pegasos.solvers.gpu.device`). ``"cpu"``: NumPy/BLAS.
 
     Attributes
     ----------
@@ -193,9 +195,11 @@ class NewtonSVMClassifier(DeviceMixin, BaseLinearSVM):
         return self.max_iter
 
     def fit(self, X, y, sample_weight=None):
-        """Fit on dense X (see :meth:`sdca_pegasos.solvers.driver.estimator.BaseLinearSVM.fit`);
-        sparse X is refused with a TypeError that names the alternative."""
-        if sp.issparse(X):
+        """Fit on dense X (see :meth:`sdca_pegasos.solvers.driver.estimator.BaseLinearSVM.fit`;
+        with ``device="cuda"`` X may be on the GPU: :mod:`sdca_pegasos.solvers.gpu.device`);
+        sparse X, on the host or the device, is refused with a TypeError that names the
+        alternative."""
+        if sp.issparse(X) or getattr(X, "format", None) == "csr":
             self._validate_params()
             raise TypeError(
                 f"{type(self).__name__} takes dense X only: it forms the (n_features + 1)² "

@@ -59,7 +59,6 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import validate_data
 
 from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.core.sampling import (
@@ -247,8 +246,9 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         ``"cuda"``: the iterations run on the GPU (:mod:`sdca_pegasos.solvers.gpu.pegasos`), each
         batch's margins and sub-gradient in parallel; the same steps, projection and averages, and
         the same index arrays from ``random_state``. Pays for large ``batch_size`` only (a batch is
-        a few kernel launches). Needs numba-cuda and a GPU; X is copied once per fit. CSR batches
-        are summed with atomics (not bit-deterministic).
+        a few kernel launches). Needs numba-cuda and a GPU; NumPy/SciPy X is copied once per fit,
+        X already on the GPU (CuPy) is read there (:mod:`sdca_pegasos.solvers.gpu.device`). CSR
+        batches are summed with atomics (not bit-deterministic).
 
     Attributes
     ----------
@@ -411,6 +411,7 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
         Parameters
         ----------
         X : array-like or scipy.sparse matrix of shape (n_samples, n_features)
+            With ``device="cuda"`` also on the GPU, as ``fit`` takes it.
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
             Every class the stream will hold: required on the first call (a chunk may miss
@@ -435,15 +436,7 @@ class PegasosClassifier(DeviceMixin, BaseLinearSVM):
             )
         if first and classes is None:
             raise ValueError("classes must be passed on the first call to partial_fit.")
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            reset=first,
-            dtype=[np.float64, np.float32],
-            order="C",
-            accept_sparse="csr",
-        )
+        X, y = self._check_X_y(X, y, reset=first, ensure_min_samples=1)
         if classes is not None:
             classes = np.unique(classes)
             if classes.shape[0] < 2:

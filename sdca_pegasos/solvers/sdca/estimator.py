@@ -432,11 +432,14 @@ class SDCAClassifier(DeviceMixin, BaseLinearSVM):
     device : {"cpu", "cuda"}, default="cpu"
         ``"cuda"``: the epochs run on the GPU (:mod:`sdca_pegasos.solvers.gpu.sdca`: block-local
         SDCA rounds combined by an exact line search, the certificate computed on the device),
-        needs numba-cuda (``pip install 'sdca-pegasos[gpu]'``) and a GPU. X is copied to the device
-        once per fit. The blocks of a round share one buffer of updates through atomics, so a fit
-        on a GPU is not bit-deterministic (its certificate is exact all the same; dense fits are
-        with ``sdca_pegasos.solvers.gpu.sdca.DENSE_PRIVATE``, which is slower). On large dense
-        problems at small λ the GPU rounds converge slowly (a known limit,
+        needs numba-cuda (``pip install 'sdca-pegasos[gpu]'``) and a GPU. NumPy/SciPy X is copied
+        to the device once per fit; X already on the GPU (CuPy, ``cupyx.scipy.sparse`` CSR) is
+        validated and read there, never copied to the host
+        (:mod:`sdca_pegasos.solvers.gpu.device`). The blocks of a round share one buffer of
+        updates through atomics, so a fit on a GPU is not bit-deterministic (its certificate is
+        exact all the same; dense fits are with ``sdca_pegasos.solvers.gpu.sdca.DENSE_PRIVATE``,
+        which is slower). On large dense problems at small λ the GPU rounds converge slowly (a
+        known limit,
         :mod:`sdca_pegasos.solvers.gpu.sdca`); CSR is where the GPU pays (README, "On a GPU").
         For dense data with ``loss="squared_hinge"`` or ``"smooth_hinge"`` use
         :class:`sdca_pegasos.solvers.gpu.newton.NewtonSVMClassifier` ``(device="cuda")``, a

@@ -432,9 +432,10 @@ class NewtonClusterEngine(Engine):
         ``columns`` hold one argument per slot (:meth:`_each`, :meth:`_same`). Pinned, not
         left to dask's placement, which ran them away from their chunk when it was one or
         two (``client.map``, seen on dense-full at K = 1 and 2, 2026-11-29: the 800 MB
-        chunk moved to the other worker, and arrived misaligned). A pinned
-        ``client.submit`` costs the driver ~0.2-0.8 ms a task (2 workers × 1 thread, under
-        load), so the driver's cost of a pass grows with the workers, not the blocks."""
+        chunk moved to the other worker, and arrived misaligned). Each pinned
+        ``client.submit`` is a driver call (its cost: the ``pinned`` of
+        ``benchmarks/newton_blocks.py``'s probe), so the driver's cost of a pass grows with
+        the workers, not the blocks."""
         return [
             self.client.submit(func, *args, workers=[worker], allow_other_workers=True, pure=pure)
             for (worker, _), *args in zip(self.slots, *columns, strict=True)

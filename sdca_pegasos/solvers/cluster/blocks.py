@@ -189,9 +189,9 @@ def _nbytes(*arrays) -> int:
 def _aligned(a: np.ndarray) -> np.ndarray:
     """``a``, copied once if its memory is not aligned for its dtype. A chunk that reached its
     worker over the wire can be a view into the received frame at any byte offset, and NumPy
-    does not hand misaligned arrays to BLAS: on a 200,000 × 500 float64 chunk measured
-    2026-11-29 (2 workers × 1 thread), X @ w took 1.37 s misaligned against 0.09 s on an
-    aligned copy (``tests/test_distributed.py`` holds the check)."""
+    does not hand misaligned arrays to BLAS: dense-full's 800 MB chunk arrived so at K = 1
+    and every X @ w on it took the slow path (``benchmarks/newton_blocks.py``'s record
+    before and after; ``tests/test_distributed.py`` holds the check)."""
     return a if a.flags.aligned else a.copy()
 
 

@@ -14,7 +14,10 @@ table in ``docs/measurements.md`` from the committed record::
 
 The run writes ``RUN_LOG`` in the clone: a line ``start <UTC time> <loadavg>`` and one
 ``data <where the datasets came from>`` before ``make reproduce``, ``rc <exit status>`` and
-``end <UTC time> <loadavg> total <seconds>`` after it. ``--ingest CLONE`` makes the record
+``end <UTC time> <loadavg> total <seconds>`` after it. A new record keeps the summary of the one
+it replaces (``previous``: its commit, date, load and stages), and the README's sentence and the
+table say each stage's wall against it: two records from machines of different speed read
+apart by the stage whose code did not change. ``--ingest CLONE`` makes the record
 from a clone whose run wrote those lines by other means (the same ``echo`` lines around
 ``make reproduce``). A failed run (exit
 status not 0) gives no record.
@@ -129,6 +132,31 @@ def run_fresh_clone(clone: Path) -> dict:
     return ingest(clone)
 
 
+def with_previous(record: dict, previous: dict | None) -> dict:
+    """``record`` with the summary of the record it replaces (``previous``, none if ``None``):
+    its commit, date, load at the start, total, set-up and stages."""
+    if previous is None:
+        return record
+    keys = ("git", "date", "load_start", "total", "setup", "stages")
+    return {**record, "previous": {k: previous[k] for k in keys}}
+
+
+def against_previous(record: dict) -> str:
+    """Each stage's wall against the record before (``previous``), as a ratio; "" without
+    one. Stages of one record only are left out."""
+    prev = record.get("previous")
+    if not prev:
+        return ""
+    before = {"set-up (the venv)": prev["setup"], **dict(prev["stages"])}
+    now = {"set-up (the venv)": record["setup"], **dict(record["stages"])}
+    ratios = [f"{name} {now[name] / before[name]:.2f}×" for name in now if before.get(name)]
+    return (
+        f"Against the record before it (git {prev['git'][:7]}, {prev['date'][:10]}, load "
+        f"{prev['load_start'][0]:.1f} at the start: {_minutes(prev['total'])}), each stage's "
+        f"wall: {', '.join(ratios)}; total {record['total'] / prev['total']:.2f}×."
+    )
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
 
@@ -159,6 +187,7 @@ def readme_sentence(record: dict) -> str:
         f"{record['load_start'][0]:.1f} at the start; {record['data']}): {', '.join(parts)} "
         f"(`benchmarks/reproduce_time.py`; every stage's table: "
         f"[{DETAILS.as_posix()}]({DETAILS.as_posix()}#time-of-make-reproduce-2-cores))."
+        + (" " + against_previous(record) if record.get("previous") else "")
     )
 
 
@@ -179,6 +208,8 @@ def details_table(record: dict) -> str:
         share = 100 * seconds / record["total"]
         lines.append(f"| {name} | {_wall(seconds)} | {share:.0f} % |")
     lines.append(f"| **total** | **{_wall(record['total'])}** | |")
+    if record.get("previous"):
+        lines += ["", against_previous(record)]
     return "\n".join(lines)
 
 
@@ -205,6 +236,9 @@ def main(argv=None) -> dict:
     record = run_fresh_clone(args.clone) if args.clone else ingest(args.ingest)
     print(details_table(record))
     if args.out:
+        committed = Path(args.record)
+        previous = json.loads(committed.read_text()) if committed.exists() else None
+        record = with_previous(record, previous)
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / Path(RECORD).name).write_text(json.dumps(record, indent=1) + "\n")
     return record

@@ -135,3 +135,32 @@ def test_a_fresh_clone_is_cloned_run_and_recorded(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="ended with status 2: no record"):
         bench.run_fresh_clone(tmp_path / "cold2")  # make reports a failed recipe as 2
     assert "data datasets downloaded" in (tmp_path / "cold2" / bench.RUN_LOG).read_text()
+
+
+def test_a_new_record_keeps_the_one_it_replaces_and_says_each_stage_against_it(tmp_path):
+    """--ingest --out with a committed record: the new record carries its summary, and the
+    sentence and the table give each stage's wall over the one before (a stage of one
+    record only is left out); without a record before, neither says anything of one."""
+    clone = fake_clone(tmp_path)
+    alone = bench.ingest(clone)
+    assert "record before" not in bench.readme_sentence(alone)
+    assert "record before" not in bench.details_table(alone)
+    old = {**alone, "git": "a" * 40, "date": "2025-12-01T00:00:00Z", "total": 1080.0}
+    old["setup"] = 79.0
+    old["stages"] = [["blood crops + PCA", 450.0], ["experiments", 550.0], ["gone", 1.0]]
+    committed = tmp_path / "committed.json"
+    committed.write_text(json.dumps(old))
+    out = tmp_path / "out"
+    bench.main(["--ingest", str(clone), "--out", str(out), "--record", str(committed)])
+    record = json.loads((out / Path(bench.RECORD).name).read_text())
+    assert record["previous"]["git"] == "a" * 40
+    assert record["previous"]["stages"] == old["stages"] and "previous" not in old
+    said = (
+        "Against the record before it (git aaaaaaa, 2025-12-01, load 0.4 at the start: "
+        "18.0 min), each stage's wall: set-up (the venv) 2.00×, blood crops + PCA 2.00×, "
+        "experiments 2.00×; total 2.00×."
+    )
+    assert bench.readme_sentence(record).endswith(" " + said)
+    assert bench.details_table(record).endswith("\n\n" + said)
+    record["stages"][2][1] = 1650.0  # a stage changed: its ratio with it
+    assert "experiments 3.00×" in bench.readme_sentence(record)

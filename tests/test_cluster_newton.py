@@ -21,6 +21,7 @@ distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
 from distributed import get_task_stream  # noqa: E402
+from distributed.diagnostics.plugin import SchedulerPlugin  # noqa: E402
 
 from sdca_pegasos.solvers.cluster import newton  # noqa: E402
 from sdca_pegasos.solvers.cluster.estimator import DaskSVMClassifier  # noqa: E402
@@ -262,25 +263,53 @@ def test_checks_read_the_estimate_until_it_may_pass(client, monkeypatch):
     assert gap <= 1e-9 * abs(primal)
 
 
+class Restrictions(SchedulerPlugin):
+    """The worker restrictions of every task the scheduler sends to a worker, by key."""
+
+    def __init__(self, scheduler):
+        self.scheduler, self.seen = scheduler, {}
+
+    def transition(self, key, start, finish, *args, **kwargs):
+        if finish == "processing":
+            ts = self.scheduler.tasks[key]
+            self.seen[key] = (ts.worker_restrictions, ts.processing_on.address)
+
+
 def test_every_pass_runs_where_its_chunk_is(client, monkeypatch):
     """A slot's tasks run on the worker that holds its chunk, never moving it, even with one
-    chunk on two workers, where dask's own placement ran them on the idle worker: the task
-    stream shows no transfer into a slot task and every slot task on the chunk's worker.
-    A CSR chunk (CG products, many passes) and the Hessian's width planted at 0."""
+    chunk on two workers, where dask's own placement ran them on the idle worker: every slot
+    task reaches the scheduler pinned to one worker, a chunk's (a deterministic check: dask
+    moved an unpinned chunk in some fits only), and the task stream shows no transfer into
+    a slot task and every slot task on the chunk's worker. A CSR chunk (CG products, many
+    passes) and the Hessian's width planted at 0."""
     monkeypatch.setattr(newton, "GRAM_WEIGHTS", 0)
-    rng = np.random.default_rng(3)
-    X = sp.random(600, 40, density=0.2, format="csr", random_state=3)
-    y = np.where(X @ rng.standard_normal(40) > 0, 1.0, -1.0)
-    name = lambda t: str(t["key"][0] if isinstance(t["key"], tuple) else t["key"])  # noqa: E731
-    for k in (1, 2, 1, 2):  # dask's placement left to itself moved a chunk in some fits only
-        with get_task_stream(client) as tasks:
-            clf = DaskSVMClassifier(
-                lmbd=1e-4, loss="squared_hinge", method="newton", n_blocks=None, tol=1e-12
-            ).fit(*blocks(X, y, k))
-        assert clf.n_rounds_ >= 3 and clf.cg_iterations_.sum() >= 10
-        stream = tasks.data
-        homes = {t["worker"] for t in stream if name(t).startswith("checked_block_data")}
-        slot_tasks = [t for t in stream if name(t).startswith("slot_")]
-        assert len(homes) == k and len(slot_tasks) >= clf.round_trips_
-        assert {t["worker"] for t in slot_tasks} == homes
-        assert not [s for t in slot_tasks for s in t["startstops"] if s["action"] == "transfer"]
+    scheduler = client.cluster.scheduler
+    pinned = Restrictions(scheduler)
+    scheduler.add_plugin(pinned, name="restrictions")
+    try:
+        rng = np.random.default_rng(3)
+        X = sp.random(600, 40, density=0.2, format="csr", random_state=3)
+        y = np.where(X @ rng.standard_normal(40) > 0, 1.0, -1.0)
+        name = lambda t: str(t["key"][0] if isinstance(t["key"], tuple) else t["key"])  # noqa: E731
+        for k in (1, 2, 1, 2):  # dask's placement left to itself moved a chunk in some fits only
+            with get_task_stream(client) as tasks:
+                clf = DaskSVMClassifier(
+                    lmbd=1e-4, loss="squared_hinge", method="newton", n_blocks=None, tol=1e-12
+                ).fit(*blocks(X, y, k))
+            assert clf.n_rounds_ >= 3 and clf.cg_iterations_.sum() >= 10
+            stream = tasks.data
+            homes = {t["worker"] for t in stream if name(t).startswith("checked_block_data")}
+            slot_tasks = [t for t in stream if name(t).startswith("slot_")]
+            assert len(homes) == k and len(slot_tasks) >= clf.round_trips_
+            assert {t["worker"] for t in slot_tasks} == homes
+            assert not [
+                s for t in slot_tasks for s in t["startstops"] if s["action"] == "transfer"
+            ]
+            restricted = [
+                v for key, v in pinned.seen.items() if name({"key": key}).startswith("slot_")
+            ]
+            assert len(restricted) == len(slot_tasks)
+            assert all(on in homes and only == {on} for only, on in restricted)
+            pinned.seen.clear()
+    finally:
+        scheduler.remove_plugin(name="restrictions")

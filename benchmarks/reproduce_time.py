@@ -142,11 +142,9 @@ def with_previous(record: dict, previous: dict | None) -> dict:
 
 
 def against_previous(record: dict) -> str:
-    """Each stage's wall against the record before (``previous``), as a ratio; "" without
-    one. Stages of one record only are left out."""
-    prev = record.get("previous")
-    if not prev:
-        return ""
+    """Each stage's wall against the record before (``record["previous"]``), as a ratio;
+    stages of one record only are left out."""
+    prev = record["previous"]
     before = {"set-up (the venv)": prev["setup"], **dict(prev["stages"])}
     now = {"set-up (the venv)": record["setup"], **dict(record["stages"])}
     ratios = [f"{name} {now[name] / before[name]:.2f}×" for name in now if before.get(name)]
@@ -187,8 +185,7 @@ def readme_sentence(record: dict) -> str:
         f"{record['load_start'][0]:.1f} at the start; {record['data']}): {', '.join(parts)} "
         f"(`benchmarks/reproduce_time.py`; every stage's table: "
         f"[{DETAILS.as_posix()}]({DETAILS.as_posix()}#time-of-make-reproduce-2-cores))."
-        + (" " + against_previous(record) if record.get("previous") else "")
-    )
+    ) + (" " + against_previous(record) if "previous" in record else "")
 
 
 def details_table(record: dict) -> str:
@@ -208,7 +205,7 @@ def details_table(record: dict) -> str:
         share = 100 * seconds / record["total"]
         lines.append(f"| {name} | {_wall(seconds)} | {share:.0f} % |")
     lines.append(f"| **total** | **{_wall(record['total'])}** | |")
-    if record.get("previous"):
+    if "previous" in record:
         lines += ["", against_previous(record)]
     return "\n".join(lines)
 

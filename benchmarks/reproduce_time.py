@@ -79,7 +79,13 @@ def parse_run_log(text: str) -> dict:
 
 def ingest(clone: Path) -> dict:
     """The record of a finished run in ``clone``: its log, its stages and its commit."""
-    run = parse_run_log((clone / RUN_LOG).read_text())
+    log = clone / RUN_LOG
+    if not log.is_file():
+        raise FileNotFoundError(
+            f"{log} is missing: {clone} is not a clone whose `make reproduce` ran through this "
+            "script; run one with --clone NEW_FOLDER (or write its lines: module docstring)"
+        )
+    run = parse_run_log(log.read_text())
     if run["rc"] != 0:
         raise RuntimeError(
             f"make reproduce in {clone} ended with status {run['rc']}: no record is made "

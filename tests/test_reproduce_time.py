@@ -56,6 +56,8 @@ def test_a_failed_or_unfinished_run_gives_no_record(tmp_path):
     shutil.rmtree(tmp_path / "clone")
     with pytest.raises(ValueError, match="no end, rc line: the run did not finish"):
         bench.ingest(fake_clone(tmp_path, LOG.splitlines()[0] + "\n"))
+    with pytest.raises(FileNotFoundError, match="is not a clone whose `make reproduce` ran"):
+        bench.ingest(tmp_path / "not-a-clone")
 
 
 def test_the_sentence_and_the_table_say_what_the_record_says(tmp_path):

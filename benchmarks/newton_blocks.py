@@ -310,6 +310,12 @@ def targets_lines(record: dict) -> list[str]:
                 "assumed): wall at 64 workers / 1: "
                 f"{walls['64'] / walls['1']:.2f} / ≤ 2"
             )
+            tree, submissions = 6 * proj["hop"], 126 * proj["pinned"] + 63 * proj["submit"]
+            lines.append(
+                f"{p['name']}: what a round trip gains at 64 workers, split: the tree's 6 "
+                f"levels {tree * 1e3:.3g} ms, the driver's submissions {submissions * 1e3:.3g} "
+                f"ms ({'the submissions' if submissions > tree else 'the tree'} the larger)"
+            )
             lines.append(
                 f"{p['name']}: projected driver's share of a round, {PROJECTED_BLOCKS} blocks "
                 f"on 64 workers (a task a worker: {proj['round_trips'] / proj['steps']:.3g} "

@@ -117,7 +117,17 @@ def test_the_projection_is_its_printed_arithmetic():
     assert proj["walls"]["2"] == pytest.approx(20.0 + 40 * (0.01 + 1e-3 * 2 + 1e-4))
     assert proj["driver_per_round"]["64"] == pytest.approx(10 * (1e-3 * 128 + 1e-4 * 63))
     lines = bench.targets_lines({"problems": [{**problem, "sdca": RECORD["problems"][0]["sdca"]}]})
-    assert lines[-2].endswith(f"wall at 64 workers / 1: {proj['walls']['64'] / 20.0:.2f} / ≤ 2")
+    assert lines[-3].endswith(f"wall at 64 workers / 1: {proj['walls']['64'] / 20.0:.2f} / ≤ 2")
+    assert lines[-2] == (
+        "csr: what a round trip gains at 64 workers, split: the tree's 6 levels 60 ms, the "
+        "driver's submissions 132 ms (the submissions the larger)"
+    )  # 6 × 10 ms; 126 × 1 ms + 63 × 0.1 ms
+    slow_tree = {**problem, "probe": {**problem["probe"], "hop": 0.05}}
+    slow_lines = bench.targets_lines(
+        {"problems": [{**slow_tree, "sdca": RECORD["problems"][0]["sdca"]}]}
+    )
+    assert slow_lines[-2].endswith("the tree's 6 levels 300 ms, the driver's submissions 132 ms "
+                                   "(the tree the larger)")  # fmt: skip
     assert lines[-1].startswith("csr: projected driver's share of a round, 512 blocks on 64 ")
     assert "1.34 s / ≤ 0.2 s (on 512 workers: 10.8 s)" in lines[-1]
     assert bench.projection({**problem, "probe": None}) is None

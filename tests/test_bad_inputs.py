@@ -404,3 +404,60 @@ def test_the_smallest_lmbd_an_error_suggests_is_accepted_by_its_check():
         SDCAClassifier(lmbd=1e-300, bias_multiplier=0.0).fit(X, y)
     smallest = _suggested(str(info.value), "Use lmbd >=")
     assert r2 / smallest <= limit and smallest <= two_digits_above(r2 / limit)
+
+
+# ------------------------------------------------------------------ max |X| in one pass
+def _planted(dtype, where: int, value) -> np.ndarray:
+    """A C-contiguous (7, 5) array of ``dtype`` spanning subnormals to large magnitudes, with
+    ``value`` planted at flat index ``where`` (None: nothing planted)."""
+    rng = np.random.default_rng(where + 11)
+    tiny = np.finfo(dtype).smallest_subnormal
+    X = (rng.standard_normal((7, 5)) * 10.0 ** rng.integers(-3, 4, (7, 5))).astype(dtype)
+    X.flat[3] = -tiny
+    X.flat[4] = -0.0
+    if value is not None:
+        X.flat[where] = value
+    return X
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("where", [0, 17, 34])
+@pytest.mark.parametrize("value", [None, -1e30, np.inf, -np.inf, np.nan])
+def test_dense_max_abs_is_numpys_max_of_abs_exactly(dtype, where, value):
+    """scales.dense_max_abs (one integer pass over the magnitude bits) is max |X| to the last
+    bit for finite X, +inf with an infinity and NaN with a NaN, wherever it sits (first,
+    middle, last entry): the estimators' finite check reads it."""
+    from sdca_pegasos.solvers.driver import scales
+
+    if value == -1e30 and dtype == np.float32:
+        value = -3e38  # the largest magnitudes of float32
+    X = _planted(dtype, where, value)
+    got = scales.dense_max_abs(X)
+    with np.errstate(invalid="ignore"):
+        want = float(np.abs(X).max())
+    if np.isnan(want):
+        assert np.isnan(got)
+    else:
+        assert got == want and type(got) is float
+        assert scales.max_abs(X) == want
+    ro = X.copy()
+    ro.setflags(write=False)
+    read_only = scales.dense_max_abs(ro)
+    assert np.isnan(read_only) if np.isnan(want) else read_only == want
+    assert scales.dense_max_abs(np.zeros((0, 3), dtype=dtype)) == 0.0
+    only_negative_zero = np.full((2, 2), -0.0, dtype=dtype)
+    assert scales.dense_max_abs(only_negative_zero) == 0.0
+
+
+@pytest.mark.parametrize("cls", SOLVERS)
+@pytest.mark.parametrize("where", [0, 17, 34])
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_entry_anywhere_refuses_the_fit(cls, where, value):
+    """The fast path's finite check (dense_max_abs) lets no non-finite entry through: the fit
+    refuses with scikit-learn's message, wherever the entry is, float32 or float64."""
+    for dtype in (np.float32, np.float64):
+        X = _planted(dtype, where, value)
+        y = np.where(np.arange(7) % 2 == 0, 1, -1)
+        kind = "NaN" if np.isnan(value) else "infinity"
+        with pytest.raises(ValueError, match=f"Input X contains {kind}"):
+            cls(lmbd=0.1, max_epochs=1, random_state=0).fit(X, y)

@@ -119,6 +119,62 @@ def test_rows_schema_and_epoch_zero(reports_dir):
         assert_allclose(run.wall_time_cum, run.wall_time.cumsum(), rtol=1e-12)
 
 
+@pytest.mark.parametrize("index", range(5))
+def test_a_runs_frames_are_the_ones_pandas_makes_column_for_column(
+    reports_dir, monkeypatch, index
+):
+    """runner.frame makes a run's two frames (its rows, its coefficients) from NumPy columns
+    it builds itself; each is the frame the former construction made, values, dtypes and
+    column order, on every solver's run: the rows as a frame of the recorded rows and then one
+    of it and the identity (pandas broadcasting the scalars), the coefficients as
+    pd.DataFrame of the same columns."""
+    exp = tiny(seeds=1, epochs=2)
+    tasks, _ = runner_module.plan(exp)
+    if index >= len(tasks):
+        pytest.skip("this build has fewer solvers")
+    calls, made, original = [], [], runner_module.frame
+
+    def keeping(n, columns):
+        calls.append((n, dict(columns)))
+        made.append(original(n, columns))
+        return made[-1]
+
+    monkeypatch.setattr(runner_module, "frame", keeping)
+    recorded = []
+    report_rows = runner_module.report_rows
+
+    def keeping_rows(identity, rows):
+        recorded.append((identity, rows))
+        return report_rows(identity, rows)
+
+    monkeypatch.setattr(runner_module, "report_rows", keeping_rows)
+    result = runner_module.run_one(tasks[index])
+    assert len(calls) == 2 and made[0] is result.rows and made[1] is result.coef
+    identity, rows = recorded[0]
+    metrics = pd.DataFrame(rows)
+    two_step = pd.DataFrame({**identity, **{c: metrics[c] for c in metrics.columns}})
+    pd.testing.assert_frame_equal(result.rows, two_step, check_exact=True)
+    coef_columns = calls[1][1]
+    pd.testing.assert_frame_equal(result.coef, pd.DataFrame(coef_columns), check_exact=True)
+    for ours, theirs in ((result.rows, two_step), (result.coef, pd.DataFrame(coef_columns))):
+        assert list(ours.columns) == list(theirs.columns)
+        assert list(ours.dtypes) == list(theirs.dtypes)
+    assert len(result.rows) == exp.epochs + 1
+    assert list(result.rows.columns[-len(METRIC_COLUMNS) :]) == list(METRIC_COLUMNS)
+
+
+def test_frame_leaves_to_pandas_what_it_does_not_recognise():
+    """Columns of other kinds (None, mixed lists, a date) come out as pandas makes them."""
+    columns = {
+        "text": "a", "flag": True, "count": 3, "big": np.int64(2**40), "x": 0.5,
+        "none": None, "mixed": [1, "b", None], "when": pd.Timestamp("2026-11-29"),
+        "floats": [1.0, float("nan"), 2.0], "ints": [1, 2, 3], "array": np.arange(3.0),
+    }  # fmt: skip
+    ours, theirs = runner_module.frame(3, columns), pd.DataFrame(columns)
+    pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
+    assert list(ours.dtypes) == list(theirs.dtypes)
+
+
 def test_shrinking_runs_record_the_active_set_they_swept(reports_dir):
     """n_active is the size of the set each epoch swept (EpochInfo.n_active: the active set
     A it began with); an epoch makes passes over A, each over the survivors of the last, of

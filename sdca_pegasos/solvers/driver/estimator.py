@@ -37,7 +37,13 @@ from sdca_pegasos.solvers.core import objectives
 from sdca_pegasos.solvers.core.losses import Loss, make_loss
 from sdca_pegasos.solvers.driver.loop import Engine, Settings, run
 from sdca_pegasos.solvers.driver.problem import BinaryFit, Problem, canonical
-from sdca_pegasos.solvers.driver.scales import OffHostMatrix, check_lmbd, max_abs, resolve_lmbd
+from sdca_pegasos.solvers.driver.scales import (
+    OffHostMatrix,
+    check_lmbd,
+    dense_max_abs,
+    max_abs,
+    resolve_lmbd,
+)
 from sdca_pegasos.solvers.driver.targets import TargetsMixin
 
 # (estimator class, dtype, writeable, kernel-selecting params) already compiled in this process.
@@ -206,7 +212,7 @@ class BaseLinearSVM(TargetsMixin, LinearClassifierMixin, BaseEstimator):
             and y.dtype.kind in "biuf"
             and X.shape[0] == y.shape[0] >= 2
             and X.shape[1] >= 1
-            and np.isfinite(X).all()
+            and np.isfinite(dense_max_abs(X))  # one pass, no temporary of X's size
             and (y.dtype.kind != "f" or np.isfinite(y).all())
         ):
             return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from sdca_pegasos.solvers.core.passes import row_sq_norms
 
@@ -177,11 +178,53 @@ def scaling_advice(X, feature_names=None) -> str:
 
 
 def max_abs(X) -> float:
-    """max |X| (dense or CSR; 0 when X stores nothing)."""
+    """max |X| (dense or CSR; 0 when X stores nothing). A C-contiguous float ndarray is read
+    once (:func:`dense_max_abs`); X holding a NaN gives NaN."""
     if isinstance(X, OffHostMatrix):
         return X.max_abs()
+    if dense_max_abs_applies(X):
+        return dense_max_abs(X)
     with np.errstate(over="ignore"):
         return max(abs(float(X.max())), abs(float(X.min()))) if X.size else 0.0
+
+
+#: The magnitude bits (all but the sign) of a float32 / float64, as unsigned integers.
+_MAGNITUDE = {
+    np.dtype(np.float32): (np.uint32, np.uint32(0x7FFFFFFF)),
+    np.dtype(np.float64): (np.uint64, np.uint64(0x7FFFFFFFFFFFFFFF)),
+}
+
+
+def dense_max_abs_applies(X) -> bool:
+    """Whether :func:`dense_max_abs` reads X: a C-contiguous float32/float64 ndarray."""
+    return type(X) is np.ndarray and X.dtype in _MAGNITUDE and X.flags.c_contiguous
+
+
+def dense_max_abs(X: np.ndarray) -> float:
+    """max |X| of a C-contiguous float32/float64 ndarray in one pass, no temporary: +inf when
+    X holds an infinity and NaN when it holds a NaN (so ``np.isfinite`` of it is whether every
+    entry is finite), 0 when X is empty.
+
+    IEEE 754 orders non-negative floats as their bit patterns read as unsigned integers,
+    and |x| is x's bits without the sign bit; so max |X| is the float whose bits are the
+    largest of those integers, exactly (no rounding), with the infinities above every finite
+    value and the NaNs above them. An integer maximum vectorises with no fast-math flag, where
+    ``np.isfinite(X).all()`` then ``X.max()`` and ``X.min()`` were three passes and a boolean
+    temporary of X's size."""
+    unsigned, mask = _MAGNITUDE[X.dtype]
+    if X.size == 0:
+        return 0.0
+    top = _max_magnitude(X.reshape(-1).view(unsigned), mask)
+    return float(np.array([top], dtype=unsigned).view(X.dtype)[0])
+
+
+@njit(cache=True, nogil=True)
+def _max_magnitude(bits, mask):
+    """max over ``bits`` of ``bits & mask`` (:func:`dense_max_abs`)."""
+    top = bits[0] & mask
+    for i in range(1, bits.shape[0]):
+        top = max(top, bits[i] & mask)
+    return top
 
 
 def _max_row_sq_norm(X, bias: float) -> float:

@@ -160,7 +160,10 @@ def readme_block(record: dict) -> str:
         f"{share['timed']:.0%}; with {cores} cores busy throughout, the runs alone would "
         f"take about {grand / cores:.0f} s of wall (an estimate from the measured runs), "
         f"{grand / totals['timed']:.1f}× the {totals['timed'] / cores:.0f} s of the timed "
-        "loops alone."
+        "loops alone. The monitoring alone is "
+        f"{totals['monitoring'] / totals['timed']:.2f}× the timed loops: were the rest of "
+        "every run free, the runs' CPU would still be "
+        f"{(totals['timed'] + totals['monitoring']) / totals['timed']:.2f}× them."
     )
 
 

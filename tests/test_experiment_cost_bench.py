@@ -49,6 +49,9 @@ def test_the_table_adds_up_the_record():
     assert f"Monitoring is {sums['monitoring'] / total:.0%} of the runs' CPU" in text
     cores = rec["machine"]["cpus"]
     assert f"about {total / cores:.0f} s of wall" in text
+    floor = (sums["timed"] + sums["monitoring"]) / sums["timed"]
+    assert f"The monitoring alone is {sums['monitoring'] / sums['timed']:.2f}× the timed" in text
+    assert f"the runs' CPU would still be {floor:.2f}× them." in text
     for name, exp in rec["experiments"].items():  # the catalogue's runs, not the profile's
         seeds = {c.label: CATALOGUE[name].config_seeds(c) for c in CATALOGUE[name].configs}
         assert {label: c["runs"] for label, c in exp["configs"].items()} == seeds

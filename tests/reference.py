@@ -372,3 +372,30 @@ def shuffle_reference(values, state):
         out.append(v)
         out[k], out[j] = out[j], v
     return out, state
+
+
+def distinct_batches_reference(rng, n_samples, batch_size):
+    """The mini-batch draws of sampling.distinct_batches in NumPy alone (the implementation
+    before its repeat check was compiled): the batches of each size drawn as one block, rows
+    with a repeated index found by sorting the block and redrawn, in ascending order, until
+    none is left; batches of more than √n drawn one by one without replacement."""
+    if batch_size == 1:
+        return rng.integers(0, n_samples, size=n_samples)
+    n_full, rest = divmod(n_samples, batch_size)
+    sizes = [batch_size] * n_full + ([rest] if rest else [])
+    if batch_size * batch_size > n_samples:
+        return np.concatenate([rng.choice(n_samples, size, replace=False) for size in sizes])
+    out = np.empty(n_samples, dtype=np.int64)
+    pos = 0
+    for size in sorted(set(sizes), reverse=True):
+        count = sizes.count(size)
+        block = rng.integers(0, n_samples, size=(count, size))
+        while True:
+            srt = np.sort(block, axis=1)
+            bad = np.flatnonzero((srt[:, 1:] == srt[:, :-1]).any(axis=1))
+            if bad.size == 0:
+                break
+            block[bad] = rng.integers(0, n_samples, size=(bad.size, size))
+        out[pos : pos + count * size] = block.ravel()
+        pos += count * size
+    return out

@@ -20,7 +20,11 @@ from sdca_pegasos.solvers.core.sampling import (
 )
 
 from .conftest import gaussian_problem
-from .reference import splitmix64_reference, uniform_below_reference
+from .reference import (
+    distinct_batches_reference,
+    splitmix64_reference,
+    uniform_below_reference,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,6 +41,37 @@ def test_batches_have_distinct_indices_and_cover_one_epoch(n, k):
         for start in range(0, n, k):
             batch = idx[start : start + k]
             assert len(np.unique(batch)) == len(batch), "a batch repeats an index"
+
+
+@pytest.mark.parametrize(
+    ("n", "k"),
+    [(100, 2), (100, 8), (100, 10), (103, 10), (400, 20), (1000, 31), (5000, 70), (7, 2),
+     (60, 60), (168, 100), (196045, 2)],
+)  # fmt: skip
+def test_batches_are_the_numpy_references_bit_for_bit(n, k):
+    """The compiled repeat check (sampling.rows_with_repeats: pair by pair up to 16 entries,
+    sorted beyond) redraws the same rows in the same order as sorting the block in NumPy: the
+    same stream, epoch after epoch, in the pairwise, the sorted and the direct regime, with
+    and without a short last batch; (400, 20) and (5000, 70) sit at k² ≥ n, where many rows
+    are redrawn."""
+    ours, theirs = np.random.default_rng(7), np.random.default_rng(7)
+    for _ in range(3):
+        assert np.array_equal(
+            distinct_batches(ours, n, k), distinct_batches_reference(theirs, n, k)
+        )
+
+
+def test_rows_with_repeats_finds_every_repeated_row_and_no_other():
+    """Against a set's count, on blocks short (pairwise) and long (sorted), repeats anywhere
+    in a row (first and last entries included)."""
+    from sdca_pegasos.solvers.core.sampling import PAIRWISE_ROWS, rows_with_repeats
+
+    rng = np.random.default_rng(3)
+    for size in (2, 3, PAIRWISE_ROWS, PAIRWISE_ROWS + 1, 40):
+        block = rng.integers(0, 3 * size, size=(500, size))
+        block[0, 0] = block[0, -1] = 10**6  # first and last
+        want = [r for r in range(500) if len(set(block[r])) < size]
+        assert 0 in want and rows_with_repeats(block).tolist() == want
 
 
 @pytest.mark.parametrize("k", [4, 40])  # the rejection and the direct regime (n = 200)

@@ -129,9 +129,9 @@ prepare: $(STAMP)  ## blood-cell crops, PCA-40 and singular values (cached; ~10 
 	  $(PY) -m sdca_pegasos.data prepare blood --pca 40 --singular-values; \
 	else echo "blood-cell images missing: no crops (see python -m sdca_pegasos.data fetch blood-cells)"; fi
 
-# one process for all of them: its workers import, compile and load each dataset once
+# one process for all of them: its workers import, compile and load each dataset once, and
+# certify the missing optima in the same pool as the runs (overlapping them)
 experiments: $(STAMP)  ## every experiment whose dataset is present (SEEDS, N_JOBS)
-	$(PY) -m sdca_pegasos.experiments optima $(EXPERIMENTS) --n-jobs $(N_JOBS)
 	$(PY) -m sdca_pegasos.experiments run $(EXPERIMENTS) $(SEEDS_FLAG) --n-jobs $(N_JOBS)
 
 # The runner decides what is stale (run keys hash the definition and the code) and leaves

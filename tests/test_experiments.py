@@ -619,12 +619,54 @@ def test_the_command_line_runs_its_experiments_in_one_pool(reports_dir, monkeypa
     from sdca_pegasos.experiments import __main__ as cli
 
     seen = []
-    monkeypatch.setattr(cli, "run_experiments", lambda exps, **kw: seen.append(exps) or {})
-    monkeypatch.setattr(cli.optima, "ensure_all", lambda exps, n_jobs: 0)
+    monkeypatch.setattr(
+        cli, "run_experiments", lambda exps, **kw: seen.append((exps, kw["with_optima"])) or {}
+    )
     names = ["001_simulated", "001_simulated_seeded"]
     assert all(n in CATALOGUE for n in names), sorted(CATALOGUE)[:5]
     assert cli.main(["run", *names, "--quiet", "--seeds", "1"]) == 0
-    assert len(seen) == 1 and sorted(e.name for e in seen[0]) == names
+    assert len(seen) == 1 and sorted(e.name for e in seen[0][0]) == names
+    assert seen[0][1] is True  # the optima in the same pool
+    assert cli.main(["run", *names, "--quiet", "--seeds", "1", "--no-optima"]) == 0
+    assert seen[1][1] is False
+
+
+def test_the_runs_pool_certifies_the_missing_optima_ahead_of_the_runs(reports_dir, monkeypatch):
+    """run_experiments(with_optima=True): every missing optimum goes into the runs' pool,
+    ahead of the runs (one call of execute with both kinds of task), is written where
+    ensure_all writes it, and is the record ensure_all makes, the solve's CPU seconds aside;
+    the stage's line counts both; a second call finds them all standing."""
+    a = tiny(name="a", configs=(Config("SDCA", "sdca", {"lmbd": 0.01}),), epochs=1, seeds=2)
+    b = tiny(
+        name="b",
+        configs=(Config("SDCA", "sdca", {"lmbd": 0.01}), Config("SDCA 2", "sdca", {"lmbd": 0.1})),
+        epochs=1,
+        seeds=2,
+    )
+    calls, original = [], runner_module.execute
+
+    def recording(tasks, *args, **kw):
+        calls.append([type(t).__name__ for t in tasks])
+        yield from original(tasks, *args, **kw)
+
+    monkeypatch.setattr(runner_module, "execute", recording)
+    lines = []
+    monkeypatch.setattr(runner_module.StageTime, "line", lambda s: lines.append(s) or "")
+    pooled = runner_module.run_experiments([a, b], n_jobs=2, with_optima=True)
+    assert calls == [["OptimumTask", "OptimumTask"] + ["RunTask"] * 6]
+    assert lines[0].runs == 6 and lines[0].optima == 2 and lines[0].cpu > 0
+    made = {o["lmbd"]: o for o in optima.load_all()}
+    assert sorted(made) == [0.01, 0.1] and all(o["certified"] for o in made.values())
+    for path in (reports_dir / "optima").glob("*.json"):
+        path.unlink()
+    assert optima.ensure_all([a, b]) == 2  # the same optima, in their own pool
+    alone = {o["lmbd"]: o for o in optima.load_all()}
+    for lmbd, record in made.items():
+        same = {k: v for k, v in record.items() if k != "cpu_seconds"}
+        assert same == {k: v for k, v in alone[lmbd].items() if k != "cpu_seconds"}
+    assert runner_module.run_experiments([a, b], n_jobs=2, with_optima=True).keys() == {"a", "b"}
+    assert calls[1:] == [[]]  # nothing left to run or certify
+    assert set(pooled) == {"a", "b"}
 
 
 # ------------------------------------------------------------------ optima, sidecar, errors

@@ -152,7 +152,7 @@ def test_ensure_all_certifies_in_this_process_by_default(tiny_dataset, monkeypat
     refuses as soon as two optima are missing)."""
     calls = []
 
-    def fake_certify(dataset, options, lmbd, bias, budget_seconds):
+    def fake_certify(dataset, options, lmbd, bias, budget_seconds, release=True):
         calls.append((dataset, lmbd, bias, budget_seconds))
         return {"dataset": dataset, "lmbd": lmbd, "bias": bias, "certified": True}
 

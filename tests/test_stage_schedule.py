@@ -94,3 +94,11 @@ def test_stage_time_idle_is_the_workers_time_left():
     )
     assert StageTime(4, 10.0, 15.0, None).idle is None
     assert StageTime(4, 10.0, 15.0, None).line() == "4 runs: wall 10.0 s, CPU 15.0 s"
+
+
+def test_stage_time_line_names_the_optima_of_the_same_pool():
+    """Optima certified in the runs' pool are counted beside the runs (their CPU is the
+    stage's CPU); none: the line is the runs' alone."""
+    stage = StageTime(runs=4, wall=10.0, cpu=15.0, workers=2, optima=3)
+    assert stage.line().startswith("4 runs and 3 optima: wall 10.0 s, CPU 15.0 s, idle 5.0 s")
+    assert StageTime(4, 10.0, 15.0, None, 0).line() == "4 runs: wall 10.0 s, CPU 15.0 s"

@@ -157,15 +157,15 @@ def main(argv: list[str] | None = None) -> int:
             CATALOGUE[name] if args.seeds is None else CATALOGUE[name].with_seeds(args.seeds)
         )
     start = time.perf_counter()
-    if exps and not args.no_optima:
-        optima.ensure_all(exps, n_jobs=args.n_jobs)
-    # every experiment's runs in one pool, longest first: no core idles while runs remain
+    # every experiment's runs in one pool, longest first, the missing optima ahead of them
+    # in the same pool: no core idles while any task remains
     run_experiments(
         exps,
         n_jobs=args.n_jobs,
         backend=args.backend,
         scheduler=args.scheduler,
         progress=not args.quiet,
+        with_optima=not args.no_optima,
     )
     if exps:
         print(

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import warnings
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -47,15 +49,18 @@ def certify(
     bias: float = 0.0,
     budget_seconds: float = BUDGET_SECONDS,
     tol: float = TARGET_REL_GAP,
+    release: bool = True,
 ) -> dict:
     """Solve the hinge problem of (dataset, options, λ, bias multiplier) exactly and return
     its record.
 
     Runs in a worker: one BLAS thread (the same data bits as the runs, and CPU seconds that
-    mean one core). The dataset is dropped from the per-process cache on return, so a
-    long-lived worker does not keep every dataset it has seen (with 287 MB of raw crops
-    that growth made loky's memory-leak guard retire workers mid-pool: the "A worker
-    stopped while some jobs were given to the executor" warning).
+    mean one core). With ``release``, the dataset is dropped from the per-process cache on
+    return, so a long-lived worker does not keep every dataset it has seen (with 287 MB of
+    raw crops that growth made loky's memory-leak guard retire workers mid-pool: the "A
+    worker stopped while some jobs were given to the executor" warning); the runs' pool
+    passes False, its workers keeping one dataset loaded as they do for runs
+    (:func:`sdca_pegasos.experiments.runner.run_experiments`).
     """
     # imported here: a reader of the optima (the scorecard, the figures) imports no solver
     from sklearn.exceptions import ConvergenceWarning
@@ -88,7 +93,8 @@ def certify(
             else _predicted_positive(ds.X_test, w, bias),
         }
     finally:
-        datasets.load.cache_clear()
+        if release:
+            datasets.load.cache_clear()
     return {
         "dataset": dataset,
         "dataset_key": datasets.dataset_key(dataset, options),
@@ -158,43 +164,80 @@ def _is_done(path, budget_seconds: float) -> bool:
     return bool(record.get("certified")) or record.get("budget_seconds", 0.0) >= budget_seconds
 
 
+@dataclass(frozen=True)
+class OptimumTask:
+    """One optimum to certify, (dataset, loader options, λ, bias multiplier), its CPU budget
+    and the ``path`` its record goes to: :func:`ensure_all`'s unit of work, and what the
+    runs' pool takes beside the runs
+    (:func:`sdca_pegasos.experiments.runner.run_experiments`)."""
+
+    dataset: str
+    options: dict
+    lmbd: float
+    bias: float
+    budget_seconds: float
+    path: Path
+
+    def certify(self, release: bool = True) -> dict:
+        """Its record (:func:`certify`)."""
+        return certify(
+            self.dataset, self.options, self.lmbd, self.bias, budget_seconds=self.budget_seconds,
+            release=release,
+        )  # fmt: skip
+
+    def store(self, record: dict) -> None:
+        """Write ``record`` to :attr:`path` (atomically; records of other code versions of
+        the same problem removed)."""
+        _store(record, self.path)
+
+
+def missing(
+    experiments: list[Experiment], root=None, budget_seconds: float = BUDGET_SECONDS
+) -> list[OptimumTask]:
+    """Every optimum the experiments need that does not stand yet (:func:`_is_done`), each
+    once, largest problem (n × d) first: the long certifications start early and the short
+    ones fill the remaining workers."""
+    todo: dict = {}
+    for exp in experiments:
+        for t in needed(exp):
+            path = optimum_path(*t, root=root)
+            if path not in todo and not _is_done(path, budget_seconds):
+                todo[path] = OptimumTask(*t, budget_seconds, path)
+
+    def size(task: OptimumTask) -> int:
+        X = datasets.load(task.dataset, task.options).X_train
+        return X.shape[0] * X.shape[1]
+
+    order = sorted(todo.values(), key=lambda task: -size(task))
+    datasets.load.cache_clear()  # the workers load their own copies
+    return order
+
+
 def ensure_all(
     experiments: list[Experiment],
     n_jobs: int = 1,
     root=None,
     budget_seconds: float = BUDGET_SECONDS,
 ) -> int:
-    """Certify, in one pool, every missing optimum the experiments need; returns how many.
+    """Certify, in one pool, every missing optimum the experiments need (:func:`missing`);
+    returns how many.
 
-    Largest problems (n × d) first, so that the long certifications start early and the
-    short ones fill the remaining workers. Workers only compute; this process writes each
-    record atomically under the reports folder ``root`` as it arrives (a kill loses only
-    the optima in flight, and none is written twice or half). ``budget_seconds``: CPU
-    seconds per optimum.
+    Workers only compute; this process writes each record atomically under the reports
+    folder ``root`` as it arrives (a kill loses only the optima in flight, and none is
+    written twice or half). ``budget_seconds``: CPU seconds per optimum. ``python -m
+    sdca_pegasos.experiments run`` certifies them in its runs' pool instead, beside the runs.
     """
-    todo: dict = {}
-    for exp in experiments:
-        for t in needed(exp):
-            path = optimum_path(*t, root=root)
-            if not _is_done(path, budget_seconds):
-                todo[path] = t
-
-    def size(t) -> int:
-        X = datasets.load(t[0], t[1]).X_train
-        return X.shape[0] * X.shape[1]
-
-    order = sorted(todo.items(), key=lambda kv: -size(kv[1]))
-    datasets.load.cache_clear()  # the workers load their own copies
+    order = missing(experiments, root, budget_seconds)
     if n_jobs == 1 or len(order) <= 1:
-        for path, t in order:
-            _store(certify(*t, budget_seconds=budget_seconds), path)
+        for task in order:
+            task.store(task.certify())
     else:
         from joblib import Parallel, delayed
 
         parallel = Parallel(n_jobs=min(n_jobs, len(order)), return_as="generator")
-        jobs = (delayed(certify)(*t, budget_seconds=budget_seconds) for _, t in order)
-        for (path, _), result in zip(order, parallel(jobs), strict=True):
-            _store(result, path)
+        jobs = (delayed(task.certify)() for task in order)
+        for task, record in zip(order, parallel(jobs), strict=True):
+            task.store(record)
     return len(order)
 
 

@@ -31,7 +31,7 @@ from tqdm import tqdm  # not tqdm.auto: it warns in a Jupyter kernel without ipy
 
 from sdca_pegasos import solvers
 
-from . import datasets, reports, stopping
+from . import datasets, optima, reports, stopping
 from .metrics import METRIC_COLUMNS, Recorder
 from .spec import SOLVER_CLASSES, Config, Experiment, canonical, derive_seed
 
@@ -96,14 +96,36 @@ _last_dataset: list[str | None] = [None]
 
 
 def _dataset(exp: Experiment):
-    """The dataset of ``exp``, from this process's cache; a run of another dataset than the
-    last one empties the cache first, so that a long-lived worker keeps one dataset (loky
-    retires a worker whose memory grew by 300 MB: the raw crops alone are 287 MB)."""
-    key = datasets.dataset_key(exp.dataset, exp.dataset_options)
+    """The dataset of ``exp``, from this process's cache (:func:`_load`)."""
+    return _load(exp.dataset, exp.dataset_options)
+
+
+def _load(dataset: str, options: dict):
+    """A dataset from this process's cache; a task of another dataset than the last one
+    (a run, or an optimum in the same pool) empties the cache first, so that a long-lived
+    worker keeps one dataset (loky retires a worker whose memory grew by 300 MB: the raw
+    crops alone are 287 MB)."""
+    key = datasets.dataset_key(dataset, options)
     if _last_dataset[0] not in (None, key):
         datasets.load.cache_clear()
     _last_dataset[0] = key
-    return datasets.load(exp.dataset, exp.dataset_options)
+    return datasets.load(dataset, options)
+
+
+@dataclass
+class OptimumResult:
+    """A certified optimum's record, made in a worker, and the CPU seconds it took there."""
+
+    record: dict
+    cpu_seconds: float
+
+
+def certify_one(task: optima.OptimumTask) -> OptimumResult:
+    """One optimum, certified in the runs' pool: its dataset loaded as a run's is
+    (:func:`_load`), and kept for the worker's next task."""
+    start = process_time()
+    _load(task.dataset, task.options)
+    return OptimumResult(task.certify(release=False), process_time() - start)
 
 
 def run_one(task: RunTask) -> RunResult:
@@ -202,14 +224,18 @@ def column_order(columns: list[str]) -> list[str]:
     return identity + params + metrics
 
 
-def _indexed(i: int, task: RunTask) -> tuple[int, RunResult]:
+def _indexed(i: int, task) -> tuple[int, RunResult | OptimumResult]:
+    if isinstance(task, optima.OptimumTask):
+        return i, certify_one(task)
     return i, run_one(task)
 
 
 def execute(
-    tasks: list[RunTask], n_jobs: int = 1, backend: str = "loky", scheduler: str | None = None
-) -> Iterator[tuple[int, RunResult]]:
-    """Yield ``(index into tasks, result)`` as runs finish, in completion order."""
+    tasks: list, n_jobs: int = 1, backend: str = "loky", scheduler: str | None = None
+) -> Iterator[tuple[int, RunResult | OptimumResult]]:
+    """Yield ``(index into tasks, result)`` as tasks finish, in completion order: a
+    :class:`RunTask`'s :class:`RunResult`, an :class:`optima.OptimumTask`'s
+    :class:`OptimumResult`."""
     if not tasks:
         return
     if backend == "dask":
@@ -371,13 +397,16 @@ class StageTime:
     wall: float
     cpu: float
     workers: int | None
+    #: Optima certified in the same pool (their CPU is in ``cpu``).
+    optima: int = 0
 
     @property
     def idle(self) -> float | None:
         return None if self.workers is None else max(0.0, self.workers * self.wall - self.cpu)
 
     def line(self) -> str:
-        head = f"{self.runs} runs: wall {self.wall:.1f} s, CPU {self.cpu:.1f} s"
+        tasks = f"{self.runs} runs" + (f" and {self.optima} optima" if self.optima else "")
+        head = f"{tasks}: wall {self.wall:.1f} s, CPU {self.cpu:.1f} s"
         if self.workers is None:
             return head
         share = self.idle / (self.workers * self.wall) if self.wall > 0 else 0.0
@@ -387,9 +416,9 @@ class StageTime:
         )
 
 
-def _execute_and_write(pool: _Pool, name: str, total: int, missing: list[RunTask]) -> float:
-    """Run ``missing`` and write each run as it finishes; the bar counts ``total`` runs.
-    Returns the runs' CPU seconds in their workers."""
+def _execute_and_write(pool: _Pool, name: str, total: int, missing: list) -> float:
+    """Run ``missing`` (runs, and optima: :class:`optima.OptimumTask`) and write each as it
+    finishes; the bar counts ``total`` tasks. Returns their CPU seconds in their workers."""
     bar = tqdm(
         total=total,
         initial=total - len(missing),
@@ -401,7 +430,10 @@ def _execute_and_write(pool: _Pool, name: str, total: int, missing: list[RunTask
     cpu = 0.0
     try:
         for i, result in execute(missing, pool.n_jobs, pool.backend, pool.scheduler):
-            _write_run(missing[i], result, pool.root)
+            if isinstance(result, OptimumResult):
+                missing[i].store(result.record)
+            else:
+                _write_run(missing[i], result, pool.root)
             cpu += result.cpu_seconds
             bar.update(1)
     finally:
@@ -475,14 +507,20 @@ def run_experiments(
     scheduler=None,
     progress: bool = True,
     root=None,
+    with_optima: bool = False,
 ) -> dict[str, pd.DataFrame]:
     """:func:`run_experiment` for several experiments whose missing runs share one pool,
     longest first (:func:`longest_first`; so are one experiment's runs on more than one
     worker), so that no core idles while any experiment still has runs; each report is then
     built as :func:`run_experiment` builds it. Returns the reports by experiment name. With
-    ``progress``, the pool's wall, its runs' CPU and its workers' idle time are printed at its
-    end (:class:`StageTime`). The sidecar's ``started`` is the pool's start, and its
-    ``wall_seconds`` the time from there until that experiment's report was written."""
+    ``with_optima``, the certified optima the experiments need and lack
+    (:func:`optima.missing`) go into the same pool, ahead of the runs (the largest first:
+    a raw-crop optimum is as long as the longest runs), so that they overlap the runs
+    instead of running in a pool of their own before them; each record is written as it
+    arrives, as :func:`optima.ensure_all` writes it. With ``progress``, the pool's wall, its
+    tasks' CPU and its workers' idle time are printed at its end (:class:`StageTime`). The
+    sidecar's ``started`` is the pool's start, and its ``wall_seconds`` the time from there
+    until that experiment's report was written."""
     if not exps:
         return {}
     started = datetime.now(UTC)
@@ -500,13 +538,14 @@ def run_experiments(
             if missing
         }
         pooled = longest_first(pooled, sizes)
+    certs = optima.missing(exps, root) if with_optima else []
     pool = _Pool(n_jobs, backend, scheduler, progress, root)
-    total = sum(len(tasks) for *_, tasks, _ in plans)
+    total = sum(len(tasks) for *_, tasks, _ in plans) + len(certs)
     name = exps[0].name if len(exps) == 1 else f"{len(exps)} experiments"
     pool_start = stage_clock()  # not time.perf_counter: the sidecar's clock reads start and end
-    cpu = _execute_and_write(pool, name, total, pooled)
-    stage = StageTime(len(pooled), stage_clock() - pool_start, cpu, _workers(pool))
-    if pooled and progress:  # the floor: runs longest first keep every worker busy to the end
+    cpu = _execute_and_write(pool, name, total, [*certs, *pooled])
+    stage = StageTime(len(pooled), stage_clock() - pool_start, cpu, _workers(pool), len(certs))
+    if (pooled or certs) and progress:  # the floor: longest first keeps every worker busy
         print(f"{name}: {stage.line()}", file=sys.stderr, flush=True)
     return {
         exp.name: _report(pool, exp, tasks, missing, pruned, started, t0)

@@ -198,12 +198,12 @@ TARGETS = {
         "or weights_of_one or weights_that or one_vs_rest or two_classes or partial_fit_rules "
         "or auto_with_sample_weights",
     ),
-    # λ and the overflow checks
+    # λ, the overflow checks, and max |X| with the finite check (dense_max_abs)
     "scales": Target(
         "sdca_pegasos/solvers/driver/scales.py",
         ("tests/test_bad_inputs.py", "tests/test_defaults.py"),
         select="scale or overflowing or row_norms or smallest_lmbd or lmbd_accepts or auto "
-        "or check_lmbd",
+        "or check_lmbd or max_abs or non_finite_entry",
     ),
 }
 

@@ -169,6 +169,8 @@ def test_frame_leaves_to_pandas_what_it_does_not_recognise():
         "text": "a", "flag": True, "count": 3, "big": np.int64(2**40), "x": 0.5,
         "none": None, "mixed": [1, "b", None], "when": pd.Timestamp("2026-11-29"),
         "floats": [1.0, float("nan"), 2.0], "ints": [1, 2, 3], "array": np.arange(3.0),
+        "bools": [True, False, True], "bool_int": [True, 1, 2], "bool_float": [True, 0.5, 1.0],
+        "numpy_bool_int": [np.True_, 2, 3],
     }  # fmt: skip
     ours, theirs = runner_module.frame(3, columns), pd.DataFrame(columns)
     pd.testing.assert_frame_equal(ours, theirs, check_exact=True)

@@ -119,7 +119,7 @@ def test_the_projection_is_its_printed_arithmetic():
     lines = bench.targets_lines({"problems": [{**problem, "sdca": RECORD["problems"][0]["sdca"]}]})
     assert lines[-3].endswith(f"wall at 64 workers / 1: {proj['walls']['64'] / 20.0:.2f} / ≤ 2")
     assert lines[-2] == (
-        "csr: what a round trip gains at 64 workers, split: the tree's 6 levels 60 ms, the "
+        "csr: what a round trip adds at 64 workers, split: the tree's 6 levels 60 ms, the "
         "driver's submissions 132 ms (the submissions the larger)"
     )  # 6 × 10 ms; 126 × 1 ms + 63 × 0.1 ms
     slow_tree = {**problem, "probe": {**problem["probe"], "hop": 0.05}}

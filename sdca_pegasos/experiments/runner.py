@@ -187,10 +187,10 @@ def run_one(task: RunTask) -> RunResult:
 def report_rows(identity: dict, recorded: list[dict]) -> pd.DataFrame:
     """A run's report rows: the ``identity``'s scalars repeated on every row, then the metric
     columns of the ``recorded`` rows (:attr:`sdca_pegasos.experiments.metrics.Recorder.rows`),
-    as one frame (:func:`frame`). The construction it replaces, a frame of the rows, then one
-    of it and the identity, cost about 3 ms a run more (two constructions, a Series aligned
-    per column) against a small experiment's 2.5 ms of timed epochs; this is the same frame,
-    column for column and dtype for dtype (``tests/test_experiments.py``)."""
+    as one frame (:func:`frame`), where a frame of the rows, then one of it and the identity,
+    made two constructions and aligned a Series per column (the per-run rest this saves:
+    docs/measurements.md, issue 51's A/B). The same frame, column for column and dtype for
+    dtype (``tests/test_experiments.py``)."""
     metrics = {name: [row[name] for row in recorded] for name in recorded[0]}
     return frame(len(recorded), {**identity, **metrics})
 
@@ -198,16 +198,21 @@ def report_rows(identity: dict, recorded: list[dict]) -> pd.DataFrame:
 def frame(n: int, columns: dict) -> pd.DataFrame:
     """``pd.DataFrame(columns)`` with ``n`` rows, its scalars repeated, each column made here
     as the NumPy array of the dtype pandas infers for it: a string an object column, a number
-    or boolean NumPy's own dtype (which is pandas'), a list of numbers its NumPy array. Pandas
-    broadcasting a scalar infers a dtype and builds a column for each, ~0.1 ms apiece;
-    anything this does not recognise is left to pandas as it was given."""
+    or boolean NumPy's own dtype (which is pandas'), a list of numbers (or of booleans) its
+    NumPy array. Pandas broadcasting a scalar infers a dtype and builds a column for each;
+    anything this does not recognise (strings in a list, None, booleans mixed with numbers,
+    dates) is left to pandas as it was given."""
     made = {}
     for name, value in columns.items():
         if isinstance(value, np.ndarray):
             made[name] = value
         elif isinstance(value, list):
             array = np.array(value)
-            made[name] = array if array.dtype.kind in "biuf" else value
+            # pandas makes a list mixing booleans and numbers an object column; NumPy casts
+            mixed = array.dtype.kind in "iuf" and any(
+                isinstance(v, bool | np.bool_) for v in value
+            )
+            made[name] = array if array.dtype.kind in "biuf" and not mixed else value
         elif type(value) is str:
             made[name] = np.full(n, value, dtype=object)
         else:
@@ -530,6 +535,9 @@ def run_experiments(
         reports.remove_stale_temporaries(reports.runs_dir(exp.name, root))
         pruned = prune_stale_runs(exp, root)
         plans.append((exp, pruned, *plan(exp, root)))
+    # first: optima.missing loads every dataset it sizes and then empties the cache, which the
+    # runs' sizes below and the reports after the pool then fill once
+    certs = optima.missing(exps, root) if with_optima else []
     pooled = [t for *_, missing in plans for t in missing]
     if len(exps) > 1 or n_jobs != 1:  # one worker: any order takes as long
         sizes = {
@@ -538,7 +546,6 @@ def run_experiments(
             if missing
         }
         pooled = longest_first(pooled, sizes)
-    certs = optima.missing(exps, root) if with_optima else []
     pool = _Pool(n_jobs, backend, scheduler, progress, root)
     total = sum(len(tasks) for *_, tasks, _ in plans) + len(certs)
     name = exps[0].name if len(exps) == 1 else f"{len(exps)} experiments"

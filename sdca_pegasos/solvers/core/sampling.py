@@ -133,8 +133,8 @@ def rows_with_repeats(block: np.ndarray) -> np.ndarray:
     """The rows of ``block`` (count, size) holding an index twice, ascending: the rows
     :func:`distinct_batches` redraws. One compiled pass, pair by pair in a short row and
     through a sorted copy in a longer one, where sorting the whole block and comparing
-    neighbours in NumPy cost 12 ms an epoch on skin's pairs (n = 196,045, k = 2: 20 times the
-    draws themselves)."""
+    neighbours in NumPy cost many times the draws themselves on small batches of a large n
+    (skin's pairs: the A/B of issue 51 in docs/measurements.md)."""
     count, size = block.shape
     out = np.empty(count, dtype=np.int64)
     found = 0

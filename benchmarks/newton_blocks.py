@@ -312,7 +312,7 @@ def targets_lines(record: dict) -> list[str]:
             )
             tree, submissions = 6 * proj["hop"], 126 * proj["pinned"] + 63 * proj["submit"]
             lines.append(
-                f"{p['name']}: what a round trip gains at 64 workers, split: the tree's 6 "
+                f"{p['name']}: what a round trip adds at 64 workers, split: the tree's 6 "
                 f"levels {tree * 1e3:.3g} ms, the driver's submissions {submissions * 1e3:.3g} "
                 f"ms ({'the submissions' if submissions > tree else 'the tree'} the larger)"
             )

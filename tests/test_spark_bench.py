@@ -31,15 +31,76 @@ def tiny(sparse: bool = False):
 
 
 # ---------------------------------------------------------------- without PySpark
-def test_reach_is_the_first_value_within_each_eps():
-    points = [(1.0, 0.5), (2.0, 5e-3), (4.0, 2e-2), (8.0, 5e-5), (16.0, 1e-7)]
-    assert spark_svc.reach(points, [1e-2, 1e-4, 1e-6, 1e-8]) == {
-        1e-2: 2.0,
-        1e-4: 8.0,
-        1e-6: 16.0,
-        1e-8: None,
+def spark_fit_record(wall, subopt, max_iter=8, tol=0.0, iterations=None):
+    return {
+        "max_iter": max_iter,
+        "tol": tol,
+        "iterations": max_iter if iterations is None else iterations,
+        "wall": wall,
+        "rel_subopt": subopt,
     }
-    assert spark_svc.reach([], [1e-2]) == {1e-2: None}
+
+
+def test_fastest_is_the_least_wall_within_each_eps_over_both_sweeps():
+    sweep = [spark_fit_record(w, s, k) for w, s, k in [(1.0, 0.5, 1), (2.0, 5e-3, 2),
+                                                      (4.0, 2e-2, 4), (8.0, 5e-5, 8)]]  # fmt: skip
+    tols = [spark_fit_record(3.0, 1e-4, 100, 1e-4), spark_fit_record(9.0, 1e-7, 100, 1e-6)]
+    out = spark_svc.fastest([*sweep, *tols], [1e-2, 1e-4, 1e-6, 1e-8])
+    assert out[1e-2] is sweep[1]
+    assert out[1e-4] is tols[0]  # a tolerance fit, faster than maxIter 8
+    assert out[1e-6] is tols[1] and out[1e-8] is None
+    assert spark_svc.fastest([], [1e-2]) == {1e-2: None}
+    assert spark_svc.fit_label(sweep[3]) == "maxIter 8"
+    assert spark_svc.fit_label(tols[0]) == "tol 0.0001"
+
+
+def targets_record(spark_walls, ours_walls, ended="cap", rounds=50, gap=1e-7):
+    """A problem's record for :func:`spark_svc.target_lines`: Spark's reach and our walls
+    by ε (None: not reached)."""
+    reach = {
+        eps: None if w is None else spark_fit_record(w, eps / 2) for eps, w in spark_walls.items()
+    }
+    ours = {
+        "blocks": 2,
+        "wall": ours_walls,
+        "rounds": [{}] * rounds,
+        "final_rel_gap": gap,
+    }
+    return {"spark": {"reach": reach, "ended": ended, "fits": []}, "ours": ours}
+
+
+def test_target_lines_say_the_ratio_and_its_verdict():
+    met = spark_svc.target_lines("p", targets_record({1e-4: 10.0, 1e-6: None}, {1e-4: 4.0,
+                                 1e-6: 9.0}, ended="optimizer stopped"))  # fmt: skip
+    assert met[0] == "p: wall to 0.0001, ours (K = 2) / Spark: 0.40 / ≤ 0.5: met"
+    assert met[1] == "p: 1e-06: Spark's OWL-QN stalls above it, ours certified in 9 s: met"
+    missed = spark_svc.target_lines(
+        "p", targets_record({1e-4: 10.0, 1e-6: None}, {1e-4: 5.01, 1e-6: None},
+                            ended="optimizer stopped", rounds=300, gap=2e-5)
+    )  # fmt: skip
+    assert missed[0].endswith("0.50 / ≤ 0.5: missed")  # 0.501 rounds to 0.50, still missed
+    assert missed[1] == (
+        "p: 1e-06: Spark's OWL-QN stalls above it, ours not within 300 rounds (gap 2.0e-05): "
+        "missed"
+    )
+
+
+def test_target_lines_when_one_side_does_not_reach():
+    only_ours = spark_svc.target_lines(
+        "p", targets_record({1e-4: None, 1e-6: None}, {1e-4: 4.0, 1e-6: None})
+    )
+    assert only_ours[0].endswith("Spark did not reach it (cap), ours in 4 s: met")
+    assert only_ours[1].endswith("(cap), ours not within 50 rounds (gap 1.0e-07): Spark's "
+                                 "stall not shown")  # fmt: skip
+    only_spark = spark_svc.target_lines(
+        "p", targets_record({1e-4: 3.0, 1e-6: 7.0}, {1e-4: None, 1e-6: None}, gap=3e-4)
+    )
+    assert only_spark[0].endswith("within 50 rounds (gap 3.0e-04), Spark in 3 s: missed")
+    assert only_spark[1].startswith("p: 1e-06: Spark reached it too (7 s)")
+    neither = spark_svc.target_lines(
+        "p", targets_record({1e-4: None, 1e-6: None}, {1e-4: None, 1e-6: None})
+    )
+    assert neither[0].endswith("neither reached it: not measured")
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -155,7 +216,14 @@ def test_enough_spark_iterations_reach_1e3_of_the_exact_optimum(spark, p_star):
     X, y = tiny()
     frame = frame_of(spark, X, y, "tiny-reach")
     fits, ended = spark_svc.spark_sweep(frame, X, y, LMBD, p_star, [1e-3], 60.0, 64, print)
+    tol_fits = spark_svc.spark_tol_sweep(frame, X, y, LMBD, p_star, [1e-2, 1e-6], 60.0, print)
     frame.unpersist()
+    # the tolerance sweep: loosest first, at Spark's own default maxIter, each fit stopping
+    # no later than its maxIter; a tighter tol never ends further from P*
+    assert spark_svc.spark_defaults() == (100, 1e-6)
+    assert [(f["tol"], f["max_iter"]) for f in tol_fits] == [(1e-2, 100), (1e-6, 100)]
+    assert all(f["iterations"] <= 100 for f in tol_fits)
+    assert tol_fits[1]["rel_subopt"] <= tol_fits[0]["rel_subopt"]
     assert ended == "reached", [(f["max_iter"], f["rel_subopt"]) for f in fits]
     assert -1e-12 <= fits[-1]["rel_subopt"] <= 1e-3  # P* is the minimum: never below it
     assert [f["max_iter"] for f in fits] == [2**k for k in range(len(fits))]

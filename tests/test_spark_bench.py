@@ -66,7 +66,8 @@ def targets_record(spark_walls, ours_walls, ended="cap", rounds=50, gap=1e-7):
         "rounds": [{}] * rounds,
         "final_rel_gap": gap,
     }
-    return {"spark": {"reach": reach, "ended": ended, "fits": []}, "ours": ours}
+    fits = [spark_fit_record(w, 1.0) for w in (1.0, 12.0)]  # Spark's longest fit: 12 s
+    return {"spark": {"reach": reach, "ended": ended, "fits": fits}, "ours": ours}
 
 
 def test_target_lines_say_the_ratio_and_its_verdict():
@@ -89,7 +90,14 @@ def test_target_lines_when_one_side_does_not_reach():
     only_ours = spark_svc.target_lines(
         "p", targets_record({1e-4: None, 1e-6: None}, {1e-4: 4.0, 1e-6: None})
     )
-    assert only_ours[0].endswith("Spark did not reach it (cap), ours in 4 s: met")
+    assert only_ours[0].endswith(
+        "Spark did not reach it (cap; its longest fit 12 s), ours in 4 s, 0.33 of that fit: met"
+    )
+    # Spark's time is only known to exceed its longest fit: under twice ours shows nothing
+    slower = spark_svc.target_lines(
+        "p", targets_record({1e-4: None, 1e-6: None}, {1e-4: 6.5, 1e-6: None})
+    )
+    assert slower[0].endswith("ours in 6.5 s, 0.54 of that fit: not shown")
     assert only_ours[1].endswith("(cap), ours not within 50 rounds (gap 1.0e-07): Spark's "
                                  "stall not shown")  # fmt: skip
     only_spark = spark_svc.target_lines(
@@ -260,3 +268,38 @@ def test_docs_block_is_generated_from_the_committed_record(tmp_path):
     skin = record["problems"]["skin"]
     ratio = skin["ours"]["wall"]["0.0001"] / skin["spark"]["reach"]["0.0001"]["wall"]
     assert f"{ratio:.2f}" in spark_svc.readme_block(record)
+
+
+def test_table_says_spark_defaults_fit_and_its_last_doubling():
+    sweep = [spark_fit_record(w, s, k) for w, s, k in [(5.0, 3e-3, 128), (9.0, 2.9e-3, 256)]]
+    tol_fits = [
+        spark_fit_record(2.0, 4e-3, 100, 1e-2, iterations=20),
+        spark_fit_record(6.0, 3.5e-3, 100, 1e-6),
+    ]
+    spark = {
+        "fits": sweep,
+        "ended": "cap",
+        "tol_fits": tol_fits,
+        "defaults": {"max_iter": 100, "tol": 1e-6},
+        "reach": spark_svc.fastest([*sweep, *tol_fits], [1e-2, 1e-4]),
+    }
+    ours = {
+        "blocks": 2,
+        "local_epochs": 1,
+        "wall": {1e-2: 1.0, 1e-4: None},
+        "rounds_to": {1e-2: 3, 1e-4: None},
+        "final_rel_gap": 2e-4,
+        "fit_wall": 30.0,
+    }
+    exact = {"primal": 0.5, "certified": True, "rel_gap": 1e-12, "method": "ipm",
+             "cpu_seconds": 1.0}  # fmt: skip
+    rec = {"n": 10, "d": 2, "nnz": 20, "lmbd": 0.1, "spark": spark, "ours": ours, "exact": exact}
+    text = spark_svc.table("p", rec, [1e-2, 1e-4])
+    assert "2.00 s (tol 0.01)" in text  # the fastest fit within 1e-2: the tolerance sweep's
+    assert "cap: best 2.9e-03" in text
+    assert "Spark's last doubling of maxIter, 128 to 256: rel. subopt 0.003 to 0.0029" in text
+    assert "Spark's defaults (maxIter 100, tol 1e-06): 6 s, 100 iterations, rel. subopt " in text
+    # OWL-QN stopping by itself says so, and no doubling line
+    stopped = spark_svc.table("p", {**rec, "spark": {**spark, "ended": "optimizer stopped"}},
+                              [1e-2, 1e-4])  # fmt: skip
+    assert "stalls at 2.9e-03" in stopped and "last doubling" not in stopped

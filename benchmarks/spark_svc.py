@@ -427,7 +427,9 @@ def our_sweep(client, X, y, lmbd, blocks, targets, max_rounds) -> dict:
 
 # -------------------------------------------------------------------------- report
 def fmt_time(seconds: float, what: str) -> str:
-    return f"{seconds:#.3g} s ({what})"
+    # 3 digits (2.00, 0.829, 524, not 524.), whole seconds from 1000 on (not 1.02e+03)
+    shown = f"{seconds:.0f}" if seconds >= 1000 else f"{seconds:#.3g}".rstrip(".")
+    return f"{shown} s ({what})"
 
 
 def ours_title(ours: dict) -> str:

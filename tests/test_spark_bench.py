@@ -54,6 +54,11 @@ def test_fastest_is_the_least_wall_within_each_eps_over_both_sweeps():
     assert spark_svc.fit_label(tols[0]) == "tol 0.0001"
 
 
+def test_fmt_time_three_digits_and_whole_seconds_beyond():
+    got = [spark_svc.fmt_time(s, "x") for s in (2.0, 0.8291, 524.3, 1022.4)]
+    assert got == ["2.00 s (x)", "0.829 s (x)", "524 s (x)", "1022 s (x)"]
+
+
 def targets_record(spark_walls, ours_walls, ended="cap", rounds=50, gap=1e-7):
     """A problem's record for :func:`spark_svc.target_lines`: Spark's reach and our walls
     by ε (None: not reached)."""

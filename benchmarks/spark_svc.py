@@ -62,8 +62,8 @@ Problems: ``skin`` (UCI skin segmentation, 245,057 × 3, as ``benchmarks/peers.p
 ``python -m sdca_pegasos.data fetch skin`` or ``DATA_MIRROR``) and the ``PROBLEMS`` of
 ``benchmarks/distributed.py`` (``dense-small``; ``dense-full`` and ``csr-full`` are the
 issue's sizes, heavy on both sides), λ = 1/n unless ``--lmbd``; by default skin and
-csr-full (the record's: about 35 minutes on 2 cores, most of it csr-full's Spark sweeps and
-our ~2 s rounds, which ``--max-rounds`` bounds). ``--out FOLDER`` writes
+csr-full (the record's; csr-full's Spark sweeps and our rounds take most of its time, and
+``--cap`` and ``--max-rounds`` bound them). ``--out FOLDER`` writes
 ``spark_svc.json``: machine, load, commit, versions, and every fit and round.
 
 ``make bench-spark`` installs PySpark (Java 17 needed) and runs this file.
@@ -349,10 +349,11 @@ def spark_sweep(frame, X, y, lmbd, p_star, targets, cap: float, max_iter: int, l
 
 def spark_tol_sweep(frame, X, y, lmbd, p_star, tols, cap: float, log) -> list[dict]:
     """Fits with Spark's default ``maxIter`` and ``tol`` = each of ``tols``, loosest first
-    (its default tol, last, is Spark's defaults whole), until their wall passes ``cap``."""
+    (its default tol, last, is Spark's defaults whole), until their wall passes ``cap``; a
+    tol given twice is fitted once."""
     max_iter, _ = spark_defaults()
     fits, total = [], 0.0
-    for tol in sorted(tols, reverse=True):
+    for tol in sorted(set(tols), reverse=True):
         if total >= cap:
             break
         record = evaluate_fit(spark_fit(frame, lmbd, max_iter, tol), X, y, lmbd, p_star)
@@ -643,9 +644,7 @@ def main(argv: list[str] | None = None) -> dict:
         help="the tolerance sweep's tol (at Spark's default maxIter), beside its default tol; "
         "its fits have their own --cap",
     )
-    parser.add_argument(
-        "--max-rounds", type=int, default=400, help="our largest round count (csr-full's ~2 s)"
-    )
+    parser.add_argument("--max-rounds", type=int, default=400, help="our largest round count")
     parser.add_argument("--exact-cpu", type=float, default=600.0, help="P*'s CPU budget, s")
     parser.add_argument("--spark-memory", default="8g", help="spark.driver.memory")
     parser.add_argument(

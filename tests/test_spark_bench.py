@@ -229,7 +229,9 @@ def test_enough_spark_iterations_reach_1e3_of_the_exact_optimum(spark, p_star):
     X, y = tiny()
     frame = frame_of(spark, X, y, "tiny-reach")
     fits, ended = spark_svc.spark_sweep(frame, X, y, LMBD, p_star, [1e-3], 60.0, 64, print)
-    tol_fits = spark_svc.spark_tol_sweep(frame, X, y, LMBD, p_star, [1e-2, 1e-6], 60.0, print)
+    tol_fits = spark_svc.spark_tol_sweep(
+        frame, X, y, LMBD, p_star, [1e-6, 1e-2, 1e-6], 60.0, print
+    )  # the default tol given twice (--spark-tols 1e-6 beside it): fitted once
     frame.unpersist()
     # the tolerance sweep: loosest first, at Spark's own default maxIter, each fit stopping
     # no later than its maxIter; a tighter tol never ends further from P*

@@ -94,9 +94,10 @@ def main(argv=None) -> dict:
                     bias_multiplier=bias,
                     tol=1e-12,
                     max_rounds=args.rounds,
+                    check_every=1,  # every round's gap
                     random_state=0,
                     callback=lambda info, gaps=gaps: gaps.append(
-                        info.gap / abs(info.primal)  # every round checked (check_every=1)
+                        info.gap / abs(info.primal)  # every round checked
                     ),
                 ).fit(*dask_rows(n_chunks))
                 first = {

@@ -411,6 +411,7 @@ def our_sweep(client, X, y, lmbd, blocks, targets, max_rounds) -> dict:
     return {
         "blocks": blocks,
         "local_epochs": result["local_epochs"],  # local passes per round ("auto" resolved)
+        "check_every": result["check_every"],  # the most rounds between checks (resolved)
         "shrinking": True,  # the estimator's defaults, as dask_run's
         "finish": True,
         "wall": result["wall"],
@@ -420,7 +421,13 @@ def our_sweep(client, X, y, lmbd, blocks, targets, max_rounds) -> dict:
         "bytes_per_round": result["bytes"],
         "fit_wall": fit_wall,
         "rounds": [
-            {"round": t[0], "wall_cumulative": float(c), "rel_gap": t[3]}
+            {
+                "round": t[0],
+                "wall_cumulative": float(c),
+                "rel_gap": t[3],
+                "check_wall": t[7],
+                "finish": bool(t[5]),
+            }
             for t, c in zip(result["trace"], cumulative, strict=True)
         ],
     }
@@ -434,12 +441,26 @@ def fmt_time(seconds: float, what: str) -> str:
 
 
 def ours_title(ours: dict) -> str:
-    """Our column's title: K, the local passes per round and whether they shrink (records
-    before ``local_epochs="auto"`` made one a round, those before ``shrinking=True`` plain
-    passes, and do not say so)."""
+    """Our column's title: K, the local passes per round, whether they shrink and finish,
+    and the most rounds between two checks (records before ``local_epochs="auto"`` made one
+    a round, those before ``shrinking=True`` plain passes, and those before
+    ``check_every="auto"`` checked every round, and do not say so)."""
     title = f"ours, K={ours['blocks']}, H={ours.get('local_epochs', 1)}"
     shown = [f for f in ("shrinking", "finish") if ours.get(f)]
-    return ", ".join([title, *shown])
+    return ", ".join([title, *shown, f"check_every={ours.get('check_every', 1)}"])
+
+
+def check_share(ours: dict) -> str:
+    """What our rounds' certificates cost: their wall over the rounds' (the round's wall
+    includes its check's), and how many rounds were checked ('' for records that did not
+    time the checks)."""
+    rounds = ours.get("rounds", [])
+    if not rounds or "check_wall" not in rounds[0]:
+        return ""
+    checks = [r["check_wall"] for r in rounds]
+    made = sum(c > 0.0 for c in checks)
+    share = sum(checks) / rounds[-1]["wall_cumulative"]
+    return f"ours' checks: {made} of {len(rounds)} rounds, {share:.0%} of the rounds' wall"
 
 
 def table(name: str, rec: dict, targets) -> str:
@@ -478,6 +499,9 @@ def table(name: str, rec: dict, targets) -> str:
         + f"); ours: dask_run {ours['fit_wall']:.2f} s in all, "
         f"final certified gap {ours['final_rel_gap']:.1e}"
     )
+    share = check_share(ours)
+    if share:
+        lines.append(f"  {share}")
     sweep = spark["fits"]
     if spark["ended"] in ("cap", "max-iter") and len(sweep) >= 2:  # stopped by us, not OWL-QN
         a, b = sweep[-2], sweep[-1]

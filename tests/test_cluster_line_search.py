@@ -186,11 +186,12 @@ def test_a_killed_worker_and_a_resume_change_nothing(tmp_path):
 
 def rounds_to(k, aggregate):
     """Rounds of a small smooth-hinge problem to a certified 1e-6, K blocks of one chunk,
-    one local pass a round, no finish."""
+    one local pass a round, no finish, every round checked (the rounds the algorithm needs,
+    not where a spaced check first sees them)."""
     X, y = gaussian_problem(n=200, d=5, seed=1)
     clf = DaskSVMClassifier(
         lmbd=0.5, loss="smooth_hinge", tol=1e-6, n_blocks=None, random_state=0, max_rounds=60,
-        finish=False, local_epochs=1, bias_multiplier=0.0, aggregate=aggregate,
+        finish=False, local_epochs=1, bias_multiplier=0.0, aggregate=aggregate, check_every=1,
     ).fit(*blocks(X, y, k))  # fmt: skip
     assert clf.certified_ and clf.n_blocks_ == k
     return clf.n_rounds_

@@ -249,38 +249,61 @@ def test_a_finish_gathers_at_most_a_rounds_entries():
 def play(schedule, rounds):
     """Feed a FinishSchedule rounds of (gap checked or None), each round a finish when the
     schedule said so after the round before; returns the rounds that were finishes."""
-    gaps, finishing, made = [], False, []
+    gaps, checked, finishing, made = [], [], False, []
     for r, gap in enumerate(rounds, 1):
         if finishing:
             made.append(r)
         if gap is not None:
             gaps.append(gap)
-        finishing = schedule.finish_next(finishing, gaps, gap)
+            checked.append(r)
+        finishing = schedule.finish_next(finishing, gaps, gap, checked)
     return made
 
 
 def test_a_finish_is_due_when_cocoa_plus_stalls_and_again_only_when_one_paid():
-    """The first finish once the gap has not halved over two checks (from the third check
-    on); another at once after a finish that cut the gap by more than CoCoA+ did per check
+    """The first finish once the gap has not halved over two rounds (from the third check
+    on); another at once after a finish that cut the gap by more than CoCoA+ did per round
     when the finishes began (however little that is); after one that did not, CoCoA+
-    makes 4 checked rounds (then 8, …) and must stall again before the next; a finish
-    made between checks is judged at the next check."""
+    makes 4 rounds (then 8, …), counted at its checks, and must stall again before the
+    next; a finish made between checks is judged at the next check."""
     from sdca_pegasos.solvers.cluster.rounds import FinishSchedule
 
     assert play(FinishSchedule(), [1e-2, 5e-3, 2.4e-3, 1.1e-3, 5e-4]) == []  # halving
     assert play(FinishSchedule(), [1e-2, 1e-3, 4.9e-3, 2.4e-3]) == []  # halved over two
     assert play(FinishSchedule(), [1e-4, 1e-4]) == []  # too few checks to tell
-    # stalled at check 3, CoCoA+ cutting sqrt(1e-2 / 5.1e-3) = 1.40x a check: a finish at
+    # stalled at check 3, CoCoA+ cutting sqrt(1e-2 / 5.1e-3) = 1.40x a round: a finish at
     # 4 that cut 5.1e-3 to 3e-3 (1.7x) paid, another at 5 (1.03x) did not
     assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 3e-3, 2.9e-3, 2.9e-3]) == [4, 5]
     assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 3.7e-3, 2.9e-3, 2.9e-3]) == [4]  # 1.38x
-    crawl = [1.0, 0.999, 0.998, 0.99, 0.98, 0.97]  # CoCoA+ 1.001x a check, finishes 1.01x
+    crawl = [1.0, 0.999, 0.998, 0.99, 0.98, 0.97]  # CoCoA+ 1.001x a round, finishes 1.01x
     assert play(FinishSchedule(), crawl) == [4, 5, 6]
     flat = [0.2] * 40  # nothing helps: finishes at 4, then after 4, 8, 16 CoCoA+ rounds
     assert play(FinishSchedule(), flat) == [4, 9, 18, 35]
-    every_other = [None, 0.2] * 20  # checks at even rounds only: decisions there alone
-    assert play(FinishSchedule(), every_other) == [7, 17, 35]
+    every_other = [None, 0.2] * 20  # checks at even rounds only: decisions there alone,
+    # the waits in rounds: judged at 8, 4 rounds to 12, judged at 14, 8 rounds to 22
+    assert play(FinishSchedule(), every_other) == [7, 13, 23]
     assert play(FinishSchedule(), [0.2, 0.2, 0.2, None, 0.2, 0.2]) == [4]  # judged at 5
+
+
+def test_a_finish_reads_the_gaps_cut_per_round_between_spaced_checks():
+    """Checks spaced as CheckSchedule spaces them (rounds 1, 2, 10, 18, …): the stall test
+    and the finishes' rate are per round, so a gap halved every second round is no stall
+    however far apart the checks, and one cut 1.3x a round is (1.3² < 2)."""
+    from sdca_pegasos.solvers.cluster.rounds import FinishSchedule, _cut
+
+    def spaced(per_round, last=26):
+        return [
+            per_round ** -(r - 1) if r in (1, 2, 10, 18, 26) else None for r in range(1, last + 1)
+        ]
+
+    assert play(FinishSchedule(), spaced(2.0**0.5 * 1.01)) == []  # faster than 2 in 2
+    schedule = FinishSchedule()
+    # 1.3**9 over rounds 1 to 10, under the 2**4.5 of a halving every second round: a
+    # finish at 11; judged at 18 (1.3x a round, no more than CoCoA+'s): 4 rounds to wait
+    assert play(schedule, spaced(1.3)) == [11]
+    assert schedule.rate == pytest.approx(1.3)  # per round, not per check (1.3**8)
+    assert _cut(8.0, 2.0, 2) == 2.0 and _cut(8.0, 2.0, 1) == 4.0 and _cut(1.0, 0.0, 3) == np.inf
+    assert _cut(2.0**9, 1.0, 3) == pytest.approx(8.0)
 
 
 def test_shrinking_rounds_are_sdcas_shrinking_epochs_carried_bit_for_bit(client):
@@ -378,6 +401,38 @@ def test_a_rounds_info_splits_its_cpu_by_block_and_times_its_certificate(client)
     for _, gap, (primal, dual, on_demand), _ in asked:
         assert (on_demand == gap) if gap is not None else (0.0 < on_demand == primal - dual)
     np.testing.assert_array_equal(asked[-1][3], np.append(coef[0], again.intercept_))
+
+
+def test_auto_spaces_cocoas_checks_and_checks_every_finish(client):
+    """``check_every="auto"``, the default, is the single-process estimators' spacing
+    (GAP_CHECK_EVERY = 8) for CoCoA+, whose every check is a compensated pass: with a target
+    the extrapolated log-gap never nears (tol=1e-300) rounds 1, 2, 10 and 18 of 20 are
+    checked, one certificate pass each, and the loop's check of round 20 and the returned
+    pair's. With the finish, the round after one is checked whatever the schedule (its check
+    judges it): here the first finish, due at round 10's check, is round 11, and is checked.
+    ``method="newton"`` resolves it to 1 (its check reads a free estimate first); a number
+    is taken as is."""
+    from sdca_pegasos.solvers.driver.loop import GAP_CHECK_EVERY
+
+    X, y = gaussian_problem(n=120, d=5, seed=8)
+    Xd, yd = blocks(X, y, 2)
+    params = {"lmbd": 0.05, "tol": 1e-300, "random_state": 2, "max_rounds": 20}
+    plain, seen = [], []
+    with pytest.warns(ConvergenceWarning):
+        clf = DaskSVMClassifier(**params, finish=False, callback=plain.append).fit(Xd, yd)
+    assert clf.get_params()["check_every"] == "auto" and clf.check_every_ == GAP_CHECK_EVERY == 8
+    assert [i.epoch for i in plain if i.gap is not None] == [1, 2, 10, 18]
+    assert clf.certificate_passes_ == 4 + 1 + 1
+    with pytest.warns(ConvergenceWarning):
+        done = DaskSVMClassifier(**params, callback=seen.append).fit(Xd, yd)
+    finishes = [i.epoch for i in seen if i.finish]
+    checked = [i.epoch for i in seen if i.gap is not None]
+    assert finishes[0] == 11 and done.n_finishes_ == len(finishes)
+    assert checked[:4] == [1, 2, 10, 11] and set(finishes) <= set(checked)
+    assert len(checked) < 20  # not every round
+    newton = DaskSVMClassifier(lmbd=0.05, loss="smooth_hinge", method="newton", tol=1e-8)
+    assert newton.fit(Xd, yd).check_every_ == 1
+    assert DaskSVMClassifier(**params, check_every=3, finish=False)._check_every() == 3
 
 
 def test_one_block_with_shrinking_is_sdca_with_shrinking_bit_for_bit(client):
@@ -592,8 +647,8 @@ def test_the_dual_point_the_primal_implies_certifies_in_fewer_rounds(client, mon
     X, y = gaussian_problem(n=400, d=6, seed=3)
     Xd, yd = blocks(X, y, 4)
     params = {"lmbd": 0.1, "loss": "smooth_hinge", "tol": 1e-8, "random_state": 0}
-    # the rounds below are CoCoA+'s with one plain pass a round
-    params.update(local_epochs=1, shrinking=False, finish=False, n_blocks=None)  # 4 blocks
+    # the rounds below are CoCoA+'s with one plain pass a round, each checked
+    params.update(local_epochs=1, shrinking=False, finish=False, n_blocks=None, check_every=1)
     exact = ExactSVMClassifier(lmbd=0.1, loss="smooth_hinge").fit(X, y)
     both = DaskSVMClassifier(**params, max_rounds=200).fit(Xd, yd)
     monkeypatch.setattr(DaskSVMClassifier, "_IMPLIED_DUAL", False)
@@ -619,7 +674,8 @@ def test_the_bias_step_certifies_passes_chunk_by_chunk_sooner(client, monkeypatc
     Xd, yd = blocks(X, y, 8)
     lmbd = 130 / 8000
     params = {"lmbd": lmbd, "loss": "smooth_hinge", "n_blocks": 1, "tol": 1e-6}
-    params.update(shrinking=False, finish=False)  # the rounds below: plain passes alone
+    params.update(shrinking=False, finish=False)  # the rounds below: plain passes alone,
+    params.update(check_every=1)  # each checked
     exact = ExactSVMClassifier(lmbd=lmbd, loss="smooth_hinge").fit(X, y)
     step = DaskSVMClassifier(**params, max_rounds=40, random_state=0).fit(Xd, yd)
     monkeypatch.setattr(DaskSVMClassifier, "_BIAS_STEP", False)
@@ -796,6 +852,7 @@ def test_checkpoints_change_no_bit(client, tmp_path):
     α and coefficients bit for bit as the same fit without checkpoints."""
     X, y = gaussian_problem(n=150, d=5, seed=9)
     params = {"lmbd": 0.05, "tol": 1e-10, "random_state": 3, "n_blocks": None, "local_epochs": 2}
+    params["check_every"] = 1  # every round checked: certified at round 6
     ref = DaskSVMClassifier(**params).fit(*blocks(X, y, 3))
     ck = DaskSVMClassifier(**params, checkpoint_dir=str(tmp_path), checkpoint_every=2)
     ck.fit(*blocks(X, y, 3))
@@ -917,7 +974,8 @@ def test_ctrl_c_leaves_a_checkpoint_to_resume_from(client, tmp_path):
     first = []
 
     def first_gap(info):
-        first.append(info.gap / abs(info.primal))
+        if info.gap is not None:  # the checked rounds (the first two always)
+            first.append(info.gap / abs(info.primal))
 
     resumed = DaskSVMClassifier(**params, warm_start=True, callback=first_gap).fit(Xd, yd)
     exact = ExactSVMClassifier(lmbd=0.5).fit(X, y)

@@ -66,9 +66,12 @@ def test_readme_table_says_what_the_record_says():
     one["trace"] = [
         [1, 0.002, 0.030, None, 1], [2, 0.004, 0.044, 0.5, 2], [3, 0.003, 0.060, 0.1, 3]
     ]  # fmt: skip
-    line = bench.fixed_cost_line(rec)  # medians of wall − CPU (28, 40, 57 ms) and of CPU
-    assert f"{first['name']} 40 ms (its pass: 3.0 ms)" in line
+    line = bench.fixed_cost_line(rec)  # means of wall − CPU (28, 40, 57 ms) and of CPU
+    assert f"{first['name']} 42 ms (its pass: 3.0 ms)" in line
     assert line in bench.readme_table(rec)
+    assert "every round checked (`check_every=1`)" in bench.readme_table(rec)  # not recorded
+    one["check_every"] = 8
+    assert "at least every 1, 8;" in bench.readme_table(rec)
     rec["load_start"] = 1.6
     assert "under load" in bench.readme_table(rec)
 
@@ -147,24 +150,26 @@ def test_a_run_writes_the_record_its_table_reads(tmp_path):
 
 def test_the_overhead_line_reads_blocks_of_two_million_entries_and_their_busiest_worker():
     """A round's overhead: wall minus the CPU of the busiest worker's blocks (block k on
-    worker k mod W), over the wall, median over the CoCoA+ rounds (finishes left out), with
-    the certificate's share; only for runs whose blocks hold >= 2M entries; the verdict
-    against 15 %."""
+    worker k mod W), summed over the CoCoA+ rounds (finishes left out), over their wall
+    summed, with the certificates' share; only for runs whose blocks hold >= 2M entries;
+    the verdict against 15 %; how the rounds were checked (every one, or how many)."""
     assert bench.critical_cpu([1.0, 2.0, 3.0, 4.0], 2) == 6.0  # worker 1: blocks 1 and 3
     assert bench.critical_cpu([5.0], 2) == 5.0
     rounds = [
-        [1, 3.0, 10.0, None, 1.0, False, [1.0, 2.0], 0.0],  # (10 - 2) / 10 = 80 %
-        [2, 18.0, 10.0, 0.5, 2.0, False, [9.0, 9.0], 0.5],  # 10 %, the certificate 5 %
-        [3, 18.0, 10.0, 0.4, 3.0, False, [9.5, 8.5], 0.4],  # 5 %, 4 %
+        [1, 3.0, 10.0, None, 1.0, False, [1.0, 2.0], 0.0],  # 10 - 2 = 8 s
+        [2, 18.0, 10.0, 0.5, 2.0, False, [9.0, 9.0], 0.5],  # 1 s, the certificate 0.5 s
+        [3, 18.0, 10.0, 0.4, 3.0, False, [9.5, 8.5], 0.4],  # 0.5 s, 0.4 s
         [4, 1.0, 99.0, 0.1, 4.0, True, [1.0], 9.0],  # a finish: left out
     ]
     run = {"k": 2, "local_epochs": 1, "entries": 2_000_000, "workers": 2, "trace": rounds}
     rec = {"problems": [{"name": "csr-full", "blocks": [run]}]}
+    line = bench.overhead_line(rec)  # 9.5 s of 30, the certificate 0.9 s
+    assert "csr-full K = 2 (blocks of 2.0M entries, H = 1, 3 rounds, every round checked): " \
+        "32%, the certificate 3%; above 15%" in line  # fmt: skip
+    rounds[0][2], rounds[0][6] = 2.5, [1.0, 2.0]  # 0.5 s: 2.0 s of 22.5, 4 %
+    run["check_every"] = 8  # a record that says its spacing: the checked rounds counted
     line = bench.overhead_line(rec)
-    assert "csr-full K = 2 (blocks of 2.0M entries, H = 1, 3 rounds): 10%, the certificate 4%;" \
-        " within 15%" in line  # fmt: skip
-    rounds[1][2] = rounds[2][2] = 20.0  # (20 - 9) / 20 = 55 %, (20 - 9.5) / 20 = 52 %
-    assert "3 rounds): 55%" in bench.overhead_line(rec) and "above 15%" in bench.overhead_line(rec)
+    assert "3 rounds, 2 checked, check_every=8): 9%, the certificate 4%; within 15%" in line
     run["entries"] = 1_999_999
     assert bench.overhead_line(rec) == ""
 

@@ -181,6 +181,28 @@ def test_recorded_rounds_are_dask_runs_rounds():
         first = next(r for r in rounds if r["rel_gap"] is not None and r["rel_gap"] <= eps)
         assert ours["rounds_to"][eps] == first["round"]
         assert ours["wall"][eps] == pytest.approx(first["wall_cumulative"], rel=1e-12)
+    # the defaults' spacing of the checks, and a check's wall exactly where a gap is read
+    assert ours["check_every"] == 8
+    for r in rounds:
+        assert (r["check_wall"] > 0.0) == (r["rel_gap"] is not None)
+        assert isinstance(r["finish"], bool)
+
+
+def test_check_share_is_the_checks_wall_over_the_rounds():
+    """The certificates' share: their wall summed over the last cumulative wall (which
+    includes them), with the rounds checked counted; nothing for records without it; the
+    title names the spacing (1 for records before check_every="auto")."""
+    rounds = [
+        {"round": 1, "wall_cumulative": 2.0, "rel_gap": 0.1, "check_wall": 1.0},
+        {"round": 2, "wall_cumulative": 3.0, "rel_gap": None, "check_wall": 0.0},
+        {"round": 3, "wall_cumulative": 8.0, "rel_gap": 0.01, "check_wall": 1.0},
+    ]
+    ours = {"blocks": 2, "local_epochs": 3, "shrinking": True, "rounds": rounds}
+    assert spark_svc.check_share(ours) == "ours' checks: 2 of 3 rounds, 25% of the rounds' wall"
+    old = [{k: v for k, v in r.items() if k != "check_wall"} for r in rounds]
+    assert spark_svc.check_share({**ours, "rounds": old}) == ""
+    assert spark_svc.ours_title(ours) == "ours, K=2, H=3, shrinking, check_every=1"
+    assert spark_svc.ours_title({**ours, "check_every": 8}).endswith("shrinking, check_every=8")
 
 
 # -------------------------------------------------------------------- with PySpark

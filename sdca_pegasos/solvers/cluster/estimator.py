@@ -80,7 +80,7 @@ from sdca_pegasos.solvers.cluster import newton as _newton
 from sdca_pegasos.solvers.cluster import rounds as _cocoa_rounds
 from sdca_pegasos.solvers.cluster.blocks import BadInput
 from sdca_pegasos.solvers.core import losses
-from sdca_pegasos.solvers.driver.loop import Settings, run
+from sdca_pegasos.solvers.driver.loop import GAP_CHECK_EVERY, Settings, run
 from sdca_pegasos.solvers.driver.problem import BinaryFit, canonical
 from sdca_pegasos.solvers.driver.scales import resolve_lmbd
 from sdca_pegasos.solvers.driver.targets import (
@@ -259,15 +259,20 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
     max_rounds : int, default=200
     tol : float, default=1e-6
         Stop once the certified relative gap :math:`(P - D)/|P|` is at most ``tol``.
-    check_every : int, default=1
+    check_every : int or "auto", default="auto"
         A certificate at least every this many rounds (each costs one pass over the data;
         for a smooth loss three, four with an intercept: ``certificate_passes_``). The
         rounds checked are the one fit loop's
         (:class:`sdca_pegasos.solvers.driver.loop.CheckSchedule`): the first two, then the
         round where the log-gap of the last two checks, extrapolated, is half way to 2·tol
-        (relative) and every round from there, and at least every ``check_every`` rounds:
-        1 checks every round. A finish is decided at a check only
-        (:class:`sdca_pegasos.solvers.cluster.rounds.FinishSchedule`).
+        (relative) and every round from there, and at least every ``check_every`` rounds;
+        1 checks every round. A finish is decided at a check, and the round after a finish
+        is always checked (:class:`sdca_pegasos.solvers.cluster.rounds.FinishSchedule`).
+        ``"auto"``: for CoCoA+ :data:`sdca_pegasos.solvers.driver.loop.GAP_CHECK_EVERY`, the
+        single-process estimators' (a CoCoA+ check is a full compensated pass, often more
+        than the round's own work, docs/distributed.md); for ``method="newton"`` 1 (its check
+        reads an estimate free with the gradient's pass first). ``check_every_`` is the
+        value used.
     bias_multiplier : float, default=1.0
     random_state : int, numpy Generator or None, default=None
         ``numpy.random.default_rng(random_state).spawn(K)``: block k's stream.
@@ -328,6 +333,8 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         steps (``n_rounds_ * local_epochs_`` without shrinking, at most that with it).
     local_epochs_ : int
         The local passes per round this fit made (``local_epochs`` resolved).
+    check_every_ : int
+        The most rounds between two checks of this fit (``check_every`` resolved).
     certificate_passes_ : int or ndarray
         Passes over the data by the certificates, as
         :func:`sdca_pegasos.solvers.cluster.rounds.certify` counts them: one per check (P(w),
@@ -360,7 +367,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         "method": [StrOptions({"cocoa", "newton"})],
         "max_rounds": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "check_every": [Interval(Integral, 1, None, closed="left")],
+        "check_every": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "bias_multiplier": [Interval(Real, 0, None, closed="left")],
         "random_state": [Interval(Integral, 0, None, closed="left"), np.random.Generator, None],
         "class_weight": [dict, StrOptions({"balanced"}), None],
@@ -392,7 +399,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         method="cocoa",
         max_rounds=200,
         tol=1e-6,
-        check_every=1,
+        check_every="auto",
         bias_multiplier=1.0,
         random_state=None,
         class_weight=None,
@@ -485,6 +492,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
         classes, counts, chunk_classes = _cocoa_layout.class_counts(client, data, weighted)
         works = client.gather([client.submit(_cocoa.block_work, b) for b in data])
         self.local_epochs_ = _cocoa_layout.resolve_local_epochs(self.local_epochs, works, groups)
+        self.check_every_ = self._check_every()
         finish_rows = _cocoa_layout.max_finish_rows(works, n)
         two = classes.shape[0] == 2
         self.classes_ = classes
@@ -593,7 +601,7 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
             detail="" if setup.two else f", class {positive}",
             advice=self._unconverged_advice(setup),
             steps_name="max_rounds",
-            check_every=self.check_every,
+            check_every=self.check_every_,
         )
         try:
             return run(engine, settings)
@@ -607,6 +615,14 @@ class DaskSVMClassifier(TargetsMixin, LinearClassifierMixin, BaseEstimator):
                 )
             err.add_note(f"DaskSVMClassifier.fit interrupted at round {engine.round}: {where}.")
             raise
+
+    def _check_every(self) -> int:
+        """``check_every`` resolved: ``"auto"`` is 1 for Newton's rounds, whose check first
+        reads a free estimate, and the single-process estimators' spacing for CoCoA+'s,
+        whose every check is a compensated pass."""
+        if self.check_every != "auto":
+            return int(self.check_every)
+        return 1 if self.method == "newton" else GAP_CHECK_EVERY
 
     def _cocoa_engine(self, setup: _Setup, j: int, problem, init):
         """CoCoA+'s engine of binary problem ``j`` (``method="cocoa"``)."""

@@ -134,6 +134,7 @@ class ClusterEngine(Engine):
         self.finishes = 0  # rounds that were a finish
         self.passes = 0  # passes over the rows by the fit's certificates
         self.gaps: list = []  # the relative gap of each of the fit's checks
+        self.checked: list = []  # the round of each of those checks
         self.schedule = FinishSchedule()
         self.finishing = False  # whether the last round was a finish
         self.last_gap = None  # the last round's check's relative gap (None: no check)
@@ -178,7 +179,9 @@ class ClusterEngine(Engine):
         start = time.perf_counter()
         finishing = False
         if self.finish and step > 1:  # decided on the last round and its check
-            finishing = self.schedule.finish_next(self.finishing, self.gaps, self.last_gap)
+            finishing = self.schedule.finish_next(
+                self.finishing, self.gaps, self.last_gap, self.checked
+            )
         self.round, self.finishing, self.last_gap, self.check_wall = step, finishing, None, 0.0
         self._synced, self._returned = False, None
         p = self.problem
@@ -221,6 +224,11 @@ class ClusterEngine(Engine):
             self._checkpoint()
         return Times(float(sum(self.block_cpu)), time.perf_counter() - start)
 
+    def must_check(self) -> bool:
+        """A finish is checked whatever the schedule: its check judges it
+        (:class:`FinishSchedule`)."""
+        return self.finishing
+
     def current(self) -> tuple[np.ndarray, None]:
         """The driver's w (α stays on the workers)."""
         return self.w, None
@@ -239,6 +247,7 @@ class ClusterEngine(Engine):
         self._returned = None  # one certified on demand before (output) is this check's now
         self.last_gap = first.bounds["rel_gap"]
         self.gaps.append(self.last_gap)
+        self.checked.append(self.round)
         bounds = first.bounds
         if self.meets(bounds):  # the returned pair itself, (w(α), α), certified once more
             last = self._certify(self.w)
@@ -476,41 +485,60 @@ FINISH_WAIT = 2
 
 
 class FinishSchedule:
-    """When the next round is a finish (``finish=True``), decided at each check.
+    """When the next round is a finish (``finish=True``), decided at each check, in rounds
+    (the checks need not be every round's: :class:`sdca_pegasos.solvers.driver.loop.
+    CheckSchedule` spaces them, and the round after a finish is always checked,
+    :meth:`ClusterEngine.must_check`).
 
-    The first finish comes once CoCoA+ has stalled: the gap above half the one two checks
-    before (CoCoA+'s cut per check, the square root of their ratio, under √2 then). A
-    finish that paid — it cut the gap, and by more than CoCoA+ did per check when the
-    finishes began — is followed by another at once; after one
-    that did not, CoCoA+ makes ``wait`` checked rounds before the next can be due and must
-    stall again. ``wait`` starts at :data:`FINISH_WAIT`, doubles with each finish that did
-    not pay and is back at the start after one that did: where finishes help they follow
-    each other, where they do not they become rare and CoCoA+ makes its rounds."""
+    The first finish comes once CoCoA+ has stalled: the gap cut by less than √2 a round
+    between the check two checks before and the last (with every round checked: the gap
+    above half the one two checks before). A finish that paid — it cut the gap by more a
+    round than CoCoA+ did when the finishes began — is followed by another at once; after one
+    that did not, CoCoA+ makes ``wait`` rounds (counted at its checks) before the next can be
+    due and must stall again. ``wait`` starts at :data:`FINISH_WAIT`, doubles with each
+    finish that did not pay and is back at the start after one that did: where finishes help
+    they follow each other, where they do not they become rare and CoCoA+ makes its rounds."""
 
     def __init__(self):
         self.wait = FINISH_WAIT
-        self.since = 0  # CoCoA+ checks since the last finish's
+        self.since = 0  # the round of the check that judged the last finish (0: none yet)
         self.pending = False  # a finish made, its check not seen yet
-        self.rate = 1.0  # CoCoA+'s cut per check when the finishes began
+        self.rate = 1.0  # CoCoA+'s cut per round when the finishes began
 
-    def finish_next(self, finishing: bool, gaps: list, rel_gap: float | None) -> bool:
+    def finish_next(
+        self, finishing: bool, gaps: list, rel_gap: float | None, rounds: list
+    ) -> bool:
         """After a round (a finish or not) whose check gave ``rel_gap`` (None: no check;
-        ``gaps`` every check's so far): whether the next round is a finish."""
+        ``gaps`` every check's so far, ``rounds`` the rounds they checked): whether the next
+        round is a finish."""
         self.pending = self.pending or finishing
         if rel_gap is None:
             return False
         if self.pending:
             self.pending = False
-            self.since = 0
-            cut = gaps[-2] / gaps[-1] if len(gaps) >= 2 and gaps[-1] > 0.0 else np.inf
-            paid = cut > max(self.rate, 1.0)
+            self.since = rounds[-1]
+            paid = len(gaps) < 2 or _cut(gaps[-2], gaps[-1], rounds[-1] - rounds[-2]) > max(
+                self.rate, 1.0
+            )
             self.wait = FINISH_WAIT if paid else 2 * self.wait
             return paid
-        self.since += 1
-        if self.since >= self.wait and len(gaps) >= 3 and gaps[-1] > 0.5 * gaps[-3]:
-            self.rate = float(np.sqrt(gaps[-3] / gaps[-1])) if gaps[-1] > 0.0 else np.inf
-            return True
+        if rounds[-1] - self.since >= self.wait and len(gaps) >= 3:
+            span = rounds[-1] - rounds[-3]
+            if gaps[-1] > gaps[-3] * 0.5 ** (span / 2):  # stalled: not halved over 2 rounds
+                self.rate = _cut(gaps[-3], gaps[-1], span)
+                return True
         return False
+
+
+def _cut(before: float, after: float, rounds: int) -> float:
+    """The gap's cut per round from ``before`` to ``after`` over ``rounds`` rounds (inf: to
+    0)."""
+    if not after > 0.0:
+        return np.inf
+    ratio = before / after
+    if rounds == 1:
+        return float(ratio)
+    return float(np.sqrt(ratio)) if rounds == 2 else float(ratio ** (1.0 / rounds))
 
 
 #: The finish gathers at most about this many rows, those nearest the margin, from every

@@ -113,6 +113,11 @@ class Engine:
         """After a :meth:`steps_from` that made fewer steps than were drawn: the fit's stream
         as if only the first ``made`` had been drawn."""
 
+    def must_check(self) -> bool:
+        """Whether the step just made is checked whatever the schedule (a cluster's finish,
+        judged by its own check); default False."""
+        return False
+
     def statistic(self) -> float | None:
         """A KKT statistic of the last step, free with it, that falls to 0 at the optimum
         (SDCA's projected-gradient range with shrinking), or None."""
@@ -321,7 +326,7 @@ def run(engine: Engine, settings: Settings) -> BinaryFit:
         bounds = None
         if certifies:
             statistic = engine.statistic()
-            if schedule.due(k, statistic):
+            if engine.must_check() or schedule.due(k, statistic):
                 bounds = engine.certify(*engine.current(), check=True)
                 converged = schedule.checked(k, bounds, statistic)
                 if relative_stop is None and bounds.gap <= settings.tol * abs(bounds.primal):

@@ -263,7 +263,7 @@ def play(schedule, rounds):
 def test_a_finish_is_due_when_cocoa_plus_stalls_and_again_only_when_one_paid():
     """The first finish once the gap has not halved over two rounds (from the third check
     on); another at once after a finish that cut the gap by more than CoCoA+ did per round
-    when the finishes began (however little that is); after one that did not, CoCoA+
+    when the finishes began and by at least 1 %; after one that did not, CoCoA+
     makes 4 rounds (then 8, …), counted at its checks, and must stall again before the
     next; a finish made between checks is judged at the next check."""
     from sdca_pegasos.solvers.cluster.rounds import FinishSchedule
@@ -275,8 +275,12 @@ def test_a_finish_is_due_when_cocoa_plus_stalls_and_again_only_when_one_paid():
     # 4 that cut 5.1e-3 to 3e-3 (1.7x) paid, another at 5 (1.03x) did not
     assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 3e-3, 2.9e-3, 2.9e-3]) == [4, 5]
     assert play(FinishSchedule(), [1e-2, 1e-3, 5.1e-3, 3.7e-3, 2.9e-3, 2.9e-3]) == [4]  # 1.38x
-    crawl = [1.0, 0.999, 0.998, 0.99, 0.98, 0.97]  # CoCoA+ 1.001x a round, finishes 1.01x
+    crawl = [1.0, 0.999, 0.998, 0.978, 0.958, 0.939]  # CoCoA+ 1.001x a round, finishes 1.02x
     assert play(FinishSchedule(), crawl) == [4, 5, 6]
+    # finishes that cut less than FINISH_MIN_CUT (1.01x) do not pay, even where CoCoA+'s
+    # gap rose (its rate under 1): one, then 4 rounds of CoCoA+ before the next
+    rising = [1.0, 1.01, 1.02, 1.015, 1.012, 1.02, 1.03, 1.03, 1.03, 1.03]
+    assert play(FinishSchedule(), rising) == [4, 9]
     flat = [0.2] * 40  # nothing helps: finishes at 4, then after 4, 8, 16 CoCoA+ rounds
     assert play(FinishSchedule(), flat) == [4, 9, 18, 35]
     every_other = [None, 0.2] * 20  # checks at even rounds only: decisions there alone,

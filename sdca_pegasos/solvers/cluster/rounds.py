@@ -479,9 +479,16 @@ def certify(client, states, data, groups, w, lmbd, loss, bias, n, implied, bias_
 #: (docs/distributed.md, "Aggregation by line search", measures it against σ' = K).
 LINE_SEARCH_SIGMA = 1.0
 
-#: CoCoA+ checks before the first finish, and after a finish that did not pay; each such
+#: CoCoA+ rounds before the first finish, and after a finish that did not pay; each such
 #: finish doubles the wait for the next (:class:`FinishSchedule`).
 FINISH_WAIT = 2
+#: A finish pays only if it cuts the gap by at least this factor (and by more than CoCoA+ did
+#: a round): a finish costs a gather, the driver's solve and its own check, several CoCoA+
+#: rounds' wall, and where CoCoA+'s gap rose between its checks (a rate under 1) any cut at
+#: all paid before. Measured on csr-full at K = 2 (``make bench-spark``, 2026-11-29, git
+#: 2a75989): after a finish that cut the gap 1.19x, seven more in a row cut it by 1.002x
+#: and less, 2.3 s each, until two gave the same gap.
+FINISH_MIN_CUT = 1.01
 
 
 class FinishSchedule:
@@ -493,7 +500,8 @@ class FinishSchedule:
     The first finish comes once CoCoA+ has stalled: the gap cut by less than √2 a round
     between the check two checks before and the last (with every round checked: the gap
     above half the one two checks before). A finish that paid — it cut the gap by more a
-    round than CoCoA+ did when the finishes began — is followed by another at once; after one
+    round than CoCoA+ did when the finishes began, and by at least :data:`FINISH_MIN_CUT` —
+    is followed by another at once; after one
     that did not, CoCoA+ makes ``wait`` rounds (counted at its checks) before the next can be
     due and must stall again. ``wait`` starts at :data:`FINISH_WAIT`, doubles with each
     finish that did not pay and is back at the start after one that did: where finishes help
@@ -518,7 +526,7 @@ class FinishSchedule:
             self.pending = False
             self.since = rounds[-1]
             paid = len(gaps) < 2 or _cut(gaps[-2], gaps[-1], rounds[-1] - rounds[-2]) > max(
-                self.rate, 1.0
+                self.rate, FINISH_MIN_CUT
             )
             self.wait = FINISH_WAIT if paid else 2 * self.wait
             return paid

@@ -68,10 +68,18 @@ def fit_shards(client, X, y, folder: str, rows: int, max_rounds: int) -> dict:
         "rel_gap": float(clf.rel_gap_),
         "rounds": int(clf.n_rounds_),
         "finishes": int(clf.n_finishes_),
+        "check_every": int(clf.check_every_),  # "auto" resolved
         "data_passes": float(clf.data_passes_),
         "wall": wall,
         "warnings": [str(w.message) for w in caught],
     }
+
+
+def checks(run: dict) -> str:
+    """How the run's rounds were checked: records before ``check_every="auto"`` checked
+    every round, the default then, and do not say."""
+    every = run.get("check_every", 1)
+    return "every round checked" if every == 1 else f"a check at least every {every} rounds"
 
 
 def readme_block(record: dict) -> str:
@@ -100,9 +108,9 @@ def readme_block(record: dict) -> str:
         reports.measured_record(record, "python benchmarks/sorted_shards.py")
         + f": skin's file in its own order (sorted by "
         f"label), cut into {sorted_['shards']} shards of {record['rows']:,} rows and fitted "
-        f"with the defaults on 2 workers × 1 thread, its rows dealt to {sorted_['blocks']} "
-        f"blocks ({blocks}), {said(sorted_)}; the same rows shuffled before the cut "
-        f"{said(shuffled)}."
+        f"with the defaults ({checks(sorted_)}) on 2 workers × 1 thread, its rows dealt "
+        f"to {sorted_['blocks']} blocks ({blocks}), {said(sorted_)}; the same rows shuffled "
+        f"before the cut {said(shuffled)}."
     )
 
 

@@ -48,3 +48,8 @@ def test_the_sentence_says_what_the_record_says():
     one = json.loads(json.dumps(rec))
     one["runs"]["shuffled"]["finishes"] = 1
     assert "(1 finish, " in bench.readme_block(one)
+    # how the rounds were checked: the record's spacing, every round for a record made
+    # before check_every="auto" (which does not say)
+    assert "with the defaults (every round checked) on" in bench.readme_block(rec)
+    one["runs"]["file order"]["check_every"] = 8
+    assert "with the defaults (a check at least every 8 rounds) on" in bench.readme_block(one)

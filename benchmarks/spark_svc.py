@@ -452,15 +452,25 @@ def ours_title(ours: dict) -> str:
 
 def check_share(ours: dict) -> str:
     """What our rounds' certificates cost: their wall over the rounds' (the round's wall
-    includes its check's), and how many rounds were checked ('' for records that did not
-    time the checks)."""
+    includes its check's), how many rounds were checked and, of those, how many were
+    finishes (checked whatever the schedule, to judge them) with their checks' share ('' for
+    records that did not time the checks)."""
     rounds = ours.get("rounds", [])
     if not rounds or "check_wall" not in rounds[0]:
         return ""
-    checks = [r["check_wall"] for r in rounds]
-    made = sum(c > 0.0 for c in checks)
-    share = sum(checks) / rounds[-1]["wall_cumulative"]
-    return f"ours' checks: {made} of {len(rounds)} rounds, {share:.0%} of the rounds' wall"
+    total = rounds[-1]["wall_cumulative"]
+    checked = [r for r in rounds if r["check_wall"] > 0.0]
+    finishes = [r for r in checked if r["finish"]]
+    line = (
+        f"ours' checks: {len(checked)} of {len(rounds)} rounds, "
+        f"{sum(r['check_wall'] for r in checked) / total:.0%} of the rounds' wall"
+    )
+    if finishes:
+        line += (
+            f"; {len(finishes)} of them after a finish, "
+            f"{sum(r['check_wall'] for r in finishes) / total:.0%}"
+        )
+    return line
 
 
 def table(name: str, rec: dict, targets) -> str:

@@ -197,8 +197,12 @@ def test_check_share_is_the_checks_wall_over_the_rounds():
         {"round": 2, "wall_cumulative": 3.0, "rel_gap": None, "check_wall": 0.0},
         {"round": 3, "wall_cumulative": 8.0, "rel_gap": 0.01, "check_wall": 1.0},
     ]
+    for r in rounds:
+        r["finish"] = False
     ours = {"blocks": 2, "local_epochs": 3, "shrinking": True, "rounds": rounds}
     assert spark_svc.check_share(ours) == "ours' checks: 2 of 3 rounds, 25% of the rounds' wall"
+    rounds[2]["finish"] = True  # a finish's check, counted apart: 1.0 s of 8
+    assert spark_svc.check_share(ours).endswith("wall; 1 of them after a finish, 12%")
     old = [{k: v for k, v in r.items() if k != "check_wall"} for r in rounds]
     assert spark_svc.check_share({**ours, "rounds": old}) == ""
     assert spark_svc.ours_title(ours) == "ours, K=2, H=3, shrinking, check_every=1"

@@ -231,7 +231,7 @@ def readme_table(record: dict) -> str:
         reports.measured_record(record) + ", LocalCluster of 2 workers "
         f"× 1 thread, hinge, bias multiplier 1; H local passes per round (`local_epochs`; "
         f"auto: resolved), plain, with shrinking, and with the finish too (the defaults); "
-        f"{checks_phrase(record)}; rounds to the certified relative gap ε, the data "
+        f"{spacings_said(record)}; rounds to the certified relative gap ε, the data "
         f"passes they made (local coordinate steps / n; × plain SDCA's epochs, n steps "
         f"each) and wall seconds, "
         f"— = not within {record['max_rounds']} rounds (SDCA: epochs):\n\n"
@@ -274,14 +274,20 @@ def readme_table(record: dict) -> str:
     return head + "\n".join(lines) + tail
 
 
-def checks_phrase(record: dict) -> str:
-    """How the record's rounds were checked: every round (``check_every=1``, as every
-    record made before ``check_every="auto"``, which do not say), or at least every N."""
+def checks_said(check_every: int, made: int | None = None) -> str:
+    """How a fit's rounds were checked, in words: every round (``check_every=1``, also for
+    records made before ``check_every="auto"``, which do not say), or at least every N
+    rounds (``made``: how many checks were made)."""
+    if check_every == 1:
+        return "every round checked"
+    said = f"a check at least every {check_every} rounds"
+    return said if made is None else f"{said}, {made} made"
+
+
+def spacings_said(record: dict) -> str:
+    """How the record's runs were checked (:func:`checks_said` of each spacing they used)."""
     spacings = sorted({r.get("check_every", 1) for p in record["problems"] for r in p["blocks"]})
-    if spacings == [1]:
-        return "every round checked (`check_every=1`)"
-    shown = ", ".join(str(s) for s in spacings)
-    return f"the rounds checked as the fit loop schedules them, at least every {shown}"
+    return "; ".join(checks_said(every) for every in spacings)
 
 
 def flags(run: dict) -> tuple[bool, bool]:
@@ -378,11 +384,13 @@ def overhead_line(record: dict) -> str:
             wall = sum(t[2] for t in rounds)
             over = sum(t[2] - critical_cpu(t[6], r["workers"]) for t in rounds) / wall
             check = sum(t[7] for t in rounds) / wall
+            every = r.get("check_every", 1)
+            made = None if every == 1 else sum(t[7] > 0.0 for t in rounds)
             verdict = "within" if over <= OVERHEAD_TARGET else "above"
             parts.append(
                 f"{p['name']} K = {r['k']} (blocks of {r['entries'] / 1e6:.1f}M entries, "
                 f"H = {r['local_epochs']}, {len(rounds)} rounds, "
-                f"{checked_phrase(r.get('check_every', 1), rounds)}): {over:.0%}, "
+                f"{checks_said(every, made)}): {over:.0%}, "
                 f"the certificate {check:.0%}; {verdict} {OVERHEAD_TARGET:.0%}"
             )
     if not parts:
@@ -393,15 +401,6 @@ def overhead_line(record: dict) -> str:
         "worker's local passes, summed, over their wall summed; the certificates' share of "
         "that wall beside it): " + "; ".join(parts) + "."
     )
-
-
-def checked_phrase(check_every: int, rounds: list) -> str:
-    """How a run's rounds were checked, in words: every round (``check_every=1``, and
-    records made before ``check_every="auto"``, which do not say), or how many were."""
-    if check_every == 1:
-        return "every round checked"
-    made = sum(t[7] > 0.0 for t in rounds)
-    return f"{made} checked, check_every={check_every}"
 
 
 #: The projection's assumptions: the driver's link (10 Gb/s Ethernet) and the worker counts.

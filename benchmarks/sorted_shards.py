@@ -75,15 +75,9 @@ def fit_shards(client, X, y, folder: str, rows: int, max_rounds: int) -> dict:
     }
 
 
-def checks(run: dict) -> str:
-    """How the run's rounds were checked: records before ``check_every="auto"`` checked
-    every round, the default then, and do not say."""
-    every = run.get("check_every", 1)
-    return "every round checked" if every == 1 else f"a check at least every {every} rounds"
-
-
 def readme_block(record: dict) -> str:
     """The sentence of docs/distributed.md about the run, every number from its record."""
+    from benchmarks.distributed import checks_said
 
     def said(run: dict) -> str:
         if run["certified"]:
@@ -100,6 +94,7 @@ def readme_block(record: dict) -> str:
         )
 
     sorted_, shuffled = record["runs"]["file order"], record["runs"]["shuffled"]
+    checks = checks_said(sorted_.get("check_every", 1))
     blocks = "; ".join(
         f"block {b}: " + ", ".join(f"{m:,} of class {float(c):g}" for c, m in held.items())
         for b, held in enumerate(sorted_["block_classes"])
@@ -108,7 +103,7 @@ def readme_block(record: dict) -> str:
         reports.measured_record(record, "python benchmarks/sorted_shards.py")
         + f": skin's file in its own order (sorted by "
         f"label), cut into {sorted_['shards']} shards of {record['rows']:,} rows and fitted "
-        f"with the defaults ({checks(sorted_)}) on 2 workers × 1 thread, its rows dealt "
+        f"with the defaults ({checks}) on 2 workers × 1 thread, its rows dealt "
         f"to {sorted_['blocks']} blocks ({blocks}), {said(sorted_)}; the same rows shuffled "
         f"before the cut {said(shuffled)}."
     )

@@ -69,9 +69,11 @@ def test_readme_table_says_what_the_record_says():
     line = bench.fixed_cost_line(rec)  # means of wall − CPU (28, 40, 57 ms) and of CPU
     assert f"{first['name']} 42 ms (its pass: 3.0 ms)" in line
     assert line in bench.readme_table(rec)
-    assert "every round checked (`check_every=1`)" in bench.readme_table(rec)  # not recorded
-    one["check_every"] = 8
-    assert "at least every 1, 8;" in bench.readme_table(rec)
+    assert "(the defaults); every round checked; rounds to" in bench.readme_table(rec)
+    one["check_every"] = 8  # a spacing recorded: each said
+    assert "every round checked; a check at least every 8 rounds; rounds to" in (
+        bench.readme_table(rec)
+    )
     rec["load_start"] = 1.6
     assert "under load" in bench.readme_table(rec)
 
@@ -169,7 +171,8 @@ def test_the_overhead_line_reads_blocks_of_two_million_entries_and_their_busiest
     rounds[0][2], rounds[0][6] = 2.5, [1.0, 2.0]  # 0.5 s: 2.0 s of 22.5, 4 %
     run["check_every"] = 8  # a record that says its spacing: the checked rounds counted
     line = bench.overhead_line(rec)
-    assert "3 rounds, 2 checked, check_every=8): 9%, the certificate 4%; within 15%" in line
+    assert "3 rounds, a check at least every 8 rounds, 2 made): 9%, the certificate 4%; " \
+        "within 15%" in line  # fmt: skip
     run["entries"] = 1_999_999
     assert bench.overhead_line(rec) == ""
 

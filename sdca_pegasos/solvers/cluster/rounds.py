@@ -485,9 +485,10 @@ FINISH_WAIT = 2
 #: A finish pays only if it cuts the gap by at least this factor (and by more than CoCoA+ did
 #: a round): a finish costs a gather, the driver's solve and its own check, several CoCoA+
 #: rounds' wall, and where CoCoA+'s gap rose between its checks (a rate under 1) any cut at
-#: all paid before. Measured on csr-full at K = 2 (``make bench-spark``, 2026-11-29, git
-#: 2a75989): after a finish that cut the gap 1.19x, seven more in a row cut it by 1.002x
-#: and less, 2.3 s each, until two gave the same gap.
+#: all paid before. Seen on csr-full at K = 2 in a ``make bench-spark`` run at git 2a75989
+#: (2026-11-29; its record was not committed, the one after this change was): after a
+#: finish that cut the gap 1.19x, seven more in a row cut it by 1.002x and less, 2.1-2.6 s
+#: of wall each, until two gave the same gap.
 FINISH_MIN_CUT = 1.01
 
 
